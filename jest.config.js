@@ -1,0 +1,26 @@
+/** @type {import('jest').Config} */
+// ESM throughout: ts-jest emits ES modules and Jest runs them under --experimental-vm-modules.
+const esm = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  testEnvironment: 'node',
+};
+
+/** @type {import('jest').Config} */
+const config = {
+  projects: [
+    { ...esm, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...esm,
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+    },
+  ],
+  collectCoverageFrom: ['src/**/*.ts'],
+  coverageDirectory: './coverage',
+};
+
+export default config;

@@ -1,0 +1,60 @@
+interface DriverError {
+  code?: string;
+  detail?: string;
+  message?: string;
+}
+
+// SQLSTATE classes and socket errors that mean "the database is not there right now".
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '57014', // query_canceled: our statement timeout fired
+  '53300', // too_many_connections
+]);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Connection is not established',
+  'Client has encountered a connection error',
+];
+
+function driverErrorOf(error: unknown): DriverError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const wrapped = (error as { driverError?: DriverError }).driverError;
+  return wrapped ?? error;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return driverErrorOf(error)?.code === '23505';
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = driverErrorOf(error)?.code;
+  return code === '23503' || code === '23001'; // foreign_key_violation, restrict_violation
+}
+
+/** The column a unique violation is about, read from PostgreSQL's `Key (col)=(…)` detail. */
+export function uniqueViolationField(error: unknown): string | undefined {
+  const detail = driverErrorOf(error)?.detail ?? '';
+  return /^Key \((?:lower\()?"?([a-z_]+)/i.exec(detail)?.[1];
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const driverError = driverErrorOf(error);
+  if (!driverError) return false;
+  if (
+    driverError.code &&
+    (UNAVAILABLE_CODES.has(driverError.code) || driverError.code.startsWith('08'))
+  ) {
+    return true;
+  }
+  const message = driverError.message ?? '';
+  return UNAVAILABLE_MESSAGES.some((m) => message.includes(m));
+}

@@ -1,0 +1,107 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiException, type ErrorCode } from '../errors/api-exception.js';
+import { allowedMethods, originalPath } from '../http/allowed-methods.js';
+import {
+  isDatabaseUnavailable,
+  isUniqueViolation,
+  uniqueViolationField,
+} from '../errors/database-errors.js';
+
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'VALIDATION_ERROR',
+  401: 'AUTHENTICATION_REQUIRED',
+  403: 'INSUFFICIENT_PERMISSIONS',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMIT_EXCEEDED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+const DATABASE_RETRY_AFTER_SECONDS = '5';
+
+/** The one place where anything thrown becomes the contract's error body. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const request = ctx.getRequest<Request>();
+    const response = ctx.getResponse<Response>();
+    const error = this.toApiException(exception, request);
+
+    if (error.getStatus() >= 500) {
+      this.logger.error(
+        `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
+        exception instanceof Error ? exception.stack : String(exception),
+      );
+    }
+    if (response.headersSent) return;
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    response.status(error.getStatus()).json({
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      requestId: request.requestId,
+    });
+  }
+
+  private noRoute(request: Request): ApiException {
+    const allow = allowedMethods(request);
+    const path = originalPath(request);
+    if (allow.length === 0) {
+      return ApiException.notFound('NOT_FOUND', `No route for ${request.method} ${path}`);
+    }
+    return new ApiException(
+      HttpStatus.METHOD_NOT_ALLOWED,
+      'METHOD_NOT_ALLOWED',
+      `${request.method} is not allowed on ${path}`,
+      { allowed: allow },
+      { Allow: allow.join(', ') },
+    );
+  }
+
+  private toApiException(exception: unknown, request: Request): ApiException {
+    if (exception instanceof ApiException) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = CODE_BY_STATUS[status];
+      // Handlers throw ApiException for missing resources: a bare 404 is Nest's "no route".
+      if (code === 'NOT_FOUND') return this.noRoute(request);
+      if (code) return new ApiException(status, code, exception.message);
+    }
+    if (isUniqueViolation(exception)) {
+      const field = uniqueViolationField(exception);
+      return new ApiException(
+        HttpStatus.CONFLICT,
+        'CONFLICT',
+        field ? `${field} is already taken` : 'A unique value is already taken',
+        field ? { field } : undefined,
+      );
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return new ApiException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'SERVICE_UNAVAILABLE',
+        'The database is unavailable; retry shortly',
+        undefined,
+        { 'Retry-After': DATABASE_RETRY_AFTER_SECONDS },
+      );
+    }
+    return new ApiException(
+      HttpStatus.INTERNAL_SERVER_ERROR,
+      'INTERNAL_ERROR',
+      'An unexpected error occurred',
+    );
+  }
+}

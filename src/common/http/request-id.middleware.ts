@@ -1,0 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+// Echo a caller's id only when it is short and harmless in logs and headers.
+const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.get(REQUEST_ID_HEADER);
+  req.requestId = incoming && WELL_FORMED.test(incoming) ? incoming : randomUUID();
+  res.setHeader(REQUEST_ID_HEADER, req.requestId);
+  next();
+}

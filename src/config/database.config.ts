@@ -1,0 +1,14 @@
+import { registerAs } from '@nestjs/config';
+import { readEnv } from './env.schema.js';
+
+export const databaseConfig = registerAs('database', () => {
+  const env = readEnv();
+  return {
+    url: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    migrationsRun: env.DATABASE_MIGRATIONS_RUN,
+    poolMax: env.DATABASE_POOL_MAX,
+  };
+});
+
+export type DatabaseConfig = ReturnType<typeof databaseConfig>;

@@ -1,0 +1,79 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  return value;
+};
+
+const toInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/**
+ * The one schema for every environment variable the service reads.
+ * `.env.example` documents each of them; defaults here are the development defaults.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsString()
+  DATA_DIR = './data';
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  DATABASE_MIGRATIONS_RUN = true;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_POOL_MAX = 10;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL?: string;
+}
+
+export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
+  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    );
+    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
+  }
+  return env;
+}
+
+/** Reads and validates `process.env`; every config namespace starts here. */
+export function readEnv(): EnvironmentVariables {
+  return validateEnv(process.env);
+}

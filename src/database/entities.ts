@@ -1,0 +1,6 @@
+import { Category } from '../categories/category.entity.js';
+import { Pet } from '../pets/pet.entity.js';
+import { Tag } from '../pets/tag.entity.js';
+
+/** Every entity, for the app's data source and the TypeORM CLI alike. */
+export const entities = [Category, Pet, Tag];

@@ -1,0 +1,5 @@
+import type { MigrationInterface } from 'typeorm';
+import { CreateCatalogue1795307210463 } from './1795307210463-CreateCatalogue.js';
+
+/** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
+export const migrations: (new () => MigrationInterface)[] = [CreateCatalogue1795307210463];

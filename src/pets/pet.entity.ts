@@ -1,0 +1,64 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  JoinTable,
+  ManyToMany,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { Category } from '../categories/category.entity.js';
+import { PET_STATUSES, type PetStatus } from './pet-status.js';
+import { Tag } from './tag.entity.js';
+
+@Entity({ name: 'pets' })
+// Serve the list's ORDER BY created_at DESC, id DESC with and without filters.
+@Index('IDX_pets_created', { synchronize: false })
+@Index('IDX_pets_category_status_created', { synchronize: false })
+@Index('IDX_pets_status_created', { synchronize: false })
+export class Pet {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ name: 'category_id', type: 'bigint' })
+  categoryId: number;
+
+  @ManyToOne(() => Category, { onDelete: 'RESTRICT', nullable: false })
+  @JoinColumn({ name: 'category_id', foreignKeyConstraintName: 'FK_pets_category' })
+  category: Category;
+
+  @Column({ type: 'enum', enum: PET_STATUSES, enumName: 'pet_status' })
+  status: PetStatus;
+
+  @Column({ name: 'photo_urls', type: 'text', array: true, default: () => "'{}'" })
+  photoUrls: string[];
+
+  @Column({ type: 'integer', nullable: true })
+  age: number | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  breed: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  description: string | null;
+
+  @ManyToMany(() => Tag)
+  @JoinTable({
+    name: 'pet_tags',
+    joinColumn: { name: 'pet_id', foreignKeyConstraintName: 'FK_pet_tags_pet' },
+    inverseJoinColumn: { name: 'tag_id', foreignKeyConstraintName: 'FK_pet_tags_tag' },
+  })
+  tags: Tag[];
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}

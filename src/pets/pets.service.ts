@@ -1,0 +1,195 @@
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { CategoriesService } from '../categories/categories.service.js';
+import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { CreatePetDto } from './dto/create-pet.dto.js';
+import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import type { UpdatePetDto } from './dto/update-pet.dto.js';
+import { decodeCursor, encodeCursor } from './pet-cursor.js';
+import { Pet } from './pet.entity.js';
+import { allowedNextStatuses, isAllowedMove, type PetStatus } from './pet-status.js';
+import { Tag } from './tag.entity.js';
+
+export interface PetPage {
+  pets: Pet[];
+  pagination: Pagination;
+}
+
+const petNotFound = (id: string) => ApiException.notFound('PET_NOT_FOUND', `Pet ${id} not found`);
+
+function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
+  return new ApiException(
+    HttpStatus.CONFLICT,
+    'INVALID_STATUS_TRANSITION',
+    `A pet cannot move from ${from} to ${to}`,
+    { from, to, allowed: allowedNextStatuses(from) },
+  );
+}
+
+@Injectable()
+export class PetsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly categoriesService: CategoriesService,
+  ) {}
+
+  async list(query: ListPetsQueryDto): Promise<PetPage> {
+    const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
+    const offset = cursor?.offset ?? query.offset ?? 0;
+    const empty = { pets: [], pagination: paginationOf(query.limit, offset, 0, 0) };
+
+    let categoryId: number | undefined;
+    if (query.category !== undefined) {
+      const category = await this.categoriesService.findByName(query.category);
+      if (!category) return empty;
+      categoryId = category.id;
+    }
+    const filtered = (qb: SelectQueryBuilder<Pet>) => {
+      if (categoryId !== undefined) qb.andWhere('pet.categoryId = :categoryId', { categoryId });
+      if (query.status) qb.andWhere('pet.status = :status', { status: query.status });
+      return qb;
+    };
+
+    const page = filtered(this.petsWithCategory())
+      .orderBy('pet.createdAt', 'DESC')
+      .addOrderBy('pet.id', 'DESC')
+      .limit(query.limit);
+    if (cursor) {
+      page.andWhere('(pet.createdAt, pet.id) < (:cursorCreatedAt, :cursorId)', {
+        cursorCreatedAt: cursor.createdAt,
+        cursorId: cursor.id,
+      });
+    } else {
+      page.offset(offset);
+    }
+    const [pets, total] = await Promise.all([
+      page.getMany(),
+      filtered(this.dataSource.getRepository(Pet).createQueryBuilder('pet')).getCount(),
+    ]);
+    await this.attachTags(this.dataSource.manager, pets);
+
+    const pagination = paginationOf(query.limit, offset, pets.length, total);
+    const last = pets.at(-1);
+    if (pagination.hasMore && last) {
+      pagination.nextCursor = encodeCursor({
+        createdAt: last.createdAt.toISOString(),
+        id: last.id,
+        offset: offset + pets.length,
+        category: query.category ?? null,
+        status: query.status ?? null,
+      });
+    }
+    return { pets, pagination };
+  }
+
+  async findOne(id: string): Promise<Pet> {
+    return this.load(this.dataSource.manager, id);
+  }
+
+  async create(dto: CreatePetDto): Promise<Pet> {
+    await this.assertCategoryExists(dto.categoryId);
+    return this.dataSource.transaction(async (manager) => {
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Pet)
+        .values({
+          name: dto.name,
+          categoryId: dto.categoryId,
+          status: dto.status,
+          photoUrls: dto.photoUrls ?? [],
+          age: dto.age ?? null,
+          breed: dto.breed ?? null,
+          description: dto.description ?? null,
+        })
+        .returning(['id'])
+        .execute();
+      const id = String((inserted.raw as { id: number }[])[0].id);
+      await this.replaceTags(manager, id, dto.tags ?? []);
+      return this.load(manager, id);
+    });
+  }
+
+  async update(id: string, dto: UpdatePetDto): Promise<Pet> {
+    if (dto.categoryId !== undefined) await this.assertCategoryExists(dto.categoryId);
+    return this.dataSource.transaction(async (manager) => {
+      const current = await this.load(manager, id);
+      const to = dto.status ?? current.status;
+      if (!isAllowedMove(current.status, to)) throw invalidTransition(current.status, to);
+
+      const { tags, ...fields } = dto;
+      // Conditional on the status read above: of two concurrent moves from the same
+      // status, the second finds the row changed and matches nothing.
+      const result = await manager
+        .createQueryBuilder()
+        .update(Pet)
+        .set({ ...fields, updatedAt: () => 'clock_timestamp()' })
+        .where('id = :id AND status = :from', { id, from: current.status })
+        .execute();
+      if (!result.affected) {
+        // READ COMMITTED: this fresh statement sees the winner's committed row.
+        const winner = await this.load(manager, id);
+        throw invalidTransition(winner.status, to);
+      }
+      if (tags !== undefined) await this.replaceTags(manager, id, tags);
+      return this.load(manager, id);
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    const result = await this.dataSource.getRepository(Pet).delete(id);
+    if (!result.affected) throw petNotFound(id);
+  }
+
+  private petsWithCategory(manager: EntityManager = this.dataSource.manager) {
+    return manager
+      .getRepository(Pet)
+      .createQueryBuilder('pet')
+      .innerJoinAndSelect('pet.category', 'category');
+  }
+
+  private async load(manager: EntityManager, id: string): Promise<Pet> {
+    const pet = await this.petsWithCategory(manager).where('pet.id = :id', { id }).getOne();
+    if (!pet) throw petNotFound(id);
+    await this.attachTags(manager, [pet]);
+    return pet;
+  }
+
+  private async assertCategoryExists(categoryId: number): Promise<void> {
+    if (!(await this.categoriesService.findById(categoryId))) {
+      throw ApiException.validation([
+        { field: 'categoryId', message: `category ${categoryId} does not exist` },
+      ]);
+    }
+  }
+
+  /** One query for the tags of a whole page, instead of a to-many join that breaks LIMIT. */
+  private async attachTags(manager: EntityManager, pets: Pet[]): Promise<void> {
+    for (const pet of pets) pet.tags = [];
+    if (pets.length === 0) return;
+    const byId = new Map(pets.map((pet) => [String(pet.id), pet]));
+    const rows = await manager.query<{ pet_id: number; id: number; name: string }[]>(
+      `SELECT pt.pet_id, t.id, t.name FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
+       WHERE pt.pet_id = ANY($1::bigint[]) ORDER BY t.name`,
+      [[...byId.keys()]],
+    );
+    for (const row of rows) byId.get(String(row.pet_id))?.tags.push(Object.assign(new Tag(), row));
+  }
+
+  /** Tags are created on first use; the pet's set is replaced as a whole. */
+  private async replaceTags(manager: EntityManager, petId: string, names: string[]): Promise<void> {
+    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
+    const unique = [...new Set(names)];
+    if (unique.length === 0) return;
+    await manager.query(
+      `INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING`,
+      [unique],
+    );
+    await manager.query(
+      `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
+      [petId, unique],
+    );
+  }
+}
