@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 
 export const API_PREFIX = 'v1';
@@ -7,6 +8,7 @@ export const API_PREFIX = 'v1';
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
+  app.use(outsidePrefixNotFound(API_PREFIX));
   app.setGlobalPrefix(API_PREFIX);
   app.enableShutdownHooks();
   return app;

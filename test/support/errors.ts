@@ -1,0 +1,20 @@
+import { expect } from '@jest/globals';
+import type { Response } from 'supertest';
+
+/** Asserts the contract's error body: status, code, a message and the request id. */
+export function expectError(res: Response, status: number, code: string): void {
+  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
+  expect(res.body).toEqual({
+    code,
+    message: expect.any(String),
+    ...(res.body.details === undefined ? {} : { details: expect.anything() }),
+    requestId: res.headers['x-request-id'],
+  });
+}
+
+/** Asserts a 400 VALIDATION_ERROR naming exactly these fields. */
+export function expectValidationError(res: Response, fields: string[]): void {
+  expectError(res, 400, 'VALIDATION_ERROR');
+  const named = (res.body.details.fields as { field: string }[]).map((f) => f.field);
+  expect([...new Set(named)].sort()).toEqual([...fields].sort());
+}
