@@ -1,0 +1,78 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import type { ArgumentsHost } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { AllExceptionsFilter } from './all-exceptions.filter.js';
+
+function respond(exception: unknown) {
+  const response = {
+    headersSent: false,
+    headers: {} as Record<string, string>,
+    statusCode: 0,
+    body: undefined as unknown,
+    setHeader(name: string, value: string) {
+      this.headers[name] = value;
+    },
+    status(code: number) {
+      this.statusCode = code;
+      return this;
+    },
+    json(body: unknown) {
+      this.body = body;
+    },
+  };
+  const request = { method: 'GET', originalUrl: '/v1/pets', requestId: 'req-1' };
+  const host = {
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+  new AllExceptionsFilter().catch(exception, host);
+  return response;
+}
+
+const driverError = (fields: Record<string, string>) =>
+  new QueryFailedError('SELECT secret FROM t', [], Object.assign(new Error('driver text'), fields));
+
+describe(AllExceptionsFilter.name, () => {
+  it('should answer an unexpected error with a bare 500 INTERNAL_ERROR and log it', () => {
+    const log = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const res = respond(new Error('password=hunter2 at /srv/app.js:1'));
+    expect(res.statusCode).toBe(500);
+    expect(res.body).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'An unexpected error occurred',
+      requestId: 'req-1',
+    });
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('req-1'), expect.any(String));
+    log.mockRestore();
+  });
+
+  it('should map a unique violation to 409 CONFLICT naming the column', () => {
+    const res = respond(
+      driverError({ code: '23505', detail: 'Key (lower(username::text))=(bob) already exists.' }),
+    );
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toEqual({
+      code: 'CONFLICT',
+      message: 'username is already taken',
+      details: { field: 'username' },
+      requestId: 'req-1',
+    });
+  });
+
+  it.each(['ECONNREFUSED', '57P01', '08006', '57014'])(
+    'should map database error %s to 503 SERVICE_UNAVAILABLE with Retry-After',
+    (code) => {
+      jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const res = respond(driverError({ code }));
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['Retry-After']).toBe('5');
+      expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', requestId: 'req-1' });
+      expect(JSON.stringify(res.body)).not.toContain('SELECT');
+    },
+  );
+
+  it('should map a dropped connection to 503', () => {
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(respond(new Error('Connection terminated unexpectedly')).statusCode).toBe(503);
+  });
+});
