@@ -17,10 +17,10 @@ const config = {
       displayName: 'e2e',
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      // Booting an app on a fresh embedded database takes seconds on a busy machine.
-      testTimeout: 30_000,
     },
   ],
+  // Booting an app on a fresh embedded database takes seconds on a busy machine.
+  testTimeout: 30_000,
   collectCoverageFrom: ['src/**/*.ts'],
   coverageDirectory: './coverage',
 };
