@@ -1,4 +1,6 @@
+import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 
@@ -7,6 +9,10 @@ export const API_PREFIX = 'v1';
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.disable('x-powered-by');
+  app.set(
+    'trust proxy',
+    app.get(ConfigService).getOrThrow<AppConfig['trustProxy']>('app.trustProxy'),
+  );
   app.use(requestIdMiddleware);
   app.use(outsidePrefixNotFound(API_PREFIX));
   app.setGlobalPrefix(API_PREFIX);

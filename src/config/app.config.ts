@@ -9,5 +9,15 @@ export const appConfig = registerAs('app', () => {
     host: env.HOST,
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 });
+
+export type AppConfig = ReturnType<typeof appConfig>;
+
+/** Express's `trust proxy`: a hop count, or the list of trusted proxy addresses. */
+function parseTrustProxy(value: string | undefined): number | string[] | false {
+  if (value === undefined) return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((entry) => entry.trim());
+}

@@ -59,6 +59,55 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL?: string;
+
+  /** Express `trust proxy`: a hop count, or proxy addresses/subnets separated by commas. */
+  @IsOptional()
+  @Matches(
+    /^(\d+|(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d+)?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d+)?))*)$/,
+    {
+      message: 'must be a hop count or a comma-separated list of proxy addresses',
+    },
+  )
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Prefix of every Redis key, so that deployments (or test runs) can share one server. */
+  @IsString()
+  @Matches(/^[\w:.-]{1,64}$/, { message: 'must be 1..64 of letters, digits, _ : . -' })
+  REDIS_KEY_PREFIX = 'petstore:';
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_API_KEY_PER_HOUR = 1000;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_API_KEY_PER_MINUTE = 100;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_USER_PER_HOUR = 5000;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_USER_PER_MINUTE = 300;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_ANONYMOUS_PER_HOUR = 100;
+
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE = 20;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -1,0 +1,82 @@
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import type { RateLimitStorage, WindowCount } from './rate-limit-storage.js';
+
+// One round trip, atomic across instances: count the hit, start the window on the first.
+const INCREMENT = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {hits, ttl}`;
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Counters in Redis, so that every instance shares one budget per caller. When Redis is
+ * unreachable requests are let through (fail open) and the outage is logged; the
+ * client reconnects on its own and limits resume.
+ */
+export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly redis: Redis & {
+    rateLimitIncrement(key: string, windowMs: number): Promise<[number, number]>;
+  };
+  private readonly keyPrefix: string;
+  private lastFailureLog = 0;
+
+  constructor(url: string, keyPrefix: string) {
+    this.keyPrefix = `${keyPrefix}rl:`;
+    const redis = new Redis(url, {
+      // Fail fast instead of queueing while disconnected: a request must not wait on Redis.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 500,
+      connectTimeout: 2_000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    redis.on('error', (error: Error) => this.logFailure(error));
+    redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT });
+    this.redis = redis as typeof this.redis;
+  }
+
+  async increment(key: string, windowMs: number): Promise<WindowCount> {
+    try {
+      const [totalHits, msToReset] = await this.redis.rateLimitIncrement(
+        this.keyPrefix + key,
+        windowMs,
+      );
+      return { totalHits, msToReset };
+    } catch (error) {
+      this.logFailure(error as Error);
+      return { totalHits: 0, msToReset: windowMs };
+    }
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    try {
+      const [hits, msToReset] = await Promise.all([
+        this.redis.get(this.keyPrefix + key),
+        this.redis.pttl(this.keyPrefix + key),
+      ]);
+      return hits === null || msToReset < 0
+        ? { totalHits: 0, msToReset: 0 }
+        : { totalHits: Number(hits), msToReset };
+    } catch (error) {
+      this.logFailure(error as Error);
+      return { totalHits: 0, msToReset: 0 };
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private logFailure(error: Error): void {
+    const now = Date.now();
+    if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
+    this.lastFailureLog = now;
+    this.logger.warn(`Redis unavailable, rate limits are not enforced: ${error.message}`);
+  }
+}

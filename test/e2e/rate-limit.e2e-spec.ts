@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Response } from 'supertest';
+import { expectError } from '../support/errors.js';
+import { TestRedisServer } from '../support/redis-server.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+const limits = (tier: 'ANONYMOUS' | 'USER' | 'API_KEY', perMinute: number, perHour: number) => ({
+  [`RATE_LIMIT_${tier}_PER_MINUTE`]: String(perMinute),
+  [`RATE_LIMIT_${tier}_PER_HOUR`]: String(perHour),
+});
+
+function rateHeaders(res: Response) {
+  return {
+    limit: Number(res.headers['x-ratelimit-limit']),
+    remaining: Number(res.headers['x-ratelimit-remaining']),
+    reset: Number(res.headers['x-ratelimit-reset']),
+  };
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+describe('Rate limits (e2e)', () => {
+  const apps: TestApp[] = [];
+  const start = async (env: Record<string, string>, shared?: TestApp) => {
+    const t = await createTestApp(env, shared?.database);
+    apps.push(t);
+    return t;
+  };
+  afterEach(async () => {
+    // Shared-database apps first: the owner's close() drops the database.
+    for (const t of apps.splice(0).reverse()) await t.close();
+  });
+
+  describe('anonymous callers, by client address', () => {
+    it('should count down the tightest window in the headers of every response', async () => {
+      const t = await start(limits('ANONYMOUS', 3, 100));
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push(rateHeaders(await t.http.get('/v1/categories')));
+      expect(seen.map((h) => [h.limit, h.remaining])).toEqual([
+        [3, 2],
+        [3, 1],
+        [3, 0],
+      ]);
+      expect(seen[0].reset).toBeGreaterThanOrEqual(nowSeconds() + 55);
+      expect(seen[0].reset).toBeLessThanOrEqual(nowSeconds() + 61);
+    });
+
+    it('should refuse the request past the minute limit with 429, Retry-After and details', async () => {
+      const t = await start(limits('ANONYMOUS', 3, 100));
+      for (let i = 0; i < 3; i++) expect((await t.http.get('/v1/categories')).status).not.toBe(429);
+      const res = await t.http.get('/v1/categories');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      const retryAfter = Number(res.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(res.body.details).toEqual({ limit: 3, window: 'minute', retryAfter });
+      expect(rateHeaders(res)).toMatchObject({ limit: 3, remaining: 0 });
+    });
+
+    it('should enforce the hourly window on its own', async () => {
+      const t = await start(limits('ANONYMOUS', 10, 3));
+      for (let i = 0; i < 3; i++) {
+        expect(rateHeaders(await t.http.get('/v1/categories')).limit).toBe(3);
+      }
+      const res = await t.http.get('/v1/categories');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(res.body.details).toMatchObject({ limit: 3, window: 'hour' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(60);
+    });
+
+    it('should count every route against one budget', async () => {
+      const t = await start(limits('ANONYMOUS', 2, 100));
+      await t.http.get('/v1/categories');
+      await t.http.get('/v1/pets');
+      expectError(await t.http.get('/v1/pets/1'), 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
+    it('should report the budget at GET /v1/rate-limit without spending it', async () => {
+      const t = await start(limits('ANONYMOUS', 5, 100));
+      await t.http.get('/v1/categories');
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/v1/rate-limit');
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({
+          tier: 'anonymous',
+          windows: [
+            { window: 'hour', limit: 100, remaining: 99, reset: expect.any(Number) },
+            { window: 'minute', limit: 5, remaining: 4, reset: expect.any(Number) },
+          ],
+        });
+        expect(rateHeaders(res)).toMatchObject({ limit: 5, remaining: 4 });
+      }
+    });
+
+    it('should not give a fresh budget for a spoofed X-Forwarded-For', async () => {
+      const t = await start(limits('ANONYMOUS', 2, 100));
+      await t.http.get('/v1/categories');
+      await t.http.get('/v1/categories');
+      const res = await t.http.get('/v1/categories').set('X-Forwarded-For', '203.0.113.9');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
+    it('should give each forwarded client its own budget behind a trusted proxy', async () => {
+      const t = await start({ ...limits('ANONYMOUS', 2, 100), TRUST_PROXY: '1' });
+      const as = (xff: string) => t.http.get('/v1/categories').set('X-Forwarded-For', xff);
+      await as('198.51.100.1');
+      await as('198.51.100.1');
+      expectError(await as('198.51.100.1'), 429, 'RATE_LIMIT_EXCEEDED');
+      // Prepending an address does not help: the trusted proxy's own entry counts.
+      expectError(await as('203.0.113.50, 198.51.100.1'), 429, 'RATE_LIMIT_EXCEEDED');
+      expect((await as('198.51.100.2')).status).not.toBe(429);
+    });
+
+    it('should not limit or label paths outside /v1', async () => {
+      const t = await start(limits('ANONYMOUS', 1, 100));
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/nothing-here');
+        expect(res.status).toBe(404);
+        expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    });
+  });
+
+  const withRedis = process.env.REDIS_URL ? describe : describe.skip;
+  withRedis('shared counters in Redis', () => {
+    const redisEnv = () => ({
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
+    });
+
+    it('should let two instances share one budget', async () => {
+      const env = { ...limits('ANONYMOUS', 3, 100), ...redisEnv() };
+      const first = await start(env);
+      const second = await start(env, first);
+      await first.http.get('/v1/categories');
+      await second.http.get('/v1/categories');
+      await first.http.get('/v1/categories');
+      const res = await second.http.get('/v1/categories');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      expect((await second.http.get('/v1/rate-limit')).body.windows[1]).toMatchObject({
+        remaining: 0,
+      });
+    });
+  });
+
+  const withRedisServer =
+    process.env.REDIS_URL && TestRedisServer.available() ? describe : describe.skip;
+  withRedisServer('Redis outages', () => {
+    let redis: TestRedisServer;
+    beforeAll(async () => {
+      redis = await TestRedisServer.start();
+    });
+    afterAll(async () => {
+      await redis.stop();
+    });
+
+    it('should keep serving while Redis is down and limit again once it is back', async () => {
+      const t = await start({ ...limits('ANONYMOUS', 3, 100), REDIS_URL: redis.url });
+      expect((await t.http.get('/v1/categories')).status).not.toBe(429);
+
+      await redis.stop();
+      for (let i = 0; i < 6; i++) {
+        const res = await t.http.get('/v1/categories');
+        expect(res.status).toBeLessThan(429);
+      }
+
+      await redis.restart();
+      const deadline = Date.now() + 10_000;
+      let res = await t.http.get('/v1/categories');
+      while (res.status !== 429 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        res = await t.http.get('/v1/categories');
+      }
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+    });
+  });
+});
