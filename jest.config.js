@@ -17,6 +17,7 @@ const config = {
       displayName: 'e2e',
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
   ],
   // Booting an app on a fresh embedded database takes seconds on a busy machine.
