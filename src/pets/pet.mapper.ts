@@ -1,6 +1,6 @@
-import { toCategoryResponse, type CategoryResponse } from '../categories/category.mapper.js';
-import type { Pet } from './pet.entity.js';
+import type { CategoryResponse } from '../categories/category.mapper.js';
 import type { PetStatus } from './pet-status.js';
+import type { PetRow } from './pet.queries.js';
 
 export interface PetResponse {
   id: number;
@@ -16,13 +16,13 @@ export interface PetResponse {
   updatedAt: string;
 }
 
-export function toPetResponse(pet: Pet): PetResponse {
+export function toPetResponse(pet: PetRow): PetResponse {
   return {
     id: pet.id,
     name: pet.name,
-    category: toCategoryResponse(pet.category),
+    category: { id: pet.categoryId, name: pet.categoryName, description: pet.categoryDescription },
     photoUrls: pet.photoUrls,
-    tags: pet.tags.map((tag) => ({ id: tag.id, name: tag.name })),
+    tags: pet.tags,
     status: pet.status,
     age: pet.age,
     breed: pet.breed,

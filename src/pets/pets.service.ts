@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CategoriesService } from '../categories/categories.service.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -9,11 +9,11 @@ import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
 import { Pet } from './pet.entity.js';
+import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from './pet.queries.js';
 import { allowedNextStatuses, isAllowedMove, type PetStatus } from './pet-status.js';
-import { Tag } from './tag.entity.js';
 
 export interface PetPage {
-  pets: Pet[];
+  pets: PetRow[];
   pagination: Pagination;
 }
 
@@ -38,37 +38,20 @@ export class PetsService {
   async list(query: ListPetsQueryDto): Promise<PetPage> {
     const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
     const offset = cursor?.offset ?? query.offset ?? 0;
-    const empty = { pets: [], pagination: paginationOf(query.limit, offset, 0, 0) };
-
-    let categoryId: number | undefined;
-    if (query.category !== undefined) {
-      const category = await this.categoriesService.findByName(query.category);
-      if (!category) return empty;
-      categoryId = category.id;
-    }
-    const filtered = (qb: SelectQueryBuilder<Pet>) => {
-      if (categoryId !== undefined) qb.andWhere('pet.categoryId = :categoryId', { categoryId });
-      if (query.status) qb.andWhere('pet.status = :status', { status: query.status });
-      return qb;
-    };
-
-    const page = filtered(this.petsWithCategory())
-      .orderBy('pet.createdAt', 'DESC')
-      .addOrderBy('pet.id', 'DESC')
-      .limit(query.limit);
-    if (cursor) {
-      page.andWhere('(pet.createdAt, pet.id) < (:cursorCreatedAt, :cursorId)', {
-        cursorCreatedAt: cursor.createdAt,
-        cursorId: cursor.id,
-      });
-    } else {
-      page.offset(offset);
-    }
-    const [pets, total] = await Promise.all([
-      page.getMany(),
-      filtered(this.dataSource.getRepository(Pet).createQueryBuilder('pet')).getCount(),
-    ]);
-    await this.attachTags(this.dataSource.manager, pets);
+    const { sql, params, countSql, countParams } = listPetsQuery({
+      category: query.category,
+      status: query.status,
+      limit: query.limit,
+      offset,
+      after: cursor && { createdAt: cursor.createdAt, id: cursor.id },
+    });
+    const pets = await this.dataSource.query<(PetRow & { total: number })[]>(sql, params);
+    // An empty page carries no total; only past the start can there still be matches.
+    const total =
+      pets[0]?.total ??
+      (offset > 0
+        ? (await this.dataSource.query<{ total: number }[]>(countSql, countParams))[0].total
+        : 0);
 
     const pagination = paginationOf(query.limit, offset, pets.length, total);
     const last = pets.at(-1);
@@ -84,11 +67,11 @@ export class PetsService {
     return { pets, pagination };
   }
 
-  async findOne(id: string): Promise<Pet> {
+  findOne(id: string): Promise<PetRow> {
     return this.load(this.dataSource.manager, id);
   }
 
-  async create(dto: CreatePetDto): Promise<Pet> {
+  async create(dto: CreatePetDto): Promise<PetRow> {
     await this.assertCategoryExists(dto.categoryId);
     return this.dataSource.transaction(async (manager) => {
       const inserted = await manager
@@ -112,7 +95,7 @@ export class PetsService {
     });
   }
 
-  async update(id: string, dto: UpdatePetDto): Promise<Pet> {
+  async update(id: string, dto: UpdatePetDto): Promise<PetRow> {
     if (dto.categoryId !== undefined) await this.assertCategoryExists(dto.categoryId);
     return this.dataSource.transaction(async (manager) => {
       const current = await this.load(manager, id);
@@ -143,17 +126,9 @@ export class PetsService {
     if (!result.affected) throw petNotFound(id);
   }
 
-  private petsWithCategory(manager: EntityManager = this.dataSource.manager) {
-    return manager
-      .getRepository(Pet)
-      .createQueryBuilder('pet')
-      .innerJoinAndSelect('pet.category', 'category');
-  }
-
-  private async load(manager: EntityManager, id: string): Promise<Pet> {
-    const pet = await this.petsWithCategory(manager).where('pet.id = :id', { id }).getOne();
+  private async load(manager: EntityManager, id: string): Promise<PetRow> {
+    const [pet] = await manager.query<PetRow[]>(SELECT_PET_BY_ID, [id]);
     if (!pet) throw petNotFound(id);
-    await this.attachTags(manager, [pet]);
     return pet;
   }
 
@@ -163,19 +138,6 @@ export class PetsService {
         { field: 'categoryId', message: `category ${categoryId} does not exist` },
       ]);
     }
-  }
-
-  /** One query for the tags of a whole page, instead of a to-many join that breaks LIMIT. */
-  private async attachTags(manager: EntityManager, pets: Pet[]): Promise<void> {
-    for (const pet of pets) pet.tags = [];
-    if (pets.length === 0) return;
-    const byId = new Map(pets.map((pet) => [String(pet.id), pet]));
-    const rows = await manager.query<{ pet_id: number; id: number; name: string }[]>(
-      `SELECT pt.pet_id, t.id, t.name FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
-       WHERE pt.pet_id = ANY($1::bigint[]) ORDER BY t.name`,
-      [[...byId.keys()]],
-    );
-    for (const row of rows) byId.get(String(row.pet_id))?.tags.push(Object.assign(new Tag(), row));
   }
 
   /** Tags are created on first use; the pet's set is replaced as a whole. */
