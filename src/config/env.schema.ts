@@ -1,16 +1,22 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
+  IsDefined,
+  IsEmail,
   IsIn,
   IsInt,
   IsOptional,
   IsString,
   IsUrl,
+  Length,
   Matches,
   Max,
   Min,
+  MinLength,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
+import { USERNAME_PATTERN } from '../users/username.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -18,6 +24,9 @@ const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (/^(false|0|no)$/i.test(value)) return false;
   return value;
 };
+
+const withoutSpaces = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? value.replace(/\s+/g, '') : value;
 
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -59,6 +68,44 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL?: string;
+
+  /** HMAC key for bearer tokens; without it, development keeps a generated one in DATA_DIR. */
+  @ValidateIf(
+    (env: EnvironmentVariables) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined,
+  )
+  @IsDefined({ message: 'is required when NODE_ENV=production (at least 32 characters)' })
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @IsString()
+  @Length(1, 200)
+  JWT_ISSUER = 'petstore';
+
+  @IsString()
+  @Length(1, 200)
+  JWT_AUDIENCE = 'petstore-api';
+
+  /** Comma-separated; unset means `live,test`, or `live` when NODE_ENV=production. */
+  @IsOptional()
+  @Transform(withoutSpaces)
+  @Matches(/^(live|test)(,(live|test))*$/, {
+    message: 'must be a comma-separated list of live and test',
+  })
+  API_KEY_MODES?: string;
+
+  @Matches(USERNAME_PATTERN, { message: 'must be 3 to 32 characters of A-Z a-z 0-9 _ . -' })
+  ADMIN_USERNAME = 'admin';
+
+  /** Unset: the first admin gets a random password, printed once in the start-up log. */
+  @IsOptional()
+  @IsString()
+  @Length(8, 128)
+  ADMIN_PASSWORD?: string;
+
+  @IsOptional()
+  @IsEmail()
+  ADMIN_EMAIL?: string;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -1,0 +1,14 @@
+export const ROLES = ['admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who a request acts as, set by the credential resolver before any handler runs.
+ * An API key acts as its owning user with that user's current role.
+ */
+export interface Principal {
+  kind: 'user' | 'api-key';
+  userId: number;
+  role: Role;
+  /** Set when the identity came from an API key (kind 'api-key'). */
+  apiKeyId?: number;
+}
