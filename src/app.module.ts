@@ -1,30 +1,31 @@
 import { MiddlewareConsumer, Module, NestModule, ValidationPipe } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { IdentifyGuard } from './auth/guards/identify.guard.js';
+import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
-import { appConfig } from './config/app.config.js';
-import { databaseConfig } from './config/database.config.js';
-import { validateEnv } from './config/env.schema.js';
+import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { PetsModule } from './pets/pets.module.js';
+import { UsersModule } from './users/users.module.js';
 
 @Module({
-  imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: process.env.NODE_ENV === 'test',
-      load: [appConfig, databaseConfig],
-      validate: validateEnv,
-    }),
-    DatabaseModule,
-    CategoriesModule,
-    PetsModule,
-  ],
+  imports: [AppConfigModule, DatabaseModule, AuthModule, UsersModule, CategoriesModule, PetsModule],
   providers: [
+    // Global guards run in this order; keep it.
+    // 1. Resolve the credential into request.principal or request.authFailure; never refuses.
+    { provide: APP_GUARD, useExisting: IdentifyGuard },
+    // 2. Rate limiting goes here: it needs the principal (per key / per user) and must count
+    //    missing or invalid credentials by client address before step 3 refuses them.
+    // 3. Refuse what is not @Public() without a valid credential (401), API keys on @BearerOnly().
+    { provide: APP_GUARD, useExisting: AuthenticationGuard },
+    // 4. @Roles(...) (403).
+    { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
     {
