@@ -30,6 +30,12 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   ) {}
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    // A key this deployment would refuse is of no use to its owner: say so now.
+    if (!this.cfg.apiKeyModes.includes(dto.mode)) {
+      throw ApiException.validation([
+        { field: 'mode', message: `must be one of: ${this.cfg.apiKeyModes.join(', ')}` },
+      ]);
+    }
     const key = generateApiKey(dto.mode);
     const apiKey = await this.apiKeys.save(
       this.apiKeys.create({

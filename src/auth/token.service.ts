@@ -30,6 +30,7 @@ interface Claims {
   role?: unknown;
   jti?: unknown;
   exp?: unknown;
+  iat?: unknown;
 }
 
 @Injectable()
@@ -62,8 +63,6 @@ export class TokenService {
         algorithms: [ALGORITHM],
         issuer: this.cfg.jwtIssuer,
         audience: this.cfg.jwtAudience,
-        // Also refuses tokens without iat or with a longer lifetime than ours.
-        maxAge: TOKEN_TTL_SECONDS,
         clockTimestamp: Math.floor(now.getTime() / 1000),
       });
     } catch (error) {
@@ -75,6 +74,10 @@ export class TokenService {
     // jsonwebtoken accepts a token without exp; the contract does not.
     if (typeof claims.exp !== 'number') {
       return { ok: false, error: AuthErrors.invalidToken('it has no expiry') };
+    }
+    // Ours live exactly one hour: anything longer was not issued here.
+    if (typeof claims.iat !== 'number' || claims.exp - claims.iat > TOKEN_TTL_SECONDS) {
+      return { ok: false, error: AuthErrors.invalidToken('its lifetime is not one hour') };
     }
     const { sub, username, role, jti } = claims;
     if (
