@@ -19,6 +19,8 @@ const config = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
     },
   ],
+  // e2e files boot an app on a fresh database and log users in (argon2) before their tests.
+  testTimeout: 60_000,
   collectCoverageFrom: ['src/**/*.ts'],
   coverageDirectory: './coverage',
 };

@@ -12,7 +12,10 @@ describe('Categories (e2e)', () => {
   });
 
   it('should create a category and return it with a numeric id', async () => {
-    const res = await t.http.post('/v1/categories').send({ name: 'Dogs', description: 'Woof' });
+    const res = await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: 'Dogs', description: 'Woof' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number), name: 'Dogs', description: 'Woof' });
   });
