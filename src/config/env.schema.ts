@@ -110,7 +110,7 @@ export class EnvironmentVariables {
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
-  const errors = validateSync(env, { skipMissingProperties: false });
+  const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length > 0) {
     const lines = errors.map(
       (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
