@@ -20,8 +20,8 @@ const config = {
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
   ],
-  // Booting an app on a fresh embedded database takes seconds on a busy machine.
-  testTimeout: 30_000,
+  // e2e files boot an app on a fresh database and log users in (argon2) before their tests.
+  testTimeout: 60_000,
   collectCoverageFrom: ['src/**/*.ts'],
   coverageDirectory: './coverage',
 };

@@ -1,37 +1,42 @@
 import { MiddlewareConsumer, Module, NestModule, ValidationPipe } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { IdentifyGuard } from './auth/guards/identify.guard.js';
+import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
-import { appConfig } from './config/app.config.js';
-import { databaseConfig } from './config/database.config.js';
-import { rateLimitConfig } from './config/rate-limit.config.js';
-import { validateEnv } from './config/env.schema.js';
+import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { UsersModule } from './users/users.module.js';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: process.env.NODE_ENV === 'test',
-      load: [appConfig, databaseConfig, rateLimitConfig],
-      validate: validateEnv,
-    }),
+    AppConfigModule,
     DatabaseModule,
+    AuthModule,
+    UsersModule,
     CategoriesModule,
     PetsModule,
     RateLimitModule,
   ],
   providers: [
-    // Global guards, in this order: identify the caller, spend its rate-limit budget,
-    // then require authentication and check roles.
+    // Global guards run in this order; keep it.
+    // 1. Resolve the credential into request.principal or request.authFailure; never refuses.
+    { provide: APP_GUARD, useExisting: IdentifyGuard },
+    // 2. Spend the caller's rate-limit budget (per key / per user), counting missing or
+    //    invalid credentials by client address before step 3 refuses them (429).
     { provide: APP_GUARD, useClass: RateLimitGuard },
+    // 3. Refuse what is not @Public() without a valid credential (401), API keys on @BearerOnly().
+    { provide: APP_GUARD, useExisting: AuthenticationGuard },
+    // 4. @Roles(...) (403).
+    { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
     {

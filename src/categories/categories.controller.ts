@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Roles } from '../common/decorators/roles.decorator.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CategoriesService } from './categories.service.js';
@@ -17,6 +18,7 @@ export class CategoriesController {
   }
 
   @Post()
+  @Roles('admin')
   async create(@Body() dto: CreateCategoryDto): Promise<CategoryResponse> {
     return toCategoryResponse(await this.categoriesService.create(dto));
   }
@@ -27,6 +29,7 @@ export class CategoriesController {
   }
 
   @Put(':id')
+  @Roles('admin')
   async update(
     @Param('id', ParseIdPipe) id: string,
     @Body(NonEmptyBodyPipe) dto: UpdateCategoryDto,
@@ -35,6 +38,7 @@ export class CategoriesController {
   }
 
   @Delete(':id')
+  @Roles('admin')
   @HttpCode(200)
   async remove(@Param('id', ParseIdPipe) id: string): Promise<Record<string, never>> {
     await this.categoriesService.remove(id);

@@ -1,16 +1,20 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
+  IsDefined,
+  IsEmail,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   IsUrl,
+  Length,
   Matches,
-  Max,
-  Min,
+  MinLength,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
+import { IntegerText } from '../common/dto/transforms.js';
+import { USERNAME_PATTERN } from '../users/username.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -19,8 +23,8 @@ const toBoolean = ({ value }: { value: unknown }): unknown => {
   return value;
 };
 
-const toInteger = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const withoutSpaces = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? value.replace(/\s+/g, '') : value;
 
 /**
  * The one schema for every environment variable the service reads.
@@ -30,10 +34,7 @@ export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntegerText(0, 65535)
   PORT = 3000;
 
   @IsString()
@@ -50,10 +51,7 @@ export class EnvironmentVariables {
   @IsBoolean()
   DATABASE_MIGRATIONS_RUN = true;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IntegerText(1, 100)
   DATABASE_POOL_MAX = 10;
 
   @IsOptional()
@@ -79,40 +77,66 @@ export class EnvironmentVariables {
   @Matches(/^[\w:.-]{1,64}$/, { message: 'must be 1..64 of letters, digits, _ : . -' })
   REDIS_KEY_PREFIX = 'petstore:';
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_API_KEY_PER_HOUR = 1000;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_API_KEY_PER_MINUTE = 100;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_USER_PER_HOUR = 5000;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_USER_PER_MINUTE = 300;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_ANONYMOUS_PER_HOUR = 100;
 
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerText(1)
   RATE_LIMIT_ANONYMOUS_PER_MINUTE = 20;
+
+  /** HMAC key for bearer tokens; without it, development keeps a generated one in DATA_DIR. */
+  @ValidateIf(
+    (env: EnvironmentVariables) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined,
+  )
+  @IsDefined({ message: 'is required when NODE_ENV=production (at least 32 characters)' })
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @IsString()
+  @Length(1, 200)
+  JWT_ISSUER = 'petstore';
+
+  @IsString()
+  @Length(1, 200)
+  JWT_AUDIENCE = 'petstore-api';
+
+  /** Comma-separated; unset means `live,test`, or `live` when NODE_ENV=production. */
+  @IsOptional()
+  @Transform(withoutSpaces)
+  @Matches(/^(live|test)(,(live|test))*$/, {
+    message: 'must be a comma-separated list of live and test',
+  })
+  API_KEY_MODES?: string;
+
+  @Matches(USERNAME_PATTERN, { message: 'must be 3 to 32 characters of A-Z a-z 0-9 _ . -' })
+  ADMIN_USERNAME = 'admin';
+
+  /** Unset: the first admin gets a random password, printed once in the start-up log. */
+  @IsOptional()
+  @IsString()
+  @Length(8, 128)
+  ADMIN_PASSWORD?: string;
+
+  @IsOptional()
+  @IsEmail()
+  ADMIN_EMAIL?: string;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
-  const errors = validateSync(env, { skipMissingProperties: false });
+  const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length > 0) {
     const lines = errors.map(
       (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
+import { apiKey, bearer, createApiKey, createUser, loginAs } from '../support/auth.js';
 import { expectError } from '../support/errors.js';
 import { TestRedisServer } from '../support/redis-server.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -22,8 +23,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('Rate limits (e2e)', () => {
   const apps: TestApp[] = [];
-  const start = async (env: Record<string, string>, shared?: TestApp) => {
-    const t = await createTestApp(env, shared?.database);
+  // Anonymous budgets are counted from the first request, so those apps sign nobody in.
+  const start = async (env: Record<string, string>, shared?: TestApp, signIn = false) => {
+    const t = await createTestApp(env, { database: shared?.database, signIn });
     apps.push(t);
     return t;
   };
@@ -48,7 +50,9 @@ describe('Rate limits (e2e)', () => {
 
     it('should refuse the request past the minute limit with 429, Retry-After and details', async () => {
       const t = await start(limits('ANONYMOUS', 3, 100));
-      for (let i = 0; i < 3; i++) expect((await t.http.get('/v1/categories')).status).not.toBe(429);
+      for (let i = 0; i < 3; i++) {
+        expectError(await t.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
+      }
       const res = await t.http.get('/v1/categories');
       expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
       const retryAfter = Number(res.headers['retry-after']);
@@ -76,23 +80,6 @@ describe('Rate limits (e2e)', () => {
       expectError(await t.http.get('/v1/pets/1'), 429, 'RATE_LIMIT_EXCEEDED');
     });
 
-    it('should report the budget at GET /v1/rate-limit without spending it', async () => {
-      const t = await start(limits('ANONYMOUS', 5, 100));
-      await t.http.get('/v1/categories');
-      for (let i = 0; i < 3; i++) {
-        const res = await t.http.get('/v1/rate-limit');
-        expect(res.status).toBe(200);
-        expect(res.body).toEqual({
-          tier: 'anonymous',
-          windows: [
-            { window: 'hour', limit: 100, remaining: 99, reset: expect.any(Number) },
-            { window: 'minute', limit: 5, remaining: 4, reset: expect.any(Number) },
-          ],
-        });
-        expect(rateHeaders(res)).toMatchObject({ limit: 5, remaining: 4 });
-      }
-    });
-
     it('should not give a fresh budget for a spoofed X-Forwarded-For', async () => {
       const t = await start(limits('ANONYMOUS', 2, 100));
       await t.http.get('/v1/categories');
@@ -109,7 +96,7 @@ describe('Rate limits (e2e)', () => {
       expectError(await as('198.51.100.1'), 429, 'RATE_LIMIT_EXCEEDED');
       // Prepending an address does not help: the trusted proxy's own entry counts.
       expectError(await as('203.0.113.50, 198.51.100.1'), 429, 'RATE_LIMIT_EXCEEDED');
-      expect((await as('198.51.100.2')).status).not.toBe(429);
+      expect((await as('198.51.100.2')).status).toBe(401);
     });
 
     it('should not limit or label paths outside /v1', async () => {
@@ -118,6 +105,80 @@ describe('Rate limits (e2e)', () => {
         const res = await t.http.get('/nothing-here');
         expect(res.status).toBe(404);
         expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    });
+  });
+
+  describe('credential tiers', () => {
+    it('should count a bearer token by its user, one budget per user', async () => {
+      const t = await start({ ...limits('USER', 2, 100) }, undefined, true);
+      const other = await createUser(t);
+      await t.http.get('/v1/pets').set(t.user).expect(200);
+      const res = await t.http.get('/v1/pets').set(t.user).expect(200);
+      expect(rateHeaders(res)).toMatchObject({ limit: 2, remaining: 0 });
+      expectError(await t.http.get('/v1/pets').set(t.user), 429, 'RATE_LIMIT_EXCEEDED');
+      // A fresh token of the same user shares the budget; another user has its own.
+      const again = await loginAs(t, t.plainUser.username, t.plainUser.password);
+      expectError(await t.http.get('/v1/pets').set(bearer(again)), 429, 'RATE_LIMIT_EXCEEDED');
+      expect((await t.http.get('/v1/pets').set(other.headers)).status).toBe(200);
+    });
+
+    it('should count an API key by the key, one budget per key', async () => {
+      const t = await start({ ...limits('API_KEY', 2, 100) }, undefined, true);
+      const first = apiKey((await createApiKey(t, t.user)).key);
+      const second = apiKey((await createApiKey(t, t.user)).key);
+      await t.http.get('/v1/pets').set(first).expect(200);
+      const res = await t.http.get('/v1/pets').set(first).expect(200);
+      expect(rateHeaders(res)).toMatchObject({ limit: 2, remaining: 0 });
+      const refused = await t.http.get('/v1/pets').set(first);
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(refused.body.details).toMatchObject({ limit: 2, window: 'minute' });
+      expect((await t.http.get('/v1/pets').set(second)).status).toBe(200);
+      // The owner's bearer token has a budget of its own, in the user tier.
+      expect((await t.http.get('/v1/pets').set(t.user)).status).toBe(200);
+    });
+
+    it('should let the bearer token decide the tier when both credentials are sent', async () => {
+      const t = await start({ ...limits('API_KEY', 1, 100) }, undefined, true);
+      const key = apiKey((await createApiKey(t, t.user)).key);
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/v1/pets').set({ ...key, ...t.user });
+        expect(res.status).toBe(200);
+        expect(rateHeaders(res).limit).toBe(1_000_000);
+      }
+    });
+
+    it('should count an invalid credential by client address', async () => {
+      const t = await start({ ...limits('ANONYMOUS', 2, 100) });
+      const bad = bearer('not.a.token');
+      expectError(await t.http.get('/v1/pets').set(bad), 401, 'INVALID_TOKEN');
+      expectError(await t.http.get('/v1/pets').set(apiKey('pk_test_nope')), 401, 'INVALID_API_KEY');
+      expectError(await t.http.get('/v1/pets').set(bad), 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
+    it('should count login attempts by client address', async () => {
+      const t = await start({ ...limits('ANONYMOUS', 2, 100) });
+      const attempt = () =>
+        t.http.post('/v1/auth/login').send({ username: 'admin', password: 'wrong password' });
+      expectError(await attempt(), 401, 'INVALID_CREDENTIALS');
+      expectError(await attempt(), 401, 'INVALID_CREDENTIALS');
+      expectError(await attempt(), 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
+    it('should report the budget at GET /v1/rate-limit without spending it', async () => {
+      const t = await start({ ...limits('USER', 5, 100) }, undefined, true);
+      await t.http.get('/v1/pets').set(t.user);
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/v1/rate-limit').set(t.user);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({
+          tier: 'user',
+          windows: [
+            { window: 'hour', limit: 100, remaining: 99, reset: expect.any(Number) },
+            { window: 'minute', limit: 5, remaining: 4, reset: expect.any(Number) },
+          ],
+        });
+        expect(rateHeaders(res)).toMatchObject({ limit: 5, remaining: 4 });
       }
     });
   });
@@ -133,14 +194,12 @@ describe('Rate limits (e2e)', () => {
       const env = { ...limits('ANONYMOUS', 3, 100), ...redisEnv() };
       const first = await start(env);
       const second = await start(env, first);
+      // Both instances count the same client address in the same Redis keys.
       await first.http.get('/v1/categories');
       await second.http.get('/v1/categories');
       await first.http.get('/v1/categories');
       const res = await second.http.get('/v1/categories');
       expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
-      expect((await second.http.get('/v1/rate-limit')).body.windows[1]).toMatchObject({
-        remaining: 0,
-      });
     });
   });
 
@@ -157,12 +216,12 @@ describe('Rate limits (e2e)', () => {
 
     it('should keep serving while Redis is down and limit again once it is back', async () => {
       const t = await start({ ...limits('ANONYMOUS', 3, 100), REDIS_URL: redis.url });
-      expect((await t.http.get('/v1/categories')).status).not.toBe(429);
+      expect((await t.http.get('/v1/categories')).status).toBe(401);
 
       await redis.stop();
       for (let i = 0; i < 6; i++) {
         const res = await t.http.get('/v1/categories');
-        expect(res.status).toBeLessThan(429);
+        expect(res.status).toBe(401);
       }
 
       await redis.restart();

@@ -5,7 +5,13 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import { bearer } from './auth.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export const ADMIN_USERNAME = 'admin';
+export const ADMIN_PASSWORD = 'admin password for tests';
+export const USER_PASSWORD = 'plain user password';
+const PLAIN_USERNAME = 'plain.user';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -16,6 +22,10 @@ export interface TestApp {
   /** Request headers that authenticate as the bootstrap admin, and as a plain user. */
   admin: Record<string, string>;
   user: Record<string, string>;
+  adminUser: { id: number; username: string; password: string };
+  plainUser: { id: number; username: string; password: string; email: string };
+  /** What tokens are signed and checked with in this app, for forging tokens in tests. */
+  jwt: { secret: string; issuer: string; audience: string };
   close(): Promise<void>;
 }
 
@@ -26,14 +36,22 @@ const GENEROUS_RATE_LIMITS = Object.fromEntries(
   ),
 );
 
+export interface TestAppOptions {
+  /** Another app's database (that app's close() drops it), for a second instance. */
+  database?: TestDatabase;
+  /** Log in the admin and a plain user (default); off for tests that count every request. */
+  signIn?: boolean;
+}
+
 /**
  * Boots the real AppModule with the same configureApp() as main.ts, on a database of
- * its own (or on `shared`, another app's, which that app's close() drops). `env`
- * overrides configuration for this app only.
+ * its own, with the bootstrap admin and one plain user logged in. `env` overrides
+ * configuration for this app only. Apps on one database share its JWT secret, as the
+ * instances of one deployment do.
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  shared?: TestDatabase,
+  { database: shared, signIn = true }: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = shared ?? (await createTestDatabase());
   const dropDatabase = () => (shared ? Promise.resolve() : database.drop());
@@ -42,32 +60,26 @@ export async function createTestApp(
     ...GENEROUS_RATE_LIMITS,
     // Apps share a Redis server (when REDIS_URL is set) but not their counters.
     REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
+    ADMIN_USERNAME,
+    ADMIN_PASSWORD,
+    JWT_SECRET: database.jwtSecret,
+    JWT_ISSUER: 'petstore-test',
+    JWT_AUDIENCE: 'petstore-test-api',
     ...database.env,
     ...env,
   };
   const saved = Object.fromEntries(Object.keys(overrides).map((k) => [k, process.env[k]]));
   Object.assign(process.env, overrides);
+  let app: NestExpressApplication;
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = configureApp(
+    app = configureApp(
       moduleRef.createNestApplication<NestExpressApplication>({
         bodyParser: false,
         logger: ['error'],
       }),
     );
     await app.init();
-    return {
-      app,
-      http: request(app.getHttpServer()),
-      dataSource: app.get(DataSource),
-      database,
-      admin: {},
-      user: {},
-      close: async () => {
-        await app.close();
-        await dropDatabase();
-      },
-    };
   } catch (error) {
     await dropDatabase();
     throw error;
@@ -77,4 +89,47 @@ export async function createTestApp(
       else process.env[key] = value;
     }
   }
+
+  const t: TestApp = {
+    app,
+    http: request(app.getHttpServer()),
+    dataSource: app.get(DataSource),
+    database,
+    admin: {},
+    user: {},
+    adminUser: { id: 0, username: overrides.ADMIN_USERNAME, password: overrides.ADMIN_PASSWORD },
+    plainUser: { id: 0, username: PLAIN_USERNAME, password: USER_PASSWORD, email: '' },
+    jwt: {
+      secret: overrides.JWT_SECRET,
+      issuer: overrides.JWT_ISSUER,
+      audience: overrides.JWT_AUDIENCE,
+    },
+    close: async () => {
+      await app.close();
+      await dropDatabase();
+    },
+  };
+  if (signIn) await signInAdminAndUser(t);
+  return t;
+}
+
+// The plain user may already exist: another instance on the same database made it.
+async function signInAdminAndUser(t: TestApp): Promise<void> {
+  const login = (username: string, password: string) =>
+    t.http.post('/v1/auth/login').send({ username, password });
+  const adminLogin = await login(t.adminUser.username, t.adminUser.password).expect(200);
+  t.adminUser.id = adminLogin.body.user.id;
+  t.admin = bearer(adminLogin.body.token);
+
+  let plain = await login(PLAIN_USERNAME, USER_PASSWORD);
+  if (plain.status === 401) {
+    await t.http
+      .post('/v1/users')
+      .set(t.admin)
+      .send({ username: PLAIN_USERNAME, email: 'plain.user@example.com', password: USER_PASSWORD })
+      .expect(201);
+    plain = await login(PLAIN_USERNAME, USER_PASSWORD).expect(200);
+  }
+  t.plainUser = { ...t.plainUser, id: plain.body.user.id, email: plain.body.user.email };
+  t.user = bearer(plain.body.token);
 }

@@ -15,6 +15,8 @@ import { resolveDatabase } from '../../src/database/typeorm-options.js';
  */
 export interface TestDatabase {
   env: Record<string, string>;
+  /** Shared by every app on this database, as one deployment's instances share it. */
+  jwtSecret: string;
   drop(): Promise<void>;
 }
 
@@ -24,7 +26,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     await cp(await migratedTemplate(), join(dataDir, 'pgdata'), { recursive: true });
-    return { env: { DATA_DIR: dataDir }, drop: removeDataDir };
+    return { env: { DATA_DIR: dataDir }, jwtSecret: newJwtSecret(), drop: removeDataDir };
   }
   const name = `petstore_test_${randomBytes(6).toString('hex')}`;
   await withAdmin(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
@@ -32,6 +34,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   return {
     env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    jwtSecret: newJwtSecret(),
     drop: async () => {
       await withAdmin(serverUrl, (client) =>
         client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
@@ -67,6 +70,8 @@ async function migratedTemplate(): Promise<string> {
   await rename(building, template);
   return pgdata;
 }
+
+const newJwtSecret = () => randomBytes(32).toString('base64url');
 
 export const TEMPLATE_PREFIX = 'petstore-template-';
 

@@ -1,21 +1,15 @@
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ToInt } from './transforms.js';
+import { IsOptional } from 'class-validator';
+import { IntegerText } from './transforms.js';
 
 export const MAX_OFFSET = 1_000_000;
 
 export class PaginationQueryDto {
-  @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IntegerText(1, 100)
   limit: number = 20;
 
   /** Left undefined when not sent, so that keyset paging can refuse it; 0 by default. */
   @IsOptional()
-  @ToInt()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_OFFSET)
+  @IntegerText(0, MAX_OFFSET)
   offset?: number;
 }
 

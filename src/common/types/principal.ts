@@ -1,7 +1,14 @@
-/** Who is calling: a user with a bearer token, or a user's API key acting as that user. */
+export const ROLES = ['admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who a request acts as, set by the credential resolver before any handler runs.
+ * An API key acts as its owning user with that user's current role.
+ */
 export interface Principal {
   kind: 'user' | 'api-key';
   userId: number;
-  role: 'admin' | 'user';
+  role: Role;
+  /** Set when the identity came from an API key (kind 'api-key'). */
   apiKeyId?: number;
 }

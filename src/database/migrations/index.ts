@@ -1,9 +1,11 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateCatalogue1795307210463 } from './1795307210463-CreateCatalogue.js';
+import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
   CreateCatalogue1795307210463,
+  CreateIdentity1795307879190,
   AddPetCounts1795309280190,
 ];

@@ -1,0 +1,48 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
+import { User } from '../users/user.entity.js';
+import { API_KEY_MODES, type ApiKeyMode } from './api-key-format.js';
+
+@Entity({ name: 'api_keys' })
+@Unique('UQ_api_keys_key_hash', ['keyHash'])
+@Index('IDX_api_keys_user_id', ['userId'])
+export class ApiKey {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
+  id: number;
+
+  @Column({ name: 'user_id', type: 'bigint' })
+  userId: number;
+
+  /** Deleting a user revokes its keys. */
+  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_api_keys_user' })
+  user: User;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ type: 'enum', enum: API_KEY_MODES, enumName: 'api_key_mode' })
+  mode: ApiKeyMode;
+
+  /** The first 12 characters, kept in clear so that owners can tell their keys apart. */
+  @Column({ type: 'varchar', length: 12 })
+  prefix: string;
+
+  /** SHA-256 of the whole key, hex; the key itself is never stored. */
+  @Column({ name: 'key_hash', type: 'char', length: 64 })
+  keyHash: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @Column({ name: 'last_used_at', type: 'timestamptz', precision: 3, nullable: true })
+  lastUsedAt: Date | null;
+}

@@ -1,0 +1,109 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { Principal } from '../common/types/principal.js';
+import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { UserStatus } from '../users/user-status.js';
+import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
+import { ApiKey } from './api-key.entity.js';
+import { AuthErrors } from './auth-errors.js';
+import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+
+/** The contract: `lastUsedAt` is written at most once a minute. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface CreatedApiKey {
+  apiKey: ApiKey;
+  /** The full key: returned once, never stored. */
+  key: string;
+}
+
+@Injectable()
+export class ApiKeysService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('ApiKeys');
+  private readonly pendingTouches = new Set<Promise<void>>();
+
+  constructor(
+    @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
+    @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+  ) {}
+
+  async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    // A key this deployment would refuse is of no use to its owner: say so now.
+    if (!this.cfg.apiKeyModes.includes(dto.mode)) {
+      throw ApiException.validation([
+        { field: 'mode', message: `must be one of: ${this.cfg.apiKeyModes.join(', ')}` },
+      ]);
+    }
+    const key = generateApiKey(dto.mode);
+    const apiKey = await this.apiKeys.save(
+      this.apiKeys.create({
+        userId,
+        name: dto.name,
+        mode: dto.mode,
+        prefix: displayPrefixOf(key),
+        keyHash: hashApiKey(key),
+        lastUsedAt: null,
+      }),
+    );
+    return { apiKey, key };
+  }
+
+  listOwn(userId: number): Promise<ApiKey[]> {
+    return this.apiKeys.find({ where: { userId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** Someone else's key is reported as missing, so that key ids do not leak. */
+  async revoke(userId: number, id: string): Promise<void> {
+    const result = await this.apiKeys.delete({ id: id as unknown as number, userId });
+    if (!result.affected) {
+      throw ApiException.notFound('API_KEY_NOT_FOUND', `API key ${id} not found`);
+    }
+  }
+
+  /**
+   * The principal a key acts as. Format, checksum and mode are checked before the
+   * database; then one indexed query by hash, joined to the owner, on every request, so
+   * that revocation and disabled accounts take effect at once.
+   */
+  async authenticate(rawKey: string): Promise<Principal | ApiException> {
+    const parsed = parseApiKey(rawKey);
+    if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) return AuthErrors.invalidApiKey();
+    const apiKey = await this.apiKeys
+      .createQueryBuilder('key')
+      .innerJoin('key.user', 'user')
+      .select(['key.id', 'key.userId', 'key.lastUsedAt', 'user.id', 'user.role', 'user.userStatus'])
+      .where('key.keyHash = :hash', { hash: hashApiKey(rawKey) })
+      .getOne();
+    if (!apiKey || apiKey.user.userStatus !== UserStatus.Active) return AuthErrors.invalidApiKey();
+    this.touch(apiKey);
+    return { kind: 'api-key', userId: apiKey.userId, role: apiKey.user.role, apiKeyId: apiKey.id };
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(this.pendingTouches);
+  }
+
+  /** Off the request's path: the request does not wait, and a failure is only logged. */
+  private touch(apiKey: ApiKey): void {
+    const now = Date.now();
+    if (apiKey.lastUsedAt && now - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    const touch = this.apiKeys
+      .createQueryBuilder()
+      .update(ApiKey)
+      .set({ lastUsedAt: () => 'now()' })
+      .where('id = :id', { id: apiKey.id })
+      // Concurrent requests with the same key write once.
+      .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
+      .execute()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.logger.error(`Could not record use of API key ${apiKey.id}`, String(error));
+        },
+      )
+      .finally(() => this.pendingTouches.delete(touch));
+    this.pendingTouches.add(touch);
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { TOKEN_TTL_SECONDS } from '../config/auth.config.js';
+import { PasswordService } from '../users/password.service.js';
+import { UserStatus } from '../users/user-status.js';
+import { UsersService } from '../users/users.service.js';
+import { AuthErrors } from './auth-errors.js';
+import type { LoginDto } from './dto/login.dto.js';
+import { TokenService } from './token.service.js';
+
+export interface LoginResponse {
+  token: string;
+  user: { id: number; username: string; email: string };
+  expiresIn: number;
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly passwords: PasswordService,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /**
+   * Unknown user, wrong password and inactive account all answer INVALID_CREDENTIALS
+   * after one argon2 verification each, so that neither body nor timing tells them apart.
+   */
+  async login(dto: LoginDto): Promise<LoginResponse> {
+    const user = await this.users.findByUsername(dto.username);
+    const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
+    if (!user || !valid || user.userStatus !== UserStatus.Active) {
+      throw AuthErrors.invalidCredentials();
+    }
+    return {
+      token: this.tokens.issue(user),
+      user: { id: user.id, username: user.username, email: user.email },
+      expiresIn: TOKEN_TTL_SECONDS,
+    };
+  }
+}

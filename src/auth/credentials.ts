@@ -1,0 +1,1 @@
+export const API_KEY_HEADER = 'X-API-Key';

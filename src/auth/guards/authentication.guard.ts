@@ -1,0 +1,27 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
+import { AuthErrors } from '../auth-errors.js';
+import { BEARER_ONLY_KEY } from '../bearer-only.decorator.js';
+
+/** Secure by default: every route needs a valid credential unless marked @Public(). */
+@Injectable()
+export class AuthenticationGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    if (request.authFailure) throw request.authFailure;
+    if (!request.principal) throw AuthErrors.required();
+    if (
+      request.principal.kind === 'api-key' &&
+      this.reflector.getAllAndOverride<boolean>(BEARER_ONLY_KEY, targets)
+    ) {
+      throw AuthErrors.forbidden('API keys are managed with a bearer token only, not an API key');
+    }
+    return true;
+  }
+}

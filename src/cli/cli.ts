@@ -1,0 +1,50 @@
+import { NestFactory } from '@nestjs/core';
+import { isUniqueViolation, uniqueViolationField } from '../common/errors/database-errors.js';
+import { UsersService } from '../users/users.service.js';
+import { CliModule } from './cli.module.js';
+import { CREATE_ADMIN_USAGE, parseCreateAdmin, UsageError } from './create-admin.command.js';
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+async function createAdmin(args: string[]): Promise<number> {
+  const dto = await parseCreateAdmin(args);
+  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  try {
+    const user = await app.get(UsersService).create(dto);
+    console.log(`Created admin "${user.username}" (id ${user.id}, email ${user.email})`);
+    return 0;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    console.error(
+      `Cannot create admin: ${uniqueViolationField(error) ?? 'a value'} is already taken`,
+    );
+    return EXIT_FAILURE;
+  } finally {
+    await app.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'create-admin':
+        return await createAdmin(args);
+      default:
+        console.error(command ? `Unknown command: ${command}` : 'No command given');
+        console.error(CREATE_ADMIN_USAGE);
+        return EXIT_USAGE;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`Error: ${error.message}`);
+      console.error(CREATE_ADMIN_USAGE);
+      return EXIT_USAGE;
+    }
+    console.error(`Error: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT_FAILURE;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,25 @@
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { ApiKeyMode } from '../auth/api-key-format.js';
+import { readEnv } from './env.schema.js';
+
+/** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
+export const TOKEN_TTL_SECONDS = 3600;
+
+export const authConfig = registerAs('auth', () => {
+  const env = readEnv();
+  const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');
+  return {
+    jwtSecret: env.JWT_SECRET,
+    jwtIssuer: env.JWT_ISSUER,
+    jwtAudience: env.JWT_AUDIENCE,
+    /** Where a generated development secret is kept (`jwt-secret`, mode 0600). */
+    dataDir: env.DATA_DIR,
+    production: env.NODE_ENV === 'production',
+    apiKeyModes: [...new Set(modes.split(','))] as ApiKeyMode[],
+    adminUsername: env.ADMIN_USERNAME,
+    adminPassword: env.ADMIN_PASSWORD,
+    adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,
+  };
+});
+
+export type AuthConfig = ConfigType<typeof authConfig>;

@@ -1,0 +1,50 @@
+import { HttpStatus } from '@nestjs/common';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { Principal } from '../common/types/principal.js';
+import type { UpdateUserDto } from './dto/update-user.dto.js';
+import { UserStatus } from './user-status.js';
+
+function forbidden(message: string): ApiException {
+  return new ApiException(HttpStatus.FORBIDDEN, 'INSUFFICIENT_PERMISSIONS', message);
+}
+
+const isSelf = (principal: Principal, userId: string) => String(principal.userId) === userId;
+
+/** Admins read anyone; others only themselves. Checked before the look-up, so ids don't leak. */
+export function assertCanReadUser(principal: Principal, userId: string): void {
+  if (principal.role !== 'admin' && !isSelf(principal, userId)) {
+    throw forbidden('Only an admin can read other users');
+  }
+}
+
+export function assertCanUpdateUser(
+  principal: Principal,
+  userId: string,
+  dto: UpdateUserDto,
+): void {
+  assertCanReadUser(principal, userId);
+  if (principal.role !== 'admin' && (dto.role !== undefined || dto.userStatus !== undefined)) {
+    throw forbidden('Only an admin can change role or userStatus');
+  }
+  // A leaked key must not be able to take the account over (and then mint keys).
+  if (principal.kind === 'api-key' && dto.password !== undefined) {
+    throw forbidden('Changing a password takes a bearer token, not an API key');
+  }
+  const demotesItself =
+    (dto.role !== undefined && dto.role !== 'admin') ||
+    (dto.userStatus !== undefined && dto.userStatus !== UserStatus.Active);
+  if (principal.role === 'admin' && isSelf(principal, userId) && demotesItself) {
+    throw new ApiException(
+      HttpStatus.CONFLICT,
+      'CONFLICT',
+      'An admin cannot remove its own admin role or deactivate itself',
+    );
+  }
+}
+
+/** Only reached by admins (the route is @Roles('admin')). */
+export function assertCanDeleteUser(principal: Principal, userId: string): void {
+  if (isSelf(principal, userId)) {
+    throw new ApiException(HttpStatus.CONFLICT, 'CONFLICT', 'An admin cannot delete itself');
+  }
+}

@@ -1,0 +1,50 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { ROLES, type Role } from '../common/types/principal.js';
+import type { UserStatus } from './user-status.js';
+
+@Entity({ name: 'users' })
+// Expression indexes (lower(...)) written by hand in the migration: unique case-insensitively.
+@Index('UQ_users_username_lower', { synchronize: false })
+@Index('UQ_users_email_lower', { synchronize: false })
+export class User {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 32 })
+  username: string;
+
+  @Column({ type: 'varchar', length: 254 })
+  email: string;
+
+  /** argon2id PHC string; never leaves the users and auth services. */
+  @Column({ name: 'password_hash', type: 'varchar', length: 255 })
+  passwordHash: string;
+
+  @Column({ name: 'first_name', type: 'varchar', length: 100, nullable: true })
+  firstName: string | null;
+
+  @Column({ name: 'last_name', type: 'varchar', length: 100, nullable: true })
+  lastName: string | null;
+
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  phone: string | null;
+
+  @Column({ name: 'user_status', type: 'smallint', default: 0 })
+  userStatus: UserStatus;
+
+  @Column({ type: 'enum', enum: ROLES, enumName: 'user_role', default: 'user' })
+  role: Role;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}
