@@ -48,8 +48,9 @@ export class CategoriesService {
   async remove(id: string): Promise<void> {
     try {
       const result = await this.categories.delete(id);
-      if (!result.affected)
+      if (!result.affected) {
         throw ApiException.notFound('CATEGORY_NOT_FOUND', `Category ${id} not found`);
+      }
     } catch (error) {
       if (isForeignKeyViolation(error)) {
         throw new ApiException(
