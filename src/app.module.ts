@@ -9,7 +9,9 @@ import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { appConfig } from './config/app.config.js';
 import { databaseConfig } from './config/database.config.js';
 import { validateEnv } from './config/env.schema.js';
+import { mediaConfig } from './config/media.config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { MediaModule } from './media/media.module.js';
 import { PetsModule } from './pets/pets.module.js';
 
 @Module({
@@ -17,12 +19,13 @@ import { PetsModule } from './pets/pets.module.js';
     ConfigModule.forRoot({
       isGlobal: true,
       ignoreEnvFile: process.env.NODE_ENV === 'test',
-      load: [appConfig, databaseConfig],
+      load: [appConfig, databaseConfig, mediaConfig],
       validate: validateEnv,
     }),
     DatabaseModule,
     CategoriesModule,
     PetsModule,
+    MediaModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -2,12 +2,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 
 export const API_PREFIX = 'v1';
+// Operational routes that live outside the versioned API.
+const UNPREFIXED_ROUTES = ['media/:key'];
 
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
-  app.setGlobalPrefix(API_PREFIX);
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   app.enableShutdownHooks();
   return app;
 }
