@@ -19,6 +19,8 @@ const config = {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
     },
   ],
+  // e2e files boot an app on a fresh database each; under parallel load that outlasts 5 s.
+  testTimeout: 30_000,
   collectCoverageFrom: ['src/**/*.ts'],
   coverageDirectory: './coverage',
 };
