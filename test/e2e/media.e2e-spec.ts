@@ -297,7 +297,7 @@ describe('Media (e2e, local storage)', () => {
 
     it('should answer 413 and close the connection without reading an announced huge body', async () => {
       const petId = await createPet(t);
-      const { port } = (t.app.getHttpServer()).address() as AddressInfo;
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
       const started = performance.now();
       const { status, connection } = await new Promise<{ status?: number; connection?: string }>(
         (resolve, reject) => {
