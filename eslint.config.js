@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'data/', 'node_modules/', 'src/database/migrations/1*.ts'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-bench/',
+      'coverage/',
+      'data/',
+      'node_modules/',
+      'src/database/migrations/1*.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

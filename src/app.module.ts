@@ -11,6 +11,7 @@ import { ContentTypeInterceptor } from './common/http/content-type.interceptor.j
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { MediaModule } from './media/media.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -24,6 +25,7 @@ import { UsersModule } from './users/users.module.js';
     UsersModule,
     CategoriesModule,
     PetsModule,
+    MediaModule,
     RateLimitModule,
   ],
   providers: [

@@ -5,6 +5,8 @@ import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.j
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 
 export const API_PREFIX = 'v1';
+// Operational routes that live outside the versioned API.
+const UNPREFIXED_ROUTES = ['media/:key'];
 
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
@@ -15,7 +17,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   );
   app.use(requestIdMiddleware);
   app.use(outsidePrefixNotFound(API_PREFIX));
-  app.setGlobalPrefix(API_PREFIX);
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   app.enableShutdownHooks();
   return app;
 }

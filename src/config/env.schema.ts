@@ -132,6 +132,45 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsEmail()
   ADMIN_EMAIL?: string;
+
+  /** Directory of locally stored images; `${DATA_DIR}/media` when unset. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  MEDIA_DIR?: string;
+
+  /** Image decodes running at once; further uploads wait in a short queue. */
+  @IntegerText(1, 64)
+  MEDIA_MAX_CONCURRENT_JOBS = 2;
+
+  /** Setting a bucket switches image storage from MEDIA_DIR to S3. */
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid S3 bucket name' })
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  S3_ENDPOINT?: string;
+
+  @IsString()
+  @MinLength(1)
+  S3_REGION = 'us-east-1';
+
+  // Both or neither: without them the SDK's default credential chain applies.
+  @ValidateIf((env: EnvironmentVariables) => env.S3_SECRET_ACCESS_KEY !== undefined)
+  @IsString()
+  @MinLength(1, { message: 'must be set together with S3_SECRET_ACCESS_KEY' })
+  S3_ACCESS_KEY_ID?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.S3_ACCESS_KEY_ID !== undefined)
+  @IsString()
+  @MinLength(1, { message: 'must be set together with S3_ACCESS_KEY_ID' })
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** Path-style addressing (`endpoint/bucket/key`), as MinIO and most self-hosted servers need. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  S3_FORCE_PATH_STYLE = false;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

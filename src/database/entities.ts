@@ -1,8 +1,9 @@
 import { ApiKey } from '../auth/api-key.entity.js';
 import { Category } from '../categories/category.entity.js';
+import { PetImage } from '../media/pet-image.entity.js';
 import { Pet } from '../pets/pet.entity.js';
 import { Tag } from '../pets/tag.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Every entity, for the app's data source and the TypeORM CLI alike. */
-export const entities = [Category, Pet, Tag, User, ApiKey];
+export const entities = [Category, Pet, Tag, User, ApiKey, PetImage];

@@ -12,12 +12,32 @@ import { Pet } from './pet.entity.js';
 import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from './pet.queries.js';
 import { allowedNextStatuses, isAllowedMove, type PetStatus } from './pet-status.js';
 
+/** Most photo URLs a pet holds, as the create/update validation allows. */
+export const MAX_PHOTO_URLS = 20;
+
+/**
+ * Work another module does when a pet is deleted. It runs inside the deleting transaction
+ * (after the pet's row is locked, before it goes) and returns what to do once that commits.
+ */
+export type PetRemovalHook = (
+  petId: string,
+  manager: EntityManager,
+) => Promise<() => Promise<void>>;
+
 export interface PetPage {
   pets: PetRow[];
   pagination: Pagination;
 }
 
 const petNotFound = (id: string) => ApiException.notFound('PET_NOT_FOUND', `Pet ${id} not found`);
+
+const photoUrlsFull = (id: string) =>
+  new ApiException(
+    HttpStatus.CONFLICT,
+    'CONFLICT',
+    `Pet ${id} already has ${MAX_PHOTO_URLS} photo URLs`,
+    { field: 'photoUrls', max: MAX_PHOTO_URLS },
+  );
 
 function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
   return new ApiException(
@@ -30,6 +50,8 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
 
 @Injectable()
 export class PetsService {
+  private readonly removalHooks: PetRemovalHook[] = [];
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly categoriesService: CategoriesService,
@@ -121,9 +143,59 @@ export class PetsService {
     });
   }
 
+  /**
+   * Deletes the pet and what other modules keep for it. The row lock comes first, so an
+   * upload that commits meanwhile is either seen by the hooks or finds the pet gone.
+   */
   async remove(id: string): Promise<void> {
-    const result = await this.dataSource.getRepository(Pet).delete(id);
-    if (!result.affected) throw petNotFound(id);
+    const afterCommit = await this.dataSource.transaction(async (manager) => {
+      const locked = await manager.query<unknown[]>(
+        'SELECT id FROM pets WHERE id = $1 FOR UPDATE',
+        [id],
+      );
+      if (locked.length === 0) throw petNotFound(id);
+      const cleanups: (() => Promise<void>)[] = [];
+      for (const hook of this.removalHooks) cleanups.push(await hook(id, manager));
+      await manager.delete(Pet, id);
+      return cleanups;
+    });
+    for (const cleanup of afterCommit) await cleanup();
+  }
+
+  /** Lets a module that depends on pets take part in deletions without pets depending on it. */
+  onRemove(hook: PetRemovalHook): void {
+    this.removalHooks.push(hook);
+  }
+
+  async assertExists(id: string): Promise<void> {
+    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
+    if (rows.length === 0) throw petNotFound(id);
+  }
+
+  /** Checked before costly work on the pet's behalf; appendPhotoUrl enforces it for real. */
+  async assertCanAddPhoto(id: string): Promise<void> {
+    const rows = await this.dataSource.query<{ count: number }[]>(
+      'SELECT cardinality(photo_urls) AS count FROM pets WHERE id = $1',
+      [id],
+    );
+    if (rows.length === 0) throw petNotFound(id);
+    if (rows[0].count >= MAX_PHOTO_URLS) throw photoUrlsFull(id);
+  }
+
+  /** Adds one URL to the pet's photoUrls, within the caller's transaction when given one. */
+  async appendPhotoUrl(
+    id: string,
+    url: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    const [rows] = await manager.query<[unknown[], number]>(
+      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp()
+       WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING id`,
+      [id, url, MAX_PHOTO_URLS],
+    );
+    if (rows.length > 0) return;
+    const exists = await manager.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
+    throw exists.length === 0 ? petNotFound(id) : photoUrlsFull(id);
   }
 
   private async load(manager: EntityManager, id: string): Promise<PetRow> {

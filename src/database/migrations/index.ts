@@ -1,11 +1,13 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateCatalogue1795307210463 } from './1795307210463-CreateCatalogue.js';
+import { CreatePetImages1795307848142 } from './1795307848142-CreatePetImages.js';
 import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
   CreateCatalogue1795307210463,
+  CreatePetImages1795307848142,
   CreateIdentity1795307879190,
   AddPetCounts1795309280190,
 ];

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import { readEnv } from './env.schema.js';
+
+export interface S3Settings {
+  bucket: string;
+  endpoint?: string;
+  region: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle: boolean;
+}
+
+export const mediaConfig = registerAs('media', () => {
+  const env = readEnv();
+  const s3: S3Settings | undefined = env.S3_BUCKET
+    ? {
+        bucket: env.S3_BUCKET,
+        endpoint: env.S3_ENDPOINT,
+        region: env.S3_REGION,
+        credentials:
+          env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+            ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+            : undefined,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      }
+    : undefined;
+  return {
+    // Fixed by the contract rather than configurable: clients rely on these numbers.
+    maxUploadBytes: 5 * 1024 * 1024,
+    maxInputPixels: 40_000_000,
+    mainSize: 1024,
+    thumbnailSize: 256,
+    maxConcurrentJobs: env.MEDIA_MAX_CONCURRENT_JOBS,
+    localDir: env.MEDIA_DIR ?? join(env.DATA_DIR, 'media'),
+    s3,
+  };
+});
+
+export type MediaConfig = ConfigType<typeof mediaConfig>;

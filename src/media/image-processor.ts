@@ -1,0 +1,121 @@
+import { availableParallelism } from 'node:os';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import sharp, { type Sharp, type SharpOptions } from 'sharp';
+import { ApiException } from '../common/errors/api-exception.js';
+import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+import type { ImageFormat } from './image-format.js';
+import { JobLimiter, JobQueueFullError } from './job-limiter.js';
+
+export interface Rendition {
+  data: Buffer;
+  width: number;
+  /** Of one frame, for animated GIFs. */
+  height: number;
+}
+
+export interface Renditions {
+  main: Rendition;
+  thumbnail: Rendition;
+}
+
+// libvips picks a loader by sniffing on its own; allow only the buffer loaders of the three
+// accepted formats, so no other decoder (SVG, TIFF, PDF, HEIF, ...) is reachable at all.
+const ALLOWED_LOADERS = [
+  'VipsForeignLoadJpegBuffer',
+  'VipsForeignLoadPngBuffer',
+  'VipsForeignLoadNsgifBuffer',
+];
+
+// Waiting uploads hold their bytes (up to 5 MB each) in memory: keep the queue short.
+const WAITING_JOBS_PER_SLOT = 8;
+
+/** The only place that runs sharp: decoding is where untrusted bytes meet native code. */
+@Injectable()
+export class ImageProcessor {
+  private readonly limiter: JobLimiter;
+
+  constructor(@Inject(mediaConfig.KEY) private readonly cfg: MediaConfig) {
+    sharp.block({ operation: ['VipsForeignLoad'] });
+    sharp.unblock({ operation: ALLOWED_LOADERS });
+    // Uploads are never processed twice: a cache would only hold memory.
+    sharp.cache(false);
+    // Threads per image times images at once stays within the machine's cores.
+    sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / cfg.maxConcurrentJobs)));
+    this.limiter = new JobLimiter(
+      cfg.maxConcurrentJobs,
+      cfg.maxConcurrentJobs * WAITING_JOBS_PER_SLOT,
+    );
+  }
+
+  /**
+   * Main image and thumbnail: oriented, bounded, stripped of all metadata, in the input's
+   * format. Undecodable, truncated or oversized input is a 400 INVALID_IMAGE.
+   */
+  async render(input: Buffer, format: ImageFormat): Promise<Renditions> {
+    try {
+      return await this.limiter.run(() => this.renderNow(input, format));
+    } catch (error) {
+      throw toApiException(error, this.cfg.maxInputPixels);
+    }
+  }
+
+  private async renderNow(input: Buffer, format: ImageFormat): Promise<Renditions> {
+    const animated = format === 'gif';
+    const options: SharpOptions = {
+      failOn: 'error',
+      limitInputPixels: this.cfg.maxInputPixels,
+      animated,
+      // GIF carries no EXIF; for JPEG and PNG the orientation is applied before resizing.
+      autoOrient: !animated,
+    };
+    const main = await this.resized(sharp(input, options), format, this.cfg.mainSize);
+    // From the main rendition: already decoded-size, oriented and clean, so far cheaper.
+    const thumbnail = await this.resized(
+      sharp(main.data, { ...options, autoOrient: false }),
+      format,
+      this.cfg.thumbnailSize,
+    );
+    return { main, thumbnail };
+  }
+
+  private async resized(image: Sharp, format: ImageFormat, size: number): Promise<Rendition> {
+    const resized = image.resize({
+      width: size,
+      height: size,
+      fit: 'inside',
+      withoutEnlargement: true,
+    });
+    // sharp writes no EXIF, XMP, IPTC or ICC unless asked to (keepMetadata/withMetadata).
+    const { data, info } = await encoder(resized, format).toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.pageHeight ?? info.height };
+  }
+}
+
+function encoder(image: Sharp, format: ImageFormat): Sharp {
+  switch (format) {
+    case 'jpeg':
+      return image.jpeg({ quality: 85 });
+    case 'png':
+      return image.png();
+    case 'gif':
+      return image.gif();
+  }
+}
+
+function toApiException(error: unknown, maxInputPixels: number): unknown {
+  if (error instanceof JobQueueFullError) {
+    return new ApiException(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'SERVICE_UNAVAILABLE',
+      'Too many images are being processed; retry shortly',
+      undefined,
+      { 'Retry-After': '1' },
+    );
+  }
+  // libvips' own wording stays in the server: clients get the contract's reason.
+  const message =
+    error instanceof Error && error.message.includes('pixel limit')
+      ? `The image exceeds ${maxInputPixels / 1_000_000} megapixels`
+      : 'The image could not be decoded (corrupt, truncated or not a JPEG, PNG or GIF)';
+  return new ApiException(HttpStatus.BAD_REQUEST, 'INVALID_IMAGE', message);
+}

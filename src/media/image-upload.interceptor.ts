@@ -1,0 +1,100 @@
+import {
+  CallHandler,
+  ExecutionContext,
+  HttpStatus,
+  Inject,
+  Injectable,
+  NestInterceptor,
+} from '@nestjs/common';
+import type { Request, RequestHandler, Response } from 'express';
+import multer from 'multer';
+import type { Observable } from 'rxjs';
+import { ApiException } from '../common/errors/api-exception.js';
+import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+
+const FILE_FIELD = 'image';
+// Room for the boundaries, part headers and a 500-character description around the file.
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * Parses the upload form with hard limits, into memory (at most one 5 MB file), and turns
+ * every multer and busboy failure into the contract's error here, where it is raised.
+ */
+@Injectable()
+export class ImageUploadInterceptor implements NestInterceptor {
+  private readonly parse: RequestHandler;
+
+  constructor(@Inject(mediaConfig.KEY) private readonly cfg: MediaConfig) {
+    this.parse = multer({
+      storage: multer.memoryStorage(),
+      limits: {
+        fileSize: cfg.maxUploadBytes,
+        files: 1,
+        fields: 4,
+        parts: 6,
+        fieldNameSize: 100,
+        // Above the 500-character limit in UTF-8, so that validation names the field.
+        fieldSize: 4 * 1024,
+        headerPairs: 20,
+      },
+    }).single(FILE_FIELD);
+  }
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const declared = Number(request.get('content-length'));
+    // A body announced far beyond the limit is refused before a byte of it is read.
+    if (declared > this.cfg.maxUploadBytes + FORM_OVERHEAD_BYTES) {
+      throw this.tooLarge();
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.parse(request, http.getResponse<Response>(), (error?: unknown) =>
+        error === undefined ? resolve() : reject(this.toApiException(error)),
+      );
+    });
+    return next.handle();
+  }
+
+  private tooLarge(): ApiException {
+    return new ApiException(
+      HttpStatus.PAYLOAD_TOO_LARGE,
+      'PAYLOAD_TOO_LARGE',
+      `Images are limited to ${this.cfg.maxUploadBytes} bytes (5 MB)`,
+      { maxBytes: this.cfg.maxUploadBytes },
+      // Stop receiving: the rest of the body is not read, the connection is closed instead.
+      { Connection: 'close' },
+    );
+  }
+
+  private toApiException(error: unknown): ApiException {
+    if (!(error instanceof multer.MulterError)) {
+      // busboy's parse errors: a missing boundary, a cut-off body, a malformed part header.
+      return ApiException.validation([{ field: 'body', message: 'malformed multipart body' }]);
+    }
+    const field = error.field ?? 'body';
+    switch (error.code) {
+      case 'LIMIT_FILE_SIZE':
+        return this.tooLarge();
+      case 'LIMIT_FILE_COUNT':
+      case 'LIMIT_UNEXPECTED_FILE':
+        // busboy's file-count limit names no field: the only file field there is.
+        return ApiException.validation([
+          {
+            field: error.field ?? FILE_FIELD,
+            message: `only one file is accepted, in the ${FILE_FIELD} field`,
+          },
+        ]);
+      case 'LIMIT_FIELD_VALUE':
+        return ApiException.validation([{ field, message: `${field} is too long` }]);
+      case 'LIMIT_PART_COUNT':
+      case 'LIMIT_FIELD_COUNT':
+        return ApiException.validation([{ field: 'body', message: 'too many form fields' }]);
+      case 'LIMIT_FIELD_KEY':
+      case 'MISSING_FIELD_NAME':
+        return ApiException.validation([{ field: 'body', message: 'malformed form field name' }]);
+      default:
+        return ApiException.validation([{ field, message: error.message }]);
+    }
+  }
+}

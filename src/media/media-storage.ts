@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import type { OnApplicationShutdown, Provider } from '@nestjs/common';
+import { mediaConfig, type MediaConfig, type S3Settings } from '../config/media.config.js';
+import { isMediaKey } from './media-key.js';
+
+export const MEDIA_STORAGE = Symbol('MediaStorage');
+
+export interface StoredObject {
+  body: Readable;
+  size: number;
+}
+
+/** Where image bytes live. Keys are checked against the key grammar by every method. */
+export interface MediaStorage {
+  put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** `undefined` when there is no such object. */
+  get(key: string): Promise<StoredObject | undefined>;
+  exists(key: string): Promise<boolean>;
+  /** Succeeds when the object is already gone. */
+  delete(key: string): Promise<void>;
+}
+
+function assertKey(key: string): void {
+  // Callers validate too; this is the last line before a path or an object name is built.
+  if (!isMediaKey(key)) throw new Error(`Refusing malformed media key ${JSON.stringify(key)}`);
+}
+
+const isMissing = (error: unknown) => (error as { code?: string }).code === 'ENOENT';
+
+/** A directory on this machine, fanned out by the key's first two characters. */
+export class LocalMediaStorage implements MediaStorage {
+  private readonly root: string;
+
+  constructor(directory: string) {
+    this.root = resolve(directory);
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    // Written aside, then renamed: a reader never sees half a file under the real key.
+    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      const file = await open(temporary, 'wx');
+      try {
+        await file.writeFile(data);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    try {
+      const file = await open(this.pathOf(key), 'r');
+      try {
+        const { size } = await file.stat();
+        return { body: file.createReadStream(), size };
+      } catch (error) {
+        await file.close();
+        throw error;
+      }
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(key))).isFile();
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  private pathOf(key: string): string {
+    assertKey(key);
+    return join(this.root, key.slice(0, 2), key);
+  }
+}
+
+const isNotFound = (error: unknown) => {
+  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
+};
+
+/** An S3-compatible bucket (AWS, MinIO, Ceph, ...). The bucket must exist. */
+export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(settings: S3Settings) {
+    this.bucket = settings.bucket;
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      credentials: settings.credentials,
+      forcePathStyle: settings.forcePathStyle,
+    });
+  }
+
+  async put(key: string, data: Buffer, contentType: string): Promise<void> {
+    assertKey(key);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: data, ContentType: contentType }),
+    );
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    assertKey(key);
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key }),
+      );
+      return { body: object.Body as Readable, size: object.ContentLength ?? 0 };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    assertKey(key);
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  onApplicationShutdown(): void {
+    this.client.destroy();
+  }
+}
+
+export const mediaStorageProvider: Provider = {
+  provide: MEDIA_STORAGE,
+  inject: [mediaConfig.KEY],
+  useFactory: (cfg: MediaConfig): MediaStorage =>
+    cfg.s3 ? new S3MediaStorage(cfg.s3) : new LocalMediaStorage(cfg.localDir),
+};

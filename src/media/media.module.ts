@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { PetsModule } from '../pets/pets.module.js';
+import { ImageProcessor } from './image-processor.js';
+import { ImageUploadInterceptor } from './image-upload.interceptor.js';
+import { MediaController } from './media.controller.js';
+import { mediaStorageProvider } from './media-storage.js';
+import { MediaService } from './media.service.js';
+import { PetImagesController } from './pet-images.controller.js';
+
+/** Pet images: upload, renditions, storage and serving. Depends on pets, never the reverse. */
+@Module({
+  imports: [PetsModule],
+  controllers: [PetImagesController, MediaController],
+  providers: [MediaService, ImageProcessor, ImageUploadInterceptor, mediaStorageProvider],
+  exports: [MediaService],
+})
+export class MediaModule {}

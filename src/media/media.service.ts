@@ -1,0 +1,174 @@
+import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Readable } from 'node:stream';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiException } from '../common/errors/api-exception.js';
+import { appConfig } from '../config/app.config.js';
+import type { ConfigType } from '@nestjs/config';
+import { PetsService } from '../pets/pets.service.js';
+import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
+import { ImageProcessor } from './image-processor.js';
+import { contentTypeOfKey, etagOfKey, newMediaKey } from './media-key.js';
+import { MEDIA_STORAGE, type MediaStorage } from './media-storage.js';
+import { PetImage } from './pet-image.entity.js';
+import type { ImageUpload } from './upload-image.pipe.js';
+
+export const MEDIA_PATH = 'media';
+
+export interface MediaHeaders {
+  'Content-Type': string;
+  ETag: string;
+  'Cache-Control': string;
+  'X-Content-Type-Options': string;
+}
+
+export type MediaResponse =
+  | { notModified: true; headers: MediaHeaders }
+  | { notModified: false; headers: MediaHeaders; body: Readable; size: number };
+
+/** Builds the absolute URL of a stored object. */
+export type MediaUrl = (key: string) => string;
+
+const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
+
+@Injectable()
+export class MediaService implements OnModuleInit {
+  private readonly logger = new Logger(MediaService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
+    @Inject(appConfig.KEY) private readonly app: ConfigType<typeof appConfig>,
+    private readonly petsService: PetsService,
+    private readonly imageProcessor: ImageProcessor,
+  ) {}
+
+  onModuleInit(): void {
+    this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
+  }
+
+  /** `PUBLIC_BASE_URL` when configured, else the origin the request came to. */
+  urlsFor(requestOrigin: string | undefined): MediaUrl {
+    const base = this.app.publicBaseUrl ?? requestOrigin;
+    if (!base) {
+      throw ApiException.validation([{ field: 'Host', message: 'must be a plain host[:port]' }]);
+    }
+    return (key) => `${base}/${MEDIA_PATH}/${key}`;
+  }
+
+  /**
+   * Checks, renders, stores, then records the image and appends its URL to the pet in one
+   * transaction. Nothing is stored for a refused upload, and stored files are removed again
+   * when the database step fails.
+   */
+  async upload(petId: string, upload: ImageUpload, urlOf: MediaUrl): Promise<PetImage> {
+    await this.petsService.assertCanAddPhoto(petId);
+    const format = sniffImageFormat(upload.image);
+    if (!format) {
+      throw new ApiException(
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Only JPEG, PNG and GIF images are accepted (decided by the file content)',
+      );
+    }
+    const { main, thumbnail } = await this.imageProcessor.render(upload.image, format);
+    const key = newMediaKey(format);
+    const thumbnailKey = newMediaKey(format);
+    await this.storeAll(
+      [
+        [key, main.data],
+        [thumbnailKey, thumbnail.data],
+      ],
+      CONTENT_TYPES[format],
+    );
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        await this.petsService.appendPhotoUrl(petId, urlOf(key), manager);
+        return manager.getRepository(PetImage).save({
+          petId: Number(petId),
+          key,
+          thumbnailKey,
+          description: upload.description ?? null,
+          width: main.width,
+          height: main.height,
+          format,
+          bytes: main.data.length,
+        });
+      });
+    } catch (error) {
+      await this.deleteQuietly([key, thumbnailKey]);
+      throw error;
+    }
+  }
+
+  async list(petId: string): Promise<PetImage[]> {
+    await this.petsService.assertExists(petId);
+    return this.dataSource
+      .getRepository(PetImage)
+      .find({ where: { petId: Number(petId) }, order: { id: 'ASC' } });
+  }
+
+  /** A stored object for `GET /media/{key}`, or 304 when the client's copy is current. */
+  async open(key: string, ifNoneMatch: string | undefined): Promise<MediaResponse> {
+    const headers: MediaHeaders = {
+      'Content-Type': contentTypeOfKey(key),
+      ETag: etagOfKey(key),
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    if (ifNoneMatch && matchesEtag(ifNoneMatch, headers.ETag)) {
+      if (!(await this.storage.exists(key))) throw mediaNotFound();
+      return { notModified: true, headers };
+    }
+    const object = await this.storage.get(key);
+    if (!object) throw mediaNotFound();
+    return { notModified: false, headers, body: object.body, size: object.size };
+  }
+
+  /** Runs in the pet's deleting transaction: the rows go with the pet, the files after it. */
+  private async releaseImagesOf(
+    petId: string,
+    manager: EntityManager,
+  ): Promise<() => Promise<void>> {
+    const images = await manager
+      .getRepository(PetImage)
+      .find({ where: { petId: Number(petId) }, select: { key: true, thumbnailKey: true } });
+    const keys = images.flatMap((image) => [image.key, image.thumbnailKey]);
+    return () => this.deleteQuietly(keys);
+  }
+
+  private async storeAll(objects: [string, Buffer][], contentType: string): Promise<void> {
+    const results = await Promise.allSettled(
+      objects.map(([key, data]) => this.storage.put(key, data, contentType)),
+    );
+    const failure = results.find((r) => r.status === 'rejected');
+    if (!failure) return;
+    this.logger.error('Storing an image failed', failure.reason);
+    await this.deleteQuietly(objects.map(([key]) => key));
+    throw new ApiException(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'SERVICE_UNAVAILABLE',
+      'Image storage is unavailable; retry shortly',
+      undefined,
+      { 'Retry-After': '5' },
+    );
+  }
+
+  /** Best effort: a file left behind is logged with its key, never turned into an error. */
+  private async deleteQuietly(keys: string[]): Promise<void> {
+    const results = await Promise.allSettled(keys.map((key) => this.storage.delete(key)));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') {
+        this.logger.error(`Could not delete media ${keys[i]}`, result.reason);
+      }
+    });
+  }
+}
+
+/** RFC 9110 If-None-Match: `*`, or a list compared weakly (a W/ prefix is ignored). */
+function matchesEtag(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}

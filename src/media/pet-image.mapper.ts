@@ -1,0 +1,37 @@
+import type { MediaUrl } from './media.service.js';
+import type { PetImage } from './pet-image.entity.js';
+
+export interface PetImageResponse {
+  id: number;
+  url: string;
+  thumbnailUrl: string;
+  description: string | null;
+  width: number;
+  height: number;
+  format: string;
+  bytes: number;
+  createdAt: string;
+}
+
+export interface UploadImageResponse {
+  message: string;
+  imageUrl: string;
+}
+
+export function toPetImageResponse(image: PetImage, urlOf: MediaUrl): PetImageResponse {
+  return {
+    id: image.id,
+    url: urlOf(image.key),
+    thumbnailUrl: urlOf(image.thumbnailKey),
+    description: image.description,
+    width: image.width,
+    height: image.height,
+    format: image.format,
+    bytes: image.bytes,
+    createdAt: image.createdAt.toISOString(),
+  };
+}
+
+export function toUploadImageResponse(image: PetImage, urlOf: MediaUrl): UploadImageResponse {
+  return { message: 'Image uploaded', imageUrl: urlOf(image.key) };
+}
