@@ -8,6 +8,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import sharp from 'sharp';
 
 const RUNS = 7;
+const ADMIN_PASSWORD = 'bench admin password';
 const MAX_BYTES = 5 * 1024 * 1024;
 // Room for the multipart envelope, so the whole request stays under the 5 MB file limit.
 const TARGET_BYTES = MAX_BYTES - 4 * 1024;
@@ -77,7 +78,7 @@ async function json(response: Response): Promise<{ id: number }> {
 export async function run(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
   // Configuration is read when the modules load: set it first, then import the app.
-  Object.assign(process.env, { NODE_ENV: 'test', DATA_DIR: dataDir });
+  Object.assign(process.env, { NODE_ENV: 'test', DATA_DIR: dataDir, ADMIN_PASSWORD });
   const { AppModule } = await import('../src/app.module.js');
   const { configureApp } = await import('../src/app.setup.js');
   const app = configureApp(
@@ -90,18 +91,26 @@ export async function run(): Promise<void> {
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://127.0.0.1:${port}/v1`;
   try {
+    const { token } = (await (
+      await fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+      })
+    ).json()) as { token: string };
+    const auth = { Authorization: `Bearer ${token}` };
     const jpeg = await twelveMegapixelJpeg();
     const category = await json(
       await fetch(`${base}/categories`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { ...auth, 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'Bench' }),
       }),
     );
     const pet = await json(
       await fetch(`${base}/pets`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { ...auth, 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'Bench', categoryId: category.id, status: 'available' }),
       }),
     );
@@ -110,6 +119,7 @@ export async function run(): Promise<void> {
       form.append('image', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'bench.jpg');
       const response = await fetch(`${base}/pets/${pet.id}/upload-image`, {
         method: 'POST',
+        headers: auth,
         body: form,
       });
       if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);

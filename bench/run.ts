@@ -1,12 +1,16 @@
-/** `npm run bench -- <name>`: runs one benchmark from this folder, on the compiled code. */
+/**
+ * `npm run bench [-- api|media] [--quick]`: runs one benchmark from this folder, on the
+ * compiled code; the API benchmark when none is named.
+ */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  api: () => import('./api.bench.js'),
   media: () => import('./media.bench.js'),
 };
 
-const name = process.argv[2];
-const load = name ? benches[name] : undefined;
+const name = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'api';
+const load = benches[name];
 if (!load) {
-  console.error(`Usage: npm run bench -- <${Object.keys(benches).join('|')}>`);
+  console.error(`Usage: npm run bench -- [${Object.keys(benches).join('|')}] [--quick]`);
   process.exit(2);
 }
 await (await load()).run();

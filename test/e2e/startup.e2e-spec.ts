@@ -36,6 +36,7 @@ describe('Start-up (e2e)', () => {
         await rm(dataDir, { recursive: true, force: true });
       }
     },
-    30_000,
+    // Two boots that each initialise a data directory from scratch.
+    120_000,
   );
 });

@@ -52,8 +52,8 @@ async function migratedTemplate(): Promise<string> {
   const template = join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}`);
   const pgdata = join(template, 'pgdata');
   if (existsSync(pgdata)) return pgdata;
-  const building = `${template}.building`;
-  await rm(building, { recursive: true, force: true });
+  // A name of its own: a timed-out test may still be building another one in this worker.
+  const building = `${template}.building-${randomBytes(4).toString('hex')}`;
   const { options, embedded } = await resolveDatabase({
     dataDir: building,
     migrationsRun: true,
@@ -67,7 +67,11 @@ async function migratedTemplate(): Promise<string> {
     await dataSource.destroy();
     await embedded?.stop();
   }
-  await rename(building, template);
+  if (existsSync(pgdata)) {
+    await rm(building, { recursive: true, force: true });
+  } else {
+    await rename(building, template);
+  }
   return pgdata;
 }
 

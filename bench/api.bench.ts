@@ -1,0 +1,481 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+/**
+ * `npm run bench [-- --quick]`: the app against the raw baseline (bench/baseline.ts) on
+ * one seeded PostgreSQL, scenario by scenario, in alternating rounds, with many rotating
+ * credentials. Prints a table of medians and writes it as JSON to bench/results/.
+ */
+const QUICK = process.argv.includes('--quick');
+const PETS = QUICK ? 50_000 : 1_000_000;
+const ROUNDS = 3;
+const SECONDS = QUICK ? 3 : 8;
+const CONNECTIONS = 16;
+const USERS = 50;
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE = QUICK ? 'petstore_bench_quick' : 'petstore_bench';
+const ADMIN_PASSWORD = 'bench admin password';
+const JWT_SECRET = randomBytes(32).toString('base64url');
+// Limits stay on (their cost is measured) but high enough never to refuse the load.
+const HIGH_LIMITS = Object.fromEntries(
+  ['API_KEY', 'USER', 'ANONYMOUS'].flatMap((tier) =>
+    ['HOUR', 'MINUTE'].map((w) => [`RATE_LIMIT_${tier}_PER_${w}`, '100000000']),
+  ),
+);
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+interface Row {
+  scenario: string;
+  app: Sample;
+  baseline?: Sample;
+  target: string;
+  met?: boolean;
+  note?: string;
+}
+
+type RequestSetup = (request: { path?: string }) => void;
+
+const databaseUrl = () => {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function start(script: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+async function prepareDatabase(): Promise<void> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  const client = new pg.Client({ connectionString: databaseUrl() });
+  await client.connect();
+  const counted = await client
+    .query<{ n: string }>('SELECT count(*) AS n FROM pets')
+    .then((r) => Number(r.rows[0].n))
+    .catch(() => 0);
+  await client.end();
+  if (counted >= PETS) {
+    console.log(`bench: reusing ${DATABASE} with ${counted} pets`);
+    return;
+  }
+  console.log(`bench: seeding ${PETS} pets into ${DATABASE}`);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['dist-bench/src/database/seed.js', '--pets', String(PETS - counted)],
+      {
+        env: { ...process.env, DATABASE_URL: databaseUrl() },
+        stdio: 'inherit',
+      },
+    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
+  });
+}
+
+async function json<T>(response: Response): Promise<T> {
+  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** Many users, each with its own token: the load is spread over many rate-limit budgets. */
+async function tokens(base: string): Promise<string[]> {
+  const login = (username: string, password: string) =>
+    fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    }).then((r) => json<{ token: string }>(r).then((b) => b.token));
+  const adminToken = await login('admin', ADMIN_PASSWORD);
+  const result: string[] = [];
+  for (let i = 0; i < USERS; i++) {
+    const username = `bench_${i}`;
+    await fetch(`${base}/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({
+        username,
+        email: `${username}@bench.invalid`,
+        password: ADMIN_PASSWORD,
+      }),
+    });
+    result.push(await login(username, ADMIN_PASSWORD));
+  }
+  return result;
+}
+
+async function measure(
+  origin: string,
+  path: string,
+  options: {
+    auth?: string[];
+    setup?: RequestSetup;
+    method?: string;
+    body?: string;
+    connections?: number;
+    seconds?: number;
+  } = {},
+): Promise<Sample & { perSecond: number[] }> {
+  let next = 0;
+  const perSecond: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: origin,
+        connections: options.connections ?? CONNECTIONS,
+        duration: options.seconds ?? SECONDS,
+        requests: [
+          {
+            method: (options.method ?? 'GET') as 'GET',
+            path,
+            body: options.body,
+            headers: options.body ? { 'content-type': 'application/json' } : {},
+            // Each request carries the next user's token: many budgets, as in real traffic.
+            setupRequest: (request) => {
+              const headers = { ...(request.headers as Record<string, string>) };
+              if (options.auth) {
+                headers.authorization = `Bearer ${options.auth[next++ % options.auth.length]}`;
+              }
+              const configured = { ...request, headers };
+              options.setup?.(configured);
+              return configured;
+            },
+          },
+        ],
+      },
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    let thisSecond = 0;
+    instance.on('response', () => (thisSecond += 1));
+    instance.on('tick', () => {
+      perSecond.push(thisSecond);
+      thisSecond = 0;
+    });
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bad: result.non2xx + result.errors + result.timeouts,
+    perSecond,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+function medianSample(samples: Sample[]): Sample {
+  return {
+    rps: median(samples.map((s) => s.rps)),
+    p50: median(samples.map((s) => s.p50)),
+    p99: median(samples.map((s) => s.p99)),
+    bad: samples.reduce((sum, s) => sum + s.bad, 0),
+  };
+}
+
+/** App and baseline in alternating rounds, after one short warm-up each. */
+async function sideBySide(
+  app: (round: number) => Promise<Sample>,
+  baseline?: (round: number) => Promise<Sample>,
+): Promise<{ app: Sample; baseline?: Sample }> {
+  const appSamples: Sample[] = [];
+  const baseSamples: Sample[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    appSamples.push(await app(round));
+    if (baseline) baseSamples.push(await baseline(round));
+  }
+  return {
+    app: medianSample(appSamples),
+    baseline: baseline ? medianSample(baseSamples) : undefined,
+  };
+}
+
+export async function run(): Promise<void> {
+  await prepareDatabase();
+  const [appPort, basePort, secondPort, thirdPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const appEnv = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl(),
+    PORT: String(appPort),
+    HOST: '127.0.0.1',
+    JWT_SECRET,
+    ADMIN_PASSWORD,
+    DATA_DIR: `/tmp/petstore-bench-${appPort}`,
+    ...HIGH_LIMITS,
+  };
+  const children = [
+    start('dist-bench/src/main.js', appEnv),
+    start('dist-bench/bench/baseline.js', { DATABASE_URL: databaseUrl(), PORT: String(basePort) }),
+  ];
+  const app = `http://127.0.0.1:${appPort}`;
+  const base = `http://127.0.0.1:${basePort}`;
+  const rows: Row[] = [];
+  try {
+    await Promise.all([waitForHttp(`${app}/v1/pets`), waitForHttp(`${base}/v1/pets`)]);
+    const auth = await tokens(`${app}/v1`);
+    const categoryName = (
+      await json<{ categories: { name: string }[] }>(
+        await fetch(`${app}/v1/categories`, { headers: { Authorization: `Bearer ${auth[0]}` } }),
+      )
+    ).categories.find((c) => c.name.startsWith('Bulk'))!.name;
+    const categoryId = (
+      await json<{ categories: { id: number; name: string }[] }>(
+        await fetch(`${app}/v1/categories`, { headers: { Authorization: `Bearer ${auth[0]}` } }),
+      )
+    ).categories.find((c) => c.name === categoryName)!.id;
+    const filtered = `/v1/pets?limit=20&category=${encodeURIComponent(categoryName)}&status=available`;
+    const randomId = () => 1 + Math.floor(Math.random() * PETS * 0.9);
+    const byId: RequestSetup = (request) => {
+      request.path = `/v1/pets/${randomId()}`;
+    };
+    const body = JSON.stringify({ name: 'Bench pet', categoryId, status: 'available' });
+    const rename = JSON.stringify({ name: 'Renamed pet' });
+
+    for (const [label, connections] of [['warm-up', CONNECTIONS]] as const) {
+      console.log(`bench: ${label}`);
+      await measure(app, filtered, { auth, connections, seconds: 2 });
+      await measure(base, filtered, { connections, seconds: 2 });
+    }
+
+    console.log('bench: 1. filtered list');
+    const list = await sideBySide(
+      () => measure(app, filtered, { auth }),
+      () => measure(base, filtered),
+    );
+    rows.push({
+      scenario: '1. GET /pets?category&status (JWT)',
+      ...list,
+      target: 'app ≥ 55% of baseline req/s',
+      met: list.app.rps >= 0.55 * list.baseline!.rps,
+    });
+
+    console.log('bench: 2. unfiltered list');
+    const unfiltered = await sideBySide(() => measure(app, '/v1/pets?limit=20', { auth }));
+    rows.push({
+      scenario: '2. GET /pets unfiltered (1M matches)',
+      app: unfiltered.app,
+      target: 'p50 ≤ 1.5 × filtered p50',
+      met: unfiltered.app.p50 <= 1.5 * Math.max(list.app.p50, 1),
+      note: `filtered p50 ${list.app.p50} ms`,
+    });
+
+    console.log('bench: 3. page 500 by cursor');
+    let cursor = '';
+    for (let page = 1; page < 500; page++) {
+      const res = await json<{ pagination: { nextCursor: string } }>(
+        await fetch(
+          `${app}/v1/pets?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          {
+            headers: { Authorization: `Bearer ${auth[page % auth.length]}` },
+          },
+        ),
+      );
+      cursor = res.pagination.nextCursor;
+    }
+    const deep = await sideBySide(() =>
+      measure(app, `/v1/pets?limit=20&cursor=${encodeURIComponent(cursor)}`, { auth }),
+    );
+    rows.push({
+      scenario: '3. GET /pets page 500 by cursor',
+      app: deep.app,
+      target: 'p50 ≤ 1.5 × page-1 p50',
+      met: deep.app.p50 <= 1.5 * Math.max(unfiltered.app.p50, 1),
+      note: `page 1 p50 ${unfiltered.app.p50} ms`,
+    });
+
+    console.log('bench: 4. pet by id');
+    const one = await sideBySide(
+      () => measure(app, '/v1/pets/1', { auth, setup: byId }),
+      () => measure(base, '/v1/pets/1', { setup: byId }),
+    );
+    rows.push({
+      scenario: '4. GET /pets/{id}',
+      ...one,
+      target: 'app ≥ 30% of baseline req/s',
+      met: one.app.rps >= 0.3 * one.baseline!.rps,
+    });
+
+    console.log('bench: 5. create and update');
+    const create = await sideBySide(
+      () => measure(app, '/v1/pets', { auth, method: 'POST', body }),
+      () => measure(base, '/v1/pets', { method: 'POST', body }),
+    );
+    rows.push({
+      scenario: '5a. POST /pets',
+      ...create,
+      target: 'app ≥ 33% of baseline req/s',
+      met: create.app.rps >= 0.33 * create.baseline!.rps,
+    });
+    const update = await sideBySide(
+      () => measure(app, '/v1/pets/1', { auth, method: 'PUT', body: rename, setup: byId }),
+      () => measure(base, '/v1/pets/1', { method: 'PUT', body: rename, setup: byId }),
+    );
+    rows.push({
+      scenario: '5b. PUT /pets/{id}',
+      ...update,
+      target: 'app ≥ 33% of baseline req/s',
+      met: update.app.rps >= 0.33 * update.baseline!.rps,
+    });
+
+    console.log('bench: 6. guard stack without database work');
+    const guards = await sideBySide(
+      () => measure(app, '/v1/rate-limit', { auth }),
+      () => measure(base, '/v1/rate-limit'),
+    );
+    rows.push({
+      scenario: '6. GET /rate-limit (guards, no DB)',
+      ...guards,
+      target: 'app ≥ 60% of a bare endpoint',
+      met: guards.app.rps >= 0.6 * guards.baseline!.rps,
+      note: 'baseline: same JSON from node:http',
+    });
+
+    console.log('bench: 8. tail at 64 connections');
+    const tail = await sideBySide(
+      () => measure(app, filtered, { auth, connections: 64 }),
+      () => measure(base, filtered, { connections: 64 }),
+    );
+    rows.push({
+      scenario: '8. filtered list, 64 connections',
+      ...tail,
+      target: 'app p99 ≤ 2 × baseline p99',
+      met: tail.app.p99 <= 2 * tail.baseline!.p99,
+    });
+
+    if (!QUICK) {
+      console.log('bench: 7. no decay over 60 s');
+      const long = await measure(app, filtered, { auth, seconds: 60 });
+      const first = long.perSecond.slice(0, 10).reduce((a, b) => a + b, 0);
+      const last = long.perSecond.slice(-10).reduce((a, b) => a + b, 0);
+      rows.push({
+        scenario: '7. 60 s run: last 10 s vs first 10 s',
+        app: long,
+        target: 'last ≥ 90% of first',
+        met: last >= 0.9 * first,
+        note: `first ${first}, last ${last} requests`,
+      });
+    }
+
+    console.log('bench: 9. two instances sharing Redis counters');
+    const shared = {
+      ...appEnv,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `bench-${appPort}:`,
+      DATABASE_MIGRATIONS_RUN: 'false',
+    };
+    children.push(start('dist-bench/src/main.js', { ...shared, PORT: String(secondPort) }));
+    children.push(start('dist-bench/src/main.js', { ...shared, PORT: String(thirdPort) }));
+    const second = `http://127.0.0.1:${secondPort}`;
+    const third = `http://127.0.0.1:${thirdPort}`;
+    await Promise.all([waitForHttp(`${second}/v1/pets`), waitForHttp(`${third}/v1/pets`)]);
+    const scaled = await sideBySide(
+      async () => {
+        const [a, b] = await Promise.all([
+          measure(second, filtered, { auth, connections: CONNECTIONS / 2 }),
+          measure(third, filtered, { auth, connections: CONNECTIONS / 2 }),
+        ]);
+        return {
+          rps: a.rps + b.rps,
+          p50: Math.max(a.p50, b.p50),
+          p99: Math.max(a.p99, b.p99),
+          bad: a.bad + b.bad,
+        };
+      },
+      () => measure(second, filtered, { auth }),
+    );
+    rows.push({
+      scenario: '9. two processes vs one (Redis counters)',
+      app: scaled.app,
+      baseline: scaled.baseline,
+      target: 'two ≥ 1.2 × one',
+      met: scaled.app.rps >= 1.2 * scaled.baseline!.rps,
+      note: '"baseline" column = one process',
+    });
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+
+  report(rows);
+}
+
+function report(rows: Row[]): void {
+  const fmt = (n: number | undefined) => (n === undefined ? '' : Math.round(n));
+  console.table(
+    rows.map((row) => ({
+      scenario: row.scenario,
+      'app req/s': fmt(row.app.rps),
+      'baseline req/s': fmt(row.baseline?.rps),
+      ratio: row.baseline ? (row.app.rps / row.baseline.rps).toFixed(2) : '',
+      'app p50/p99 ms': `${row.app.p50}/${row.app.p99}`,
+      'baseline p50/p99 ms': row.baseline ? `${row.baseline.p50}/${row.baseline.p99}` : '',
+      target: row.target,
+      met: row.met ? 'yes' : 'NO',
+      note: row.note ?? '',
+    })),
+  );
+  const bad = rows.reduce((sum, row) => sum + row.app.bad + (row.baseline?.bad ?? 0), 0);
+  console.log(
+    bad === 0 ? 'bench: every response was 2xx' : `bench: ${bad} responses were not 2xx or failed`,
+  );
+  const file = `bench/results/api-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  void mkdir('bench/results', { recursive: true })
+    .then(() =>
+      writeFile(
+        file,
+        JSON.stringify(
+          { quick: QUICK, pets: PETS, rounds: ROUNDS, seconds: SECONDS, rows },
+          null,
+          2,
+        ),
+      ),
+    )
+    .then(() => console.log(`bench: results written to ${file}`));
+  if (bad > 0) process.exitCode = 1;
+}
