@@ -15,21 +15,9 @@ export class CategoriesService {
     return this.categories.find({ order: { name: 'ASC', id: 'ASC' } });
   }
 
-  /** The category, or null; for callers that report a missing one their own way. */
-  findById(id: string | number): Promise<Category | null> {
-    return this.categories.findOneBy({ id: id as number });
-  }
-
-  /** Names are unique case-insensitively, so this finds at most one. */
-  findByName(name: string): Promise<Category | null> {
-    return this.categories
-      .createQueryBuilder('category')
-      .where('lower(category.name) = lower(:name)', { name })
-      .getOne();
-  }
-
   async findOne(id: string): Promise<Category> {
-    const category = await this.findById(id);
+    // The id stays the decimal string ParseIdPipe checked; PostgreSQL compares it exactly.
+    const category = await this.categories.findOneBy({ id: id as unknown as number });
     if (!category) throw ApiException.notFound('CATEGORY_NOT_FOUND', `Category ${id} not found`);
     return category;
   }

@@ -81,3 +81,64 @@ export function listPetsQuery(filters: PetListFilters): {
 
 const where = (conditions: string[]) =>
   conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
+
+/** Request fields as columns, in one place for INSERT and UPDATE. */
+const WRITE_COLUMNS = {
+  name: 'name',
+  categoryId: 'category_id',
+  status: 'status',
+  photoUrls: 'photo_urls',
+  age: 'age',
+  breed: 'breed',
+  description: 'description',
+} as const;
+export type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
+
+/** Reads back what the preceding `changed` CTE wrote, in the read shape, same statement. */
+const selectChanged = (ctes: string) => `
+  WITH ${ctes}
+  SELECT ${PET_COLUMNS} FROM changed p JOIN categories c ON c.id = p.category_id`;
+
+export function insertPetQuery(fields: PetWriteFields): { sql: string; params: unknown[] } {
+  const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
+  const sql = selectChanged(
+    `changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)`,
+  );
+  return { sql, params: entries.map(([, value]) => value) };
+}
+
+/**
+ * One statement. With `fromStatuses` the update is conditional on the status read at its
+ * start (`before`): when another move commits first, PostgreSQL re-checks the row, finds
+ * a different status and updates nothing, so two moves from one status cannot both win.
+ */
+export function updatePetQuery(
+  id: string,
+  fields: PetWriteFields,
+  fromStatuses?: readonly PetStatus[],
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [id];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const assignments = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(
+      ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
+    );
+  assignments.push('updated_at = clock_timestamp()');
+  const set = assignments.join(', ');
+  if (!fromStatuses) {
+    return {
+      sql: selectChanged(`changed AS (UPDATE pets SET ${set} WHERE id = $1 RETURNING *)`),
+      params,
+    };
+  }
+  const sql = selectChanged(`
+    before AS (SELECT status FROM pets WHERE id = $1),
+    changed AS (UPDATE pets p SET ${set} FROM before
+                 WHERE p.id = $1 AND p.status = before.status
+                   AND before.status = ANY(${param(fromStatuses)}::pet_status[])
+                RETURNING p.*)`);
+  return { sql, params };
+}

@@ -1,16 +1,22 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { CategoriesService } from '../categories/categories.service.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
 import { Pet } from './pet.entity.js';
-import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from './pet.queries.js';
-import { allowedNextStatuses, isAllowedMove, type PetStatus } from './pet-status.js';
+import {
+  insertPetQuery,
+  listPetsQuery,
+  SELECT_PET_BY_ID,
+  updatePetQuery,
+  type PetRow,
+} from './pet.queries.js';
+import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 
 /** Most photo URLs a pet holds, as the create/update validation allows. */
 export const MAX_PHOTO_URLS = 20;
@@ -52,10 +58,7 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
 export class PetsService {
   private readonly removalHooks: PetRemovalHook[] = [];
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly categoriesService: CategoriesService,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
     const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
@@ -94,51 +97,40 @@ export class PetsService {
   }
 
   async create(dto: CreatePetDto): Promise<PetRow> {
-    await this.assertCategoryExists(dto.categoryId);
+    const { tags, ...fields } = dto;
+    const { sql, params } = insertPetQuery({ ...fields, photoUrls: fields.photoUrls ?? [] });
+    // Without tags a single statement inserts and reads back; with them, one transaction.
+    if (!tags?.length) {
+      const [pet] = await this.write(dto, () => this.dataSource.query<PetRow[]>(sql, params));
+      return pet;
+    }
     return this.dataSource.transaction(async (manager) => {
-      const inserted = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Pet)
-        .values({
-          name: dto.name,
-          categoryId: dto.categoryId,
-          status: dto.status,
-          photoUrls: dto.photoUrls ?? [],
-          age: dto.age ?? null,
-          breed: dto.breed ?? null,
-          description: dto.description ?? null,
-        })
-        .returning(['id'])
-        .execute();
-      const id = String((inserted.raw as { id: number }[])[0].id);
-      await this.replaceTags(manager, id, dto.tags ?? []);
-      return this.load(manager, id);
+      const [pet] = await this.write(dto, () => manager.query<PetRow[]>(sql, params));
+      await this.replaceTags(manager, String(pet.id), tags);
+      return this.load(manager, String(pet.id));
     });
   }
 
   async update(id: string, dto: UpdatePetDto): Promise<PetRow> {
-    if (dto.categoryId !== undefined) await this.assertCategoryExists(dto.categoryId);
+    const { tags, ...fields } = dto;
+    const to = dto.status;
+    const fromStatuses = to && PET_STATUSES.filter((from) => isAllowedMove(from, to));
+    const { sql, params } = updatePetQuery(id, fields, fromStatuses);
+    const apply = async (manager: EntityManager) => {
+      const [pet] = await this.write(dto, () => manager.query<PetRow[]>(sql, params));
+      if (pet) return pet;
+      // Nothing matched: the pet is gone, or its status (read now) does not allow the move.
+      const [current] = await manager.query<{ status: PetStatus }[]>(
+        'SELECT status FROM pets WHERE id = $1',
+        [id],
+      );
+      if (!current) throw petNotFound(id);
+      throw invalidTransition(current.status, to ?? current.status);
+    };
+    if (tags === undefined) return apply(this.dataSource.manager);
     return this.dataSource.transaction(async (manager) => {
-      const current = await this.load(manager, id);
-      const to = dto.status ?? current.status;
-      if (!isAllowedMove(current.status, to)) throw invalidTransition(current.status, to);
-
-      const { tags, ...fields } = dto;
-      // Conditional on the status read above: of two concurrent moves from the same
-      // status, the second finds the row changed and matches nothing.
-      const result = await manager
-        .createQueryBuilder()
-        .update(Pet)
-        .set({ ...fields, updatedAt: () => 'clock_timestamp()' })
-        .where('id = :id AND status = :from', { id, from: current.status })
-        .execute();
-      if (!result.affected) {
-        // READ COMMITTED: this fresh statement sees the winner's committed row.
-        const winner = await this.load(manager, id);
-        throw invalidTransition(winner.status, to);
-      }
-      if (tags !== undefined) await this.replaceTags(manager, id, tags);
+      await apply(manager);
+      await this.replaceTags(manager, id, tags);
       return this.load(manager, id);
     });
   }
@@ -204,11 +196,17 @@ export class PetsService {
     return pet;
   }
 
-  private async assertCategoryExists(categoryId: number): Promise<void> {
-    if (!(await this.categoriesService.findById(categoryId))) {
-      throw ApiException.validation([
-        { field: 'categoryId', message: `category ${categoryId} does not exist` },
-      ]);
+  /** Runs a write, reporting an unknown categoryId as the request's mistake. */
+  private async write<T>(dto: { categoryId?: number }, statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement();
+    } catch (error) {
+      if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
+        throw ApiException.validation([
+          { field: 'categoryId', message: `category ${dto.categoryId} does not exist` },
+        ]);
+      }
+      throw error;
     }
   }
 

@@ -278,7 +278,7 @@ describe('Pets (e2e)', () => {
         // Statistics views are a snapshot per transaction unless cleared.
         await lock.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await lock.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE%'",
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE pets%'",
         );
         return rows[0].n === 2;
       });

@@ -1,5 +1,6 @@
 interface DriverError {
   code?: string;
+  constraint?: string;
   detail?: string;
   message?: string;
 }
@@ -33,6 +34,11 @@ function driverErrorOf(error: unknown): DriverError | undefined {
 
 export function isUniqueViolation(error: unknown): boolean {
   return driverErrorOf(error)?.code === '23505';
+}
+
+/** The constraint a violation names, e.g. a foreign key's. */
+export function violatedConstraint(error: unknown): string | undefined {
+  return driverErrorOf(error)?.constraint;
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {
