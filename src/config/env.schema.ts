@@ -56,6 +56,26 @@ export class EnvironmentVariables {
   @Max(100)
   DATABASE_POOL_MAX = 10;
 
+  /** Longest wait for a new connection, and for a free one from a full pool. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+  /** The server cancels a statement that runs longer (migrations are exempt). */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
+
+  /** An unused pooled connection is closed after this long. */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1_000)
+  DATABASE_IDLE_TIMEOUT_MS = 30_000;
+
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL?: string;

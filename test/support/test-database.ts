@@ -4,8 +4,7 @@ import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '../../src/database/migrate.js';
+import { migrate } from '../../src/database/migrate.js';
 import { resolveDatabase } from '../../src/database/typeorm-options.js';
 
 /**
@@ -56,12 +55,13 @@ async function migratedTemplate(): Promise<string> {
     migrationsRun: true,
     poolMax: 1,
     url: undefined,
+    connectTimeoutMs: 30_000,
+    statementTimeoutMs: 30_000,
+    idleTimeoutMs: 30_000,
   });
-  const dataSource = await new DataSource(options).initialize();
   try {
-    await runMigrationsWithLock(dataSource);
+    await migrate(options);
   } finally {
-    await dataSource.destroy();
     await embedded?.stop();
   }
   await rename(building, template);

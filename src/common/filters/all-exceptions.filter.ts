@@ -40,7 +40,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = ctx.getResponse<Response>();
     const error = this.toApiException(exception, request);
 
-    if (error.getStatus() >= 500) {
+    if (error.code === 'SERVICE_UNAVAILABLE') {
+      // An outage, not a bug: one line with the cause, no stack for every refused request.
+      this.logger.warn(
+        `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${
+          exception instanceof Error ? exception.message : String(exception)
+        }`,
+      );
+    } else if (error.getStatus() >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
         exception instanceof Error ? exception.stack : String(exception),
