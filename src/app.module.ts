@@ -8,9 +8,14 @@ import { ContentTypeInterceptor } from './common/http/content-type.interceptor.j
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { appConfig } from './config/app.config.js';
 import { databaseConfig } from './config/database.config.js';
+import { observabilityConfig } from './config/observability.config.js';
 import { rateLimitConfig } from './config/rate-limit.config.js';
 import { validateEnv } from './config/env.schema.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -20,10 +25,14 @@ import { RateLimitModule } from './rate-limit/rate-limit.module.js';
     ConfigModule.forRoot({
       isGlobal: true,
       ignoreEnvFile: process.env.NODE_ENV === 'test',
-      load: [appConfig, databaseConfig, rateLimitConfig],
+      load: [appConfig, databaseConfig, rateLimitConfig, observabilityConfig],
       validate: validateEnv,
     }),
+    LoggingModule,
+    LifecycleModule,
     DatabaseModule,
+    MetricsModule,
+    HealthModule,
     CategoriesModule,
     PetsModule,
     RateLimitModule,
