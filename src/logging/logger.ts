@@ -13,12 +13,12 @@ export interface LoggerOptions {
 // Secrets a log line must never carry, wherever they sit in a logged object: credentials
 // in request or response headers, and password, token, key and hash fields of bodies.
 const SECRET_FIELDS = ['password', 'token', 'key', 'apiKey', 'passwordHash', 'keyHash', 'hash'];
-const SECRET_HEADERS = ['authorization', '"x-api-key"', 'cookie', '"set-cookie"'];
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie', 'set-cookie'];
 export const REDACTED_PATHS = [
   ...SECRET_HEADERS.flatMap((header) => [
-    `headers.${header}`,
-    `*.headers.${header}`,
-    `*.*.headers.${header}`,
+    `headers["${header}"]`,
+    `*.headers["${header}"]`,
+    `*.*.headers["${header}"]`,
   ]),
   ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`]),
 ];

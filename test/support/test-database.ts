@@ -45,7 +45,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * each test app: copying takes a fraction of PGlite's initdb. Removed by global teardown.
  */
 async function migratedTemplate(): Promise<string> {
-  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}`);
+  // Named after the test run too (see global-setup.js), so that a run's teardown removes
+  // its own templates and never those of another run on the same machine.
+  const run = process.env.PETSTORE_TEST_RUN ?? 'local';
+  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${run}-${process.pid}`);
   const pgdata = join(template, 'pgdata');
   if (existsSync(pgdata)) return pgdata;
   const building = `${template}.building`;
