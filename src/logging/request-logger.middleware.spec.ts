@@ -55,10 +55,11 @@ describe(requestLogger.name, () => {
     );
   });
 
-  it('should log 500s as errors, 503s as warnings and probes at debug', () => {
+  it('should log 500s as errors, 503s as warnings and probes, even unready ones, at debug', () => {
     expect(exchange({}, 500).error).toHaveBeenCalled();
     expect(exchange({}, 503).warn).toHaveBeenCalled();
     expect(exchange({ path: '/health/ready' }, 200).debug).toHaveBeenCalled();
+    expect(exchange({ path: '/health/ready' }, 503).debug).toHaveBeenCalled();
   });
 
   it('should log a response the client abandoned as aborted', () => {

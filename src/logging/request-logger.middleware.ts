@@ -30,10 +30,12 @@ export function requestLogger(logger: Logger) {
         logger.warn({ ...line, aborted: true }, 'request aborted by the client');
       } else if (status >= 500 && status !== 503) {
         logger.error(line, 'request failed');
+      } else if (PROBE_PATHS.test(req.path)) {
+        logger.debug(line, 'request completed');
       } else if (status === 503) {
         logger.warn(line, 'request refused: service unavailable');
       } else {
-        logger[PROBE_PATHS.test(req.path) ? 'debug' : 'info'](line, 'request completed');
+        logger.info(line, 'request completed');
       }
     });
     next();

@@ -42,17 +42,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
     if (error.code === 'SERVICE_UNAVAILABLE') {
       // An outage, not a bug: one line with the cause, no stack for every refused request.
-      this.logger.warn(
-        `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${
-          exception instanceof Error ? exception.message : String(exception)
-        }`,
-      );
+      // A deliberate 503 (readiness) has logged its reason where it was decided.
+      if (!(exception instanceof ApiException)) {
+        this.logger.warn(
+          `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${
+            exception instanceof Error ? exception.message : String(exception)
+          }`,
+        );
+      }
     } else if (error.getStatus() >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
+    this.send(error, request, response);
+  }
+
+  private send(error: ApiException, request: Request, response: Response): void {
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.getStatus()).json({
