@@ -6,7 +6,7 @@ import process from 'node:process';
 // Removes the migrated PGlite templates that test/support/test-database.ts made per worker
 // in this run (other runs on the machine may still be using theirs).
 export default async function globalTeardown() {
-  const prefix = `petstore-template-${process.env.PETSTORE_TEST_RUN}-`;
+  const prefix = `petstore-pglite-template-${process.env.PETSTORE_TEST_RUN}-`;
   const entries = await readdir(tmpdir());
   await Promise.all(
     entries

@@ -71,7 +71,8 @@ async function migratedTemplate(): Promise<string> {
   return pgdata;
 }
 
-export const TEMPLATE_PREFIX = 'petstore-template-';
+// Not 'petstore-template-': teardowns of earlier versions remove every directory so named.
+export const TEMPLATE_PREFIX = 'petstore-pglite-template-';
 
 async function withAdmin(serverUrl: string, work: (client: pg.Client) => Promise<unknown>) {
   const client = new pg.Client({ connectionString: serverUrl });
