@@ -11,7 +11,11 @@ import { ContentTypeInterceptor } from './common/http/content-type.interceptor.j
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
 import { MediaModule } from './media/media.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -20,7 +24,11 @@ import { UsersModule } from './users/users.module.js';
 @Module({
   imports: [
     AppConfigModule,
+    LoggingModule,
+    LifecycleModule,
     DatabaseModule,
+    MetricsModule,
+    HealthModule,
     AuthModule,
     UsersModule,
     CategoriesModule,

@@ -1,23 +1,71 @@
+import type { Server } from 'node:http';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import type { AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { ROOT_LOGGER } from './logging/logging.module.js';
+import { PinoLoggerService } from './logging/pino-logger.service.js';
+import { requestLogger } from './logging/request-logger.middleware.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 export const API_PREFIX = 'v1';
-// Operational routes that live outside the versioned API.
-const UNPREFIXED_ROUTES = ['media/:key'];
+/** Routes served outside the API prefix: image files and operational endpoints. */
+export const UNPREFIXED_ROUTES = ['media/:key', 'health/live', 'health/ready', 'metrics'];
+
+// How often Node looks for requests past their timeouts (its default is 30 s).
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
+  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  app.useLogger(app.get(PinoLoggerService));
   app.disable('x-powered-by');
-  app.set(
-    'trust proxy',
-    app.get(ConfigService).getOrThrow<AppConfig['trustProxy']>('app.trustProxy'),
-  );
+  app.set('trust proxy', config.trustProxy);
+  applyHttpTimeouts(app.getHttpServer(), config.http);
+
   app.use(requestIdMiddleware);
+  app.use(app.get(ShutdownService).trackRequests());
+  app.use(requestLogger(app.get(ROOT_LOGGER)));
+  const metrics = app.get(MetricsService);
+  if (metrics.enabled) app.use(metrics.observeRequests());
+  app.use(
+    helmet({
+      // A JSON API: nothing may be loaded by or framed in a page that renders a response.
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      // Clients on other origins (CORS_ORIGINS) must be able to use the responses.
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id'],
+      exposedHeaders: [
+        'X-Request-Id',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+      ],
+      maxAge: 600,
+    });
+  }
   app.use(outsidePrefixNotFound(API_PREFIX));
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
-  app.enableShutdownHooks();
   return app;
+}
+
+function applyHttpTimeouts(server: Server, timeouts: AppConfig['http']): void {
+  server.requestTimeout = timeouts.requestTimeoutMs;
+  server.headersTimeout = timeouts.headersTimeoutMs;
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  // A createServer() option that Node reads when the server starts listening; Nest
+  // creates the server without options, so it is set here, before listen().
+  Object.assign(server, { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS });
 }

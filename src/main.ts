@@ -1,15 +1,35 @@
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
+import type { AppConfig } from './config/app.config.js';
+import { readEnv } from './config/env.schema.js';
+import { closeOnSignals } from './lifecycle/shutdown-signals.js';
+import { createLogger, startupLoggerOptions } from './logging/logger.js';
+import { PinoLoggerService } from './logging/pino-logger.service.js';
+
+// Start-up messages are JSON lines too; configureApp() then installs the configured logger.
+const startupLogger = new PinoLoggerService(await createLogger(startupLoggerOptions()));
 
 async function bootstrap(): Promise<void> {
+  // Validated before AppModule is loaded: ConfigModule validates it too, but in a promise
+  // of its own that would end the process with a bare stack trace.
+  readEnv();
+  const { AppModule } = await import('./app.module.js');
   // bodyParser off: JsonBodyMiddleware parses JSON and maps its errors to the contract.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false });
+  // abortOnError off: a failed start throws, so that it is reported and exits 1.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    logger: startupLogger,
+    abortOnError: false,
+  });
   configureApp(app);
-  const config = app.get(ConfigService);
-  await app.listen(config.getOrThrow<number>('app.port'), config.getOrThrow<string>('app.host'));
+  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  closeOnSignals(app, config.shutdownTimeoutMs);
+  await app.listen(config.port, config.host);
 }
 
-await bootstrap();
+await bootstrap().catch((error: unknown) => {
+  startupLogger.fatal(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -10,6 +10,13 @@ export const appConfig = registerAs('app', () => {
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    corsOrigins: env.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
+    http: {
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   };
 });
 

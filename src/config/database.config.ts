@@ -8,6 +8,9 @@ export const databaseConfig = registerAs('database', () => {
     dataDir: env.DATA_DIR,
     migrationsRun: env.DATABASE_MIGRATIONS_RUN,
     poolMax: env.DATABASE_POOL_MAX,
+    connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,
   };
 });
 

@@ -19,6 +19,24 @@ describe('validateEnv', () => {
     });
   });
 
+  it('should default the operational settings', () => {
+    expect(validateEnv({})).toMatchObject({
+      DATABASE_CONNECT_TIMEOUT_MS: 5000,
+      DATABASE_STATEMENT_TIMEOUT_MS: 5000,
+      LOG_LEVEL: 'info',
+      METRICS_ENABLED: false,
+      HTTP_REQUEST_TIMEOUT_MS: 30000,
+      HTTP_HEADERS_TIMEOUT_MS: 10000,
+      SHUTDOWN_TIMEOUT_MS: 10000,
+    });
+  });
+
+  it('should refuse a headers timeout longer than the request timeout', () => {
+    expect(() =>
+      validateEnv({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }),
+    ).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
@@ -27,6 +45,14 @@ describe('validateEnv', () => {
     ['DATABASE_POOL_MAX', '0'],
     ['DATABASE_MIGRATIONS_RUN', 'maybe'],
     ['PUBLIC_BASE_URL', 'not a url'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '10'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
+    ['LOG_LEVEL', 'loud'],
+    ['METRICS_ENABLED', 'sometimes'],
+    ['METRICS_TOKEN', 'short'],
+    ['CORS_ORIGINS', 'shop.example.com'],
+    ['CORS_ORIGINS', 'https://a.example.com,*'],
+    ['SHUTDOWN_TIMEOUT_MS', '-1'],
   ])('should refuse %s=%s with a message naming the variable', (name, value) => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),

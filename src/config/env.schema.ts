@@ -54,6 +54,18 @@ export class EnvironmentVariables {
   @IntegerText(1, 100)
   DATABASE_POOL_MAX = 10;
 
+  /** Longest wait for a new connection, and for a free one from a full pool. */
+  @IntegerText(100, 60_000)
+  DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+  /** The server cancels a statement that runs longer (migrations are exempt). */
+  @IntegerText(100, 600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
+
+  /** An unused pooled connection is closed after this long. */
+  @IntegerText(1_000)
+  DATABASE_IDLE_TIMEOUT_MS = 30_000;
+
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL?: string;
@@ -171,15 +183,54 @@ export class EnvironmentVariables {
   @Transform(toBoolean)
   @IsBoolean()
   S3_FORCE_PATH_STYLE = false;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  METRICS_ENABLED = false;
+
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16..256 printable characters' })
+  METRICS_TOKEN?: string;
+
+  /** Browser origins allowed by CORS, comma-separated; none when unset. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*$/, {
+    message: 'must be a comma-separated list of origins such as https://shop.example.com',
+  })
+  CORS_ORIGINS?: string;
+
+  /** Longest time a client may take to send a whole request. */
+  @IntegerText(1_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /** Longest time a client may take to send the request headers. */
+  @IntegerText(1_000)
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /** How long an idle keep-alive connection stays open; keep it above the balancer's. */
+  @IntegerText(1_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+  /** On SIGTERM or SIGINT, the longest wait for in-flight requests before closing anyway. */
+  @IntegerText(0, 600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
-  if (errors.length > 0) {
-    const lines = errors.map(
-      (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
-    );
+  const lines = errors.map(
+    (e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+  );
+  // The headers are part of the request: a longer headers timeout could never fire.
+  if (errors.length === 0 && env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    lines.push('  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  if (lines.length > 0) {
     throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
   }
   return env;

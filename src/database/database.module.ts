@@ -1,9 +1,10 @@
 import { Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from '../common/errors/database-errors.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import type { EmbeddedPostgres } from './embedded-postgres.js';
-import { runMigrationsWithLock } from './migrate.js';
+import { openMigrated } from './migrate.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 const logger = new Logger('Database');
@@ -11,32 +12,44 @@ const logger = new Logger('Database');
 const embeddedServers = new WeakMap<DataSource, EmbeddedPostgres>();
 
 async function openDataSource(cfg: DatabaseConfig): Promise<DataSource> {
-  const { options, embedded } = await resolveDatabase(cfg);
-  const dataSource = new DataSource(options);
+  const resolved = await resolveDatabase(cfg);
+  const { embedded } = resolved;
   try {
-    await dataSource.initialize();
-    if (cfg.migrationsRun) {
-      const applied = await runMigrationsWithLock(dataSource);
-      if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    const { dataSource, applied } = await openMigrated(resolved, cfg.migrationsRun);
+    if (applied.length > 0) logger.log(`Applied migrations: ${applied.join(', ')}`);
+    if (embedded) {
+      embeddedServers.set(dataSource, embedded);
+      logger.log(`Embedded PostgreSQL (PGlite) in ${cfg.dataDir}`);
     }
+    return dataSource;
   } catch (error) {
-    if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
-    throw error;
+    throw startupFailure(error, cfg);
   }
-  if (embedded) {
-    embeddedServers.set(dataSource, embedded);
-    logger.log(`Embedded PostgreSQL (PGlite) in ${cfg.dataDir}`);
-  }
-  return dataSource;
+}
+
+/** Names the unreachable database (never its password) so the operator sees what to fix. */
+function startupFailure(error: unknown, cfg: DatabaseConfig): unknown {
+  if (!isDatabaseUnavailable(error)) return error;
+  const { message, code } = error as { message?: string; code?: string };
+  const where = cfg.url ? locationOf(cfg.url) : `the embedded database in ${cfg.dataDir}`;
+  return new Error(
+    `Database unreachable at ${where} (${message || code}); start-up does not retry`,
+    { cause: error },
+  );
+}
+
+function locationOf(url: string): string {
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
 }
 
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      // The real options come from resolveDatabase(), shared with the TypeORM CLI;
-      // a failed start exits instead of retrying (see README, "Operating").
-      useFactory: () => ({ type: 'postgres', retryAttempts: 0 }),
+      // The real options come from resolveDatabase(), shared with the TypeORM CLI. A failed
+      // start exits at once, without Nest's "Retrying" log (see docs/operations.md).
+      useFactory: () => ({ type: 'postgres', retryAttempts: 0, toRetry: () => false }),
       dataSourceFactory: () => openDataSource(databaseConfig()),
     }),
   ],

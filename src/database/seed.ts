@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { databaseConfig } from '../config/database.config.js';
-import { runMigrationsWithLock } from './migrate.js';
+import { openMigrated } from './migrate.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 // Demo data for people trying the service. Idempotent: categories are matched by name
@@ -113,14 +113,16 @@ function petsArgument(): number | undefined {
 }
 
 const bulkPets = petsArgument();
-const { options, embedded } = await resolveDatabase(databaseConfig());
-const dataSource = await new DataSource(options).initialize();
+const resolved = await resolveDatabase(databaseConfig());
 try {
-  await runMigrationsWithLock(dataSource);
-  await seed(dataSource);
-  if (bulkPets) await seedBulk(dataSource, bulkPets);
+  const { dataSource } = await openMigrated(resolved, true);
+  try {
+    await seed(dataSource);
+    if (bulkPets) await seedBulk(dataSource, bulkPets);
+  } finally {
+    await dataSource.destroy();
+  }
   console.log('seed: done');
 } finally {
-  await dataSource.destroy();
-  await embedded?.stop();
+  await resolved.embedded?.stop();
 }

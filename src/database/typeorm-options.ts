@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
@@ -9,6 +10,12 @@ export interface ResolvedDatabase {
   /** Set when no DATABASE_URL was given and an embedded PGlite serves the data directory. */
   embedded?: EmbeddedPostgres;
 }
+
+// The client gives up this long after the server should have cancelled a statement: a
+// stopped or frozen server cancels nothing, and a request must not wait for it forever.
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+
+const logger = new Logger('Database');
 
 /** The one options builder: used by the app, the TypeORM CLI and the seed script. */
 export async function resolveDatabase(cfg: DatabaseConfig): Promise<ResolvedDatabase> {
@@ -24,7 +31,34 @@ export async function resolveDatabase(cfg: DatabaseConfig): Promise<ResolvedData
     // int8 columns and COUNT(*) come back as JS numbers, not strings.
     parseInt8: true,
     applicationName: 'petstore',
-    extra: { max: embedded ? 1 : cfg.poolMax },
+    // An idle connection that the server drops (restart, failover) is discarded by the
+    // pool; the next request opens a new one, so the service recovers on its own.
+    poolErrorHandler: (error: Error) => logger.warn(`Pooled connection lost: ${error.message}`),
+    // Options of pg's Pool and Client. PGlite runs each statement to its end on this
+    // process's thread, so the embedded database can have no statement timeouts.
+    extra: {
+      max: embedded ? 1 : cfg.poolMax,
+      connectionTimeoutMillis: cfg.connectTimeoutMs,
+      idleTimeoutMillis: cfg.idleTimeoutMs,
+      keepAlive: true,
+      ...(embedded
+        ? {}
+        : {
+            statement_timeout: cfg.statementTimeoutMs,
+            query_timeout: cfg.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+          }),
+    },
   };
   return { options, embedded };
+}
+
+/**
+ * The same database without statement and query timeouts, for migrations: a schema
+ * change may rightly run for minutes, and so may the wait for another instance's lock.
+ */
+export function withoutStatementTimeouts(options: DataSourceOptions): DataSourceOptions {
+  const extra: Record<string, unknown> = { ...(options.extra as object), max: 1 };
+  delete extra.statement_timeout;
+  delete extra.query_timeout;
+  return { ...options, extra };
 }

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { API_PREFIX } from '../app.setup.js';
 import { SKIP_RATE_LIMIT_KEY } from '../common/decorators/skip-rate-limit.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { RateLimitService } from './rate-limit.service.js';
 import { setRateLimitHeaders } from './window-state.js';
 
@@ -18,6 +19,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly rateLimitService: RateLimitService,
     private readonly reflector: Reflector,
+    private readonly metricsService: MetricsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -30,11 +32,12 @@ export class RateLimitGuard implements CanActivate {
     ]);
     if (skip) return true;
 
-    const { windows } = await this.rateLimitService.consume(request);
+    const { tier, windows } = await this.rateLimitService.consume(request);
     setRateLimitHeaders(context.switchToHttp().getResponse<Response>(), windows);
     const refused = windows.filter((w) => w.retryAfter !== undefined);
     if (refused.length === 0) return true;
     const worst = refused.reduce((a, b) => ((b.retryAfter ?? 0) > (a.retryAfter ?? 0) ? b : a));
+    this.metricsService.countRateLimitRefusal(tier, worst.window);
     throw new ApiException(
       HttpStatus.TOO_MANY_REQUESTS,
       'RATE_LIMIT_EXCEEDED',

@@ -20,6 +20,6 @@ import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
           : new MemoryRateLimitStorage(),
     },
   ],
-  exports: [RateLimitService],
+  exports: [RateLimitService, RATE_LIMIT_STORAGE],
 })
 export class RateLimitModule {}

@@ -1,13 +1,16 @@
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
 
-// Removes the migrated PGlite templates that test/support/test-database.ts made per worker.
+// Removes the migrated PGlite templates that test/support/test-database.ts made per worker
+// in this run (other runs on the machine may still be using theirs).
 export default async function globalTeardown() {
+  const prefix = `petstore-pglite-template-${process.env.PETSTORE_TEST_RUN}-`;
   const entries = await readdir(tmpdir());
   await Promise.all(
     entries
-      .filter((name) => name.startsWith('petstore-template-'))
-      .map((name) => rm(join(tmpdir(), name), { recursive: true, force: true })),
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => rm(join(tmpdir(), name), { recursive: true, force: true, maxRetries: 3 })),
   );
 }

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 /** A throw-away redis-server of the test's own, which the test may stop and restart. */
 export class TestRedisServer {
@@ -39,19 +39,6 @@ export class TestRedisServer {
       child.kill('SIGKILL');
     });
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 async function waitUntilPing(url: string): Promise<void> {

@@ -57,6 +57,8 @@ export async function createTestApp(
   const dropDatabase = () => (shared ? Promise.resolve() : database.drop());
   const overrides = {
     NODE_ENV: 'test',
+    // Request lines and expected 503 warnings would bury the test report.
+    LOG_LEVEL: 'error',
     ...GENEROUS_RATE_LIMITS,
     // Apps share a Redis server (when REDIS_URL is set) but not their counters.
     REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,

@@ -4,8 +4,7 @@ import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '../../src/database/migrate.js';
+import { migrate } from '../../src/database/migrate.js';
 import { resolveDatabase } from '../../src/database/typeorm-options.js';
 
 /**
@@ -49,7 +48,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * each test app: copying takes a fraction of PGlite's initdb. Removed by global teardown.
  */
 async function migratedTemplate(): Promise<string> {
-  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}`);
+  // Named after the test run too (see global-setup.js), so that a run's teardown removes
+  // its own templates and never those of another run on the same machine.
+  const run = process.env.PETSTORE_TEST_RUN ?? 'local';
+  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${run}-${process.pid}`);
   const pgdata = join(template, 'pgdata');
   if (existsSync(pgdata)) return pgdata;
   // A name of its own: a timed-out test may still be building another one in this worker.
@@ -59,12 +61,13 @@ async function migratedTemplate(): Promise<string> {
     migrationsRun: true,
     poolMax: 1,
     url: undefined,
+    connectTimeoutMs: 30_000,
+    statementTimeoutMs: 30_000,
+    idleTimeoutMs: 30_000,
   });
-  const dataSource = await new DataSource(options).initialize();
   try {
-    await runMigrationsWithLock(dataSource);
+    await migrate(options);
   } finally {
-    await dataSource.destroy();
     await embedded?.stop();
   }
   if (existsSync(pgdata)) {
@@ -77,7 +80,8 @@ async function migratedTemplate(): Promise<string> {
 
 const newJwtSecret = () => randomBytes(32).toString('base64url');
 
-export const TEMPLATE_PREFIX = 'petstore-template-';
+// Not 'petstore-template-': teardowns of earlier versions remove every directory so named.
+export const TEMPLATE_PREFIX = 'petstore-pglite-template-';
 
 async function withAdmin(serverUrl: string, work: (client: pg.Client) => Promise<unknown>) {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -24,6 +24,8 @@ const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',
   'Connection is not established',
   'Client has encountered a connection error',
+  // pg's client-side query_timeout: the server did not answer at all (stopped, frozen).
+  'Query read timeout',
 ];
 
 function driverErrorOf(error: unknown): DriverError | undefined {

@@ -62,8 +62,9 @@ describe(AllExceptionsFilter.name, () => {
   it.each(['ECONNREFUSED', '57P01', '08006', '57014'])(
     'should map database error %s to 503 SERVICE_UNAVAILABLE with Retry-After',
     (code) => {
-      jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const log = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       const res = respond(driverError({ code }));
+      expect(log).toHaveBeenCalledWith(expect.stringContaining('req-1'));
       expect(res.statusCode).toBe(503);
       expect(res.headers['Retry-After']).toBe('5');
       expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', requestId: 'req-1' });
@@ -71,8 +72,13 @@ describe(AllExceptionsFilter.name, () => {
     },
   );
 
-  it('should map a dropped connection to 503', () => {
-    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    expect(respond(new Error('Connection terminated unexpectedly')).statusCode).toBe(503);
+  it.each([
+    'Connection terminated unexpectedly',
+    'Connection terminated due to connection timeout',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+  ])('should map the driver failure "%s" to 503', (message) => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    expect(respond(new Error(message)).statusCode).toBe(503);
   });
 });

@@ -40,12 +40,26 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = ctx.getResponse<Response>();
     const error = this.toApiException(exception, request);
 
-    if (error.getStatus() >= 500) {
+    if (error.code === 'SERVICE_UNAVAILABLE') {
+      // An outage, not a bug: one line with the cause, no stack for every refused request.
+      // A deliberate 503 (readiness) has logged its reason where it was decided.
+      if (!(exception instanceof ApiException)) {
+        this.logger.warn(
+          `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${
+            exception instanceof Error ? exception.message : String(exception)
+          }`,
+        );
+      }
+    } else if (error.getStatus() >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
+    this.send(error, request, response);
+  }
+
+  private send(error: ApiException, request: Request, response: Response): void {
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     response.status(error.getStatus()).json({

@@ -31,6 +31,10 @@ export class MemoryRateLimitStorage implements RateLimitStorage, OnApplicationSh
     return Promise.resolve({ totalHits: counter.hits, msToReset: counter.resetAt - now });
   }
 
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
   }

@@ -10,6 +10,8 @@ export interface RateLimitStorage {
   increment(key: string, windowMs: number): Promise<WindowCount>;
   /** Reads a counter without counting a hit. */
   peek(key: string): Promise<WindowCount>;
+  /** Resolves when the counters can be reached; readiness checks it. */
+  ping(): Promise<void>;
 }
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');

@@ -69,6 +69,10 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     }
   }
 
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { HealthController } from './health.controller.js';
+import { HealthService } from './health.service.js';
+
+@Module({
+  // Terminus logs every failed probe; HealthService logs only changes of readiness.
+  imports: [TerminusModule.forRoot({ logger: false }), RateLimitModule],
+  controllers: [HealthController],
+  providers: [HealthService],
+})
+export class HealthModule {}

@@ -1,0 +1,72 @@
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+
+export type LogLevel = Level | 'silent';
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** Human-readable lines (pino-pretty, a development dependency) instead of JSON. */
+  pretty: boolean;
+  /** Where the lines go; standard output by default. */
+  destination?: DestinationStream;
+}
+
+// Secrets a log line must never carry, wherever they sit in a logged object: credentials
+// in request or response headers, and password, token, key and hash fields of bodies.
+const SECRET_FIELDS = ['password', 'token', 'key', 'apiKey', 'passwordHash', 'keyHash', 'hash'];
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie', 'set-cookie'];
+export const REDACTED_PATHS = [
+  ...SECRET_HEADERS.flatMap((header) => [
+    `headers["${header}"]`,
+    `*.headers["${header}"]`,
+    `*.*.headers["${header}"]`,
+  ]),
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`]),
+];
+
+const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Colourful lines for a person at a terminal; JSON for everything that collects logs. */
+export function wantsPrettyLogs(nodeEnv: string): boolean {
+  return nodeEnv === 'development' && process.stdout.isTTY === true;
+}
+
+/**
+ * Logger options read straight from the environment, for the messages written before
+ * the configuration is validated (or when validating it is what failed).
+ */
+export function startupLoggerOptions(env: NodeJS.ProcessEnv = process.env): LoggerOptions {
+  const level = LEVELS.includes(env.LOG_LEVEL ?? '') ? (env.LOG_LEVEL as LogLevel) : 'info';
+  return { level, pretty: wantsPrettyLogs(env.NODE_ENV ?? 'development') };
+}
+
+export async function createLogger(options: LoggerOptions): Promise<Logger> {
+  const settings = {
+    level: options.level,
+    base: { service: 'petstore' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+  };
+  if (options.destination) return pino(settings, options.destination);
+  if (options.pretty) {
+    const pretty = await loadPrettyPrinter();
+    if (pretty) return pino(settings, pretty);
+  }
+  return pino(settings);
+}
+
+/** pino-pretty is installed for development only; without it the lines stay JSON. */
+async function loadPrettyPrinter(): Promise<DestinationStream | undefined> {
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    return pretty({
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+      // Written at once, so the last lines before process.exit() are not lost.
+      sync: true,
+    });
+  } catch {
+    return undefined;
+  }
+}

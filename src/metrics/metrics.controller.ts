@@ -1,0 +1,20 @@
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { prometheusContentType } from 'prom-client';
+import { Public } from '../common/decorators/public.decorator.js';
+import { MetricsAccessGuard } from './metrics-access.guard.js';
+import { MetricsService } from './metrics.service.js';
+
+/** Prometheus scrape endpoint, outside /v1; see docs/operations.md, "Metrics". */
+@Public()
+@Controller('metrics')
+@UseGuards(MetricsAccessGuard)
+export class MetricsController {
+  constructor(private readonly metricsService: MetricsService) {}
+
+  @Get()
+  @Header('Content-Type', prometheusContentType)
+  @Header('Cache-Control', 'no-store')
+  render(): Promise<string> {
+    return this.metricsService.render();
+  }
+}

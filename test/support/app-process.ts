@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { freePort } from './free-port.js';
+
+const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+const ADMIN_PASSWORD = 'admin password for tests';
+// One secret for every process of a test run: instances of one deployment share it.
+const JWT_SECRET = randomBytes(32).toString('base64url');
+const GENEROUS_RATE_LIMITS = Object.fromEntries(
+  ['API_KEY', 'USER', 'ANONYMOUS'].flatMap((tier) =>
+    ['HOUR', 'MINUTE'].map((window) => [`RATE_LIMIT_${tier}_PER_${window}`, '1000000']),
+  ),
+);
+
+/**
+ * The built service (`node dist/main.js`) as a child process on a port of its own, with
+ * exactly the environment given (plus PATH): what an operator runs, signals included.
+ */
+export class AppProcess {
+  private readonly output: string[] = [];
+  private readonly exited: Promise<number | null>;
+  private token?: string;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    let partial = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      this.output.push(...lines);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.output.push(chunk));
+    this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+  }
+
+  /** Starts the service and waits until GET /health/live answers. */
+  static async start(env: Record<string, string>): Promise<AppProcess> {
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        ADMIN_PASSWORD,
+        JWT_SECRET,
+        ...GENEROUS_RATE_LIMITS,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const app = new AppProcess(child, port);
+    await app.waitUntilLive();
+    return app;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** fetch() on this instance as the bootstrap admin (logged in on first use). */
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    this.token ??= await this.login();
+    return fetch(`${this.url}${path}`, {
+      ...init,
+      headers: {
+        ...(init.headers as Record<string, string>),
+        Authorization: `Bearer ${this.token}`,
+      },
+    });
+  }
+
+  private async login(): Promise<string> {
+    const res = await fetch(`${this.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    });
+    if (res.status !== 200) throw new Error(`login: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { token: string }).token;
+  }
+
+  /** Everything the process wrote so far, one entry per line. */
+  get lines(): string[] {
+    return [...this.output];
+  }
+
+  /** The JSON log lines written so far. */
+  logs(): Record<string, unknown>[] {
+    return this.output.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** The exit code once the process has ended (null when a signal ended it). */
+  exitCode(): Promise<number | null> {
+    return this.exited;
+  }
+
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.signal('SIGTERM');
+    return this.exitCode();
+  }
+
+  private async waitUntilLive(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) break;
+      try {
+        if ((await fetch(`${this.url}/health/live`)).ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    this.child.kill('SIGKILL');
+    throw new Error(`The app did not start:\n${this.output.join('\n')}`);
+  }
+}
