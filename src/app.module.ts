@@ -12,6 +12,7 @@ import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { MediaModule } from './media/media.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -27,6 +28,7 @@ import { UsersModule } from './users/users.module.js';
     PetsModule,
     MediaModule,
     RateLimitModule,
+    OpenApiModule,
   ],
   providers: [
     // Global guards run in this order; keep it.
