@@ -127,7 +127,8 @@ describe('OpenAPI description (e2e)', () => {
     it('should catch a leaked field, a wrong type and a missing field', () => {
       expect(conformance.check(response({ body: { ...pet, passwordHash: 'x' } }))).toHaveLength(1);
       expect(conformance.check(response({ body: { ...pet, id: '1' } }))).toHaveLength(1);
-      const { status: _status, ...withoutStatus } = pet;
+      const withoutStatus: Record<string, unknown> = { ...pet };
+      delete withoutStatus.status;
       expect(conformance.check(response({ body: withoutStatus }))).toHaveLength(1);
     });
 
@@ -145,7 +146,7 @@ describe('OpenAPI description (e2e)', () => {
       delete doctored.components.schemas.CategoryResponse.properties.description;
       const agent = conformingAgent(
         request(t.app.getHttpServer()),
-        new OpenApiConformance(doctored as unknown as Record<string, unknown>),
+        new OpenApiConformance(doctored),
       );
       await t.http.post('/v1/categories').set(t.admin).send({ name: 'Doctored' }).expect(201);
       await expect(agent.get('/v1/categories').set(t.user)).rejects.toThrow(
