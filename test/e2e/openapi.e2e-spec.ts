@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { load } from 'js-yaml';
+import { readFile } from 'node:fs/promises';
 import request from 'supertest';
 import { OpenApiDocument } from '../../src/openapi/openapi-document.js';
 import { conformanceOf, conformingAgent } from '../support/conforming-agent.js';
@@ -43,6 +44,11 @@ describe('OpenAPI description (e2e)', () => {
       const res = await t.http.get('/v1/openapi.yaml').buffer(true).expect(200);
       expect(res.headers['content-type']).toMatch(/^application\/yaml/);
       expect(load(res.text)).toEqual(document);
+    });
+
+    it('should be the document committed in openapi/ (run npm run openapi:generate)', async () => {
+      const committed: unknown = JSON.parse(await readFile('openapi/openapi.json', 'utf8'));
+      expect(committed).toEqual(document);
     });
 
     it('should require a credential on every /v1 operation but login', () => {
