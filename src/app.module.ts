@@ -16,6 +16,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -35,6 +36,7 @@ import { UsersModule } from './users/users.module.js';
     PetsModule,
     MediaModule,
     RateLimitModule,
+    OpenApiModule,
   ],
   providers: [
     // Global guards run in this order; keep it.

@@ -10,10 +10,18 @@ import { ROOT_LOGGER } from './logging/logging.module.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
 import { requestLogger } from './logging/request-logger.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { publishOpenApiDocument } from './openapi/openapi.setup.js';
 
 export const API_PREFIX = 'v1';
-/** Routes served outside the API prefix: image files and operational endpoints. */
-export const UNPREFIXED_ROUTES = ['media/:key', 'health/live', 'health/ready', 'metrics'];
+/** Routes served outside the API prefix: image files, interactive docs, operational endpoints. */
+export const UNPREFIXED_ROUTES = [
+  'media/:key',
+  'docs',
+  'docs/:file',
+  'health/live',
+  'health/ready',
+  'metrics',
+];
 
 // How often Node looks for requests past their timeouts (its default is 30 s).
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
@@ -58,6 +66,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   }
   app.use(outsidePrefixNotFound(API_PREFIX));
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  publishOpenApiDocument(app);
   return app;
 }
 

@@ -1,14 +1,5 @@
-import type { ApiKeyMode } from './api-key-format.js';
 import type { ApiKey } from './api-key.entity.js';
-
-export interface ApiKeyResponse {
-  id: number;
-  name: string;
-  mode: ApiKeyMode;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-}
+import { ApiKeyResponse } from './dto/api-key-response.dto.js';
 
 /** Without the hash, and without the key, which only the creation response carries. */
 export function toApiKeyResponse(apiKey: ApiKey): ApiKeyResponse {

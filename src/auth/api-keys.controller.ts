@@ -1,38 +1,69 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiIdParam, ApiJsonBody } from '../common/openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
-import { toApiKeyResponse, type ApiKeyResponse } from './api-key.mapper.js';
+import { toApiKeyResponse } from './api-key.mapper.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
+import { ApiKeyListResponse, CreatedApiKeyResponse } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
+@ApiTags('api-keys')
 @Controller('api-keys')
 @BearerOnly()
 export class ApiKeysController {
   constructor(private readonly apiKeysService: ApiKeysService) {}
 
   @Post()
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key',
+    description:
+      'Bearer token only. The full key is in this response only; it acts as its owner with ' +
+      'the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode.',
+  })
+  @ApiJsonBody()
+  @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new key, in full' })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateApiKeyDto,
-  ): Promise<ApiKeyResponse & { key: string }> {
+  ): Promise<CreatedApiKeyResponse> {
     const { apiKey, key } = await this.apiKeysService.create(principal.userId, dto);
     return { ...toApiKeyResponse(apiKey), key };
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ apiKeys: ApiKeyResponse[] }> {
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: 'List your API keys',
+    description: 'Bearer token only. The caller’s own keys, newest first, without the key.',
+  })
+  @ApiOkResponse({ type: ApiKeyListResponse, description: 'The caller’s keys' })
+  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListResponse> {
     const apiKeys = await this.apiKeysService.listOwn(principal.userId);
     return { apiKeys: apiKeys.map(toApiKeyResponse) };
   }
 
   @Delete(':id')
   @HttpCode(200)
+  @ApiOperation({
+    operationId: 'deleteApiKey',
+    summary: 'Revoke an API key',
+    description:
+      'Bearer token only. The key stops working at once. Someone else’s key is 404, as a ' +
+      'key that does not exist.',
+  })
+  @ApiIdParam('id', 'API key id')
+  @ApiErrors({ 404: ['API_KEY_NOT_FOUND'] })
+  @ApiOkResponse({ type: EmptyResponse, description: 'Revoked; the body is `{}`' })
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ParseIdPipe) id: string,
-  ): Promise<Record<string, never>> {
+  ): Promise<EmptyResponse> {
     await this.apiKeysService.revoke(principal.userId, id);
     return {};
   }

@@ -4,14 +4,9 @@ import { PasswordService } from '../users/password.service.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { AuthErrors } from './auth-errors.js';
-import type { LoginDto } from './dto/login.dto.js';
+import { LoginResponse } from './dto/login-response.dto.js';
+import { LoginDto } from './dto/login.dto.js';
 import { TokenService } from './token.service.js';
-
-export interface LoginResponse {
-  token: string;
-  user: { id: number; username: string; email: string };
-  expiresIn: number;
-}
 
 @Injectable()
 export class AuthService {

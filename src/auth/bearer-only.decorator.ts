@@ -1,6 +1,11 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiAuth } from '../common/openapi/api-docs.decorators.js';
 
 export const BEARER_ONLY_KEY = 'petstore:bearer-only';
 
-/** Refuses API keys on a route (key management: a leaked key must not mint keys). */
-export const BearerOnly = () => SetMetadata(BEARER_ONLY_KEY, true);
+/**
+ * Refuses API keys on a route (key management: a leaked key must not mint keys), and
+ * documents the route as taking a bearer token only.
+ */
+export const BearerOnly = () =>
+  applyDecorators(SetMetadata(BEARER_ONLY_KEY, true), ApiAuth({ bearerOnly: true }));

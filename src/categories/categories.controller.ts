@@ -1,35 +1,73 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../common/decorators/roles.decorator.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiAuth, ApiIdParam, ApiJsonBody } from '../common/openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CategoriesService } from './categories.service.js';
-import { toCategoryResponse, type CategoryResponse } from './category.mapper.js';
+import { toCategoryResponse } from './category.mapper.js';
+import { CategoryListResponse, CategoryResponse } from './dto/category-response.dto.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
 import { UpdateCategoryDto } from './dto/update-category.dto.js';
 
+@ApiTags('categories')
+@ApiAuth()
 @Controller('categories')
 export class CategoriesController {
   constructor(private readonly categoriesService: CategoriesService) {}
 
   @Get()
-  async findAll(): Promise<{ categories: CategoryResponse[] }> {
+  @ApiOperation({
+    operationId: 'listCategories',
+    summary: 'List categories',
+    description: 'Every category, ordered by name. Any authenticated caller.',
+  })
+  @ApiOkResponse({ type: CategoryListResponse, description: 'The categories' })
+  async findAll(): Promise<CategoryListResponse> {
     const categories = await this.categoriesService.findAll();
     return { categories: categories.map(toCategoryResponse) };
   }
 
   @Post()
   @Roles('admin')
+  @ApiOperation({
+    operationId: 'createCategory',
+    summary: 'Create a category',
+    description: 'Admin only. Names are unique regardless of case (409 CONFLICT).',
+  })
+  @ApiJsonBody()
+  @ApiErrors({ 409: ['CONFLICT'] })
+  @ApiCreatedResponse({ type: CategoryResponse, description: 'The new category' })
   async create(@Body() dto: CreateCategoryDto): Promise<CategoryResponse> {
     return toCategoryResponse(await this.categoriesService.create(dto));
   }
 
   @Get(':id')
+  @ApiOperation({
+    operationId: 'getCategory',
+    summary: 'Get a category',
+    description: 'Any authenticated caller.',
+  })
+  @ApiIdParam('id', 'Category id')
+  @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'] })
+  @ApiOkResponse({ type: CategoryResponse, description: 'The category' })
   async findOne(@Param('id', ParseIdPipe) id: string): Promise<CategoryResponse> {
     return toCategoryResponse(await this.categoriesService.findOne(id));
   }
 
   @Put(':id')
   @Roles('admin')
+  @ApiOperation({
+    operationId: 'updateCategory',
+    summary: 'Update a category',
+    description: 'Admin only. Any non-empty subset of the fields.',
+  })
+  @ApiIdParam('id', 'Category id')
+  @ApiJsonBody()
+  @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CONFLICT'] })
+  @ApiOkResponse({ type: CategoryResponse, description: 'The updated category' })
   async update(
     @Param('id', ParseIdPipe) id: string,
     @Body(NonEmptyBodyPipe) dto: UpdateCategoryDto,
@@ -40,7 +78,15 @@ export class CategoriesController {
   @Delete(':id')
   @Roles('admin')
   @HttpCode(200)
-  async remove(@Param('id', ParseIdPipe) id: string): Promise<Record<string, never>> {
+  @ApiOperation({
+    operationId: 'deleteCategory',
+    summary: 'Delete a category',
+    description: 'Admin only. A category that pets still use cannot be deleted (409).',
+  })
+  @ApiIdParam('id', 'Category id')
+  @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] })
+  @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
+  async remove(@Param('id', ParseIdPipe) id: string): Promise<EmptyResponse> {
     await this.categoriesService.remove(id);
     return {};
   }

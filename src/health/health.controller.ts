@@ -1,9 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../common/decorators/public.decorator.js';
 import { HealthService, type Readiness } from './health.service.js';
 
 /** Probes for balancers and orchestrators, outside /v1 and not rate limited. */
 @Public()
+// Operational, for balancers and scrapers: documented in docs/operations.md, not in the API document.
+@ApiExcludeController()
 @Controller('health')
 export class HealthController {
   constructor(private readonly healthService: HealthService) {}

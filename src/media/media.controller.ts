@@ -1,17 +1,59 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { Public } from '../common/decorators/public.decorator.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { CONTENT_TYPES } from './image-format.js';
+import { MEDIA_KEY_PATTERN } from './media-key.js';
 import { MediaKeyPipe } from './media-key.pipe.js';
 import { MEDIA_PATH, MediaService } from './media.service.js';
 
+const ETAG_HEADER = {
+  description: 'Strong validator of the bytes: the key’s random part, quoted',
+  required: true,
+  schema: { type: 'string', maxLength: 34, pattern: '^"[0-9a-f]{32}"$' },
+};
+
 /** Stored images, outside /v1 and without credentials: their keys are unguessable. */
+@ApiTags('media')
 @Controller(MEDIA_PATH)
 export class MediaController {
   constructor(private readonly mediaService: MediaService) {}
 
   @Public()
   @Get(':key')
+  @ApiOperation({
+    operationId: 'getMedia',
+    summary: 'Download a stored image',
+    description:
+      'The URLs in imageUrl, photoUrls and the image list point here. No credential: ' +
+      'possession of the unguessable URL is the permission. Outside /v1 and not rate limited.',
+  })
+  @ApiParam({
+    name: 'key',
+    description: '128 random bits in hex plus the extension',
+    schema: { type: 'string', maxLength: 36, pattern: MEDIA_KEY_PATTERN.source },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The image, cacheable forever',
+    content: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type, {}])),
+    headers: {
+      ETag: ETAG_HEADER,
+      'Cache-Control': {
+        description: 'Stored objects never change under their key',
+        required: true,
+        schema: { type: 'string', enum: ['public, max-age=31536000, immutable'] },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 304,
+    description: 'If-None-Match matched: the client’s copy is current',
+    headers: { ETag: ETAG_HEADER },
+  })
+  @ApiErrors({ 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] })
   async serve(
     @Param('key', MediaKeyPipe) key: string,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

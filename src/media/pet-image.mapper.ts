@@ -1,22 +1,6 @@
 import type { MediaUrl } from './media.service.js';
+import { PetImageResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
 import type { PetImage } from './pet-image.entity.js';
-
-export interface PetImageResponse {
-  id: number;
-  url: string;
-  thumbnailUrl: string;
-  description: string | null;
-  width: number;
-  height: number;
-  format: string;
-  bytes: number;
-  createdAt: string;
-}
-
-export interface UploadImageResponse {
-  message: string;
-  imageUrl: string;
-}
 
 export function toPetImageResponse(image: PetImage, urlOf: MediaUrl): PetImageResponse {
   return {

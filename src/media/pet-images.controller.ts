@@ -1,17 +1,26 @@
 import { Controller, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Consumes } from '../common/decorators/consumes.decorator.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { PetImageListResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
+import { UPLOAD_IMAGE_FORM_SCHEMA } from './dto/upload-image.dto.js';
 import { ImageUploadInterceptor } from './image-upload.interceptor.js';
 import { MediaService } from './media.service.js';
-import {
-  toPetImageResponse,
-  toUploadImageResponse,
-  type PetImageResponse,
-  type UploadImageResponse,
-} from './pet-image.mapper.js';
+import { toPetImageResponse, toUploadImageResponse } from './pet-image.mapper.js';
 import { RequestOrigin, UploadedForm } from './upload-form.js';
 import { UploadImagePipe, type ImageUpload } from './upload-image.pipe.js';
 
+@ApiTags('pets')
+@ApiAuth()
 @Controller('pets')
 export class PetImagesController {
   constructor(private readonly mediaService: MediaService) {}
@@ -20,6 +29,26 @@ export class PetImagesController {
   @HttpCode(201)
   @Consumes('multipart/form-data')
   @UseInterceptors(ImageUploadInterceptor)
+  @ApiOperation({
+    operationId: 'uploadPetImage',
+    summary: 'Upload a pet image',
+    description:
+      'Stored resized within 1024×1024 with a 256×256 thumbnail, EXIF orientation applied and ' +
+      'all metadata removed; its URL is appended to the pet’s photoUrls. Checks in order: ' +
+      'the form (400), the pet (404, 409 when it has 20 photoUrls), the bytes (415), ' +
+      'decoding (400 INVALID_IMAGE).',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: UPLOAD_IMAGE_FORM_SCHEMA })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiErrors({
+    400: ['VALIDATION_ERROR', 'INVALID_IMAGE'],
+    404: ['PET_NOT_FOUND'],
+    409: ['CONFLICT'],
+    413: ['PAYLOAD_TOO_LARGE'],
+    415: ['UNSUPPORTED_MEDIA_TYPE'],
+  })
+  @ApiCreatedResponse({ type: UploadImageResponse, description: 'Stored' })
   async upload(
     @Param('petId', ParseIdPipe) petId: string,
     @UploadedForm(UploadImagePipe) upload: ImageUpload,
@@ -30,10 +59,18 @@ export class PetImagesController {
   }
 
   @Get(':petId/images')
+  @ApiOperation({
+    operationId: 'listPetImages',
+    summary: 'List a pet’s images',
+    description: 'The pet’s uploads with their thumbnails, oldest first.',
+  })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiErrors({ 404: ['PET_NOT_FOUND'] })
+  @ApiOkResponse({ type: PetImageListResponse, description: 'The images' })
   async list(
     @Param('petId', ParseIdPipe) petId: string,
     @RequestOrigin() origin: string | undefined,
-  ): Promise<{ images: PetImageResponse[] }> {
+  ): Promise<PetImageListResponse> {
     const urlOf = this.mediaService.urlsFor(origin);
     const images = await this.mediaService.list(petId);
     return { images: images.map((image) => toPetImageResponse(image, urlOf)) };

@@ -1,4 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { prometheusContentType } from 'prom-client';
 import { Public } from '../common/decorators/public.decorator.js';
 import { MetricsAccessGuard } from './metrics-access.guard.js';
@@ -6,6 +7,8 @@ import { MetricsService } from './metrics.service.js';
 
 /** Prometheus scrape endpoint, outside /v1; see docs/operations.md, "Metrics". */
 @Public()
+// Operational, for balancers and scrapers: documented in docs/operations.md, not in the API document.
+@ApiExcludeController()
 @Controller('metrics')
 @UseGuards(MetricsAccessGuard)
 export class MetricsController {

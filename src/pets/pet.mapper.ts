@@ -1,20 +1,5 @@
-import type { CategoryResponse } from '../categories/category.mapper.js';
-import type { PetStatus } from './pet-status.js';
+import { PetResponse } from './dto/pet-response.dto.js';
 import type { PetRow } from './pet.queries.js';
-
-export interface PetResponse {
-  id: number;
-  name: string;
-  category: CategoryResponse;
-  photoUrls: string[];
-  tags: { id: number; name: string }[];
-  status: PetStatus;
-  age: number | null;
-  breed: string | null;
-  description: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function toPetResponse(pet: PetRow): PetResponse {
   return {

@@ -1,36 +1,77 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import type { Pagination } from '../common/dto/pagination-query.dto.js';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import {
+  ApiAuth,
+  ApiIdParam,
+  ApiJsonBody,
+  ApiValidatedQuery,
+} from '../common/openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
-import { toPetResponse, type PetResponse } from './pet.mapper.js';
+import { toPetResponse } from './pet.mapper.js';
 import { PetsService } from './pets.service.js';
 
+@ApiTags('pets')
+@ApiAuth()
 @Controller('pets')
 export class PetsController {
   constructor(private readonly petsService: PetsService) {}
 
   @Get()
-  async list(
-    @Query() query: ListPetsQueryDto,
-  ): Promise<{ pets: PetResponse[]; pagination: Pagination }> {
+  @ApiOperation({
+    operationId: 'listPets',
+    summary: 'List pets',
+    description:
+      'Newest first (createdAt, then id, descending). Page with limit/offset, or with ' +
+      '`cursor` = the previous page’s `pagination.nextCursor` (same filters, no offset).',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: PetListResponse, description: 'One page of pets' })
+  async list(@Query() query: ListPetsQueryDto): Promise<PetListResponse> {
     const page = await this.petsService.list(query);
     return { pets: page.pets.map(toPetResponse), pagination: page.pagination };
   }
 
   @Post()
+  @ApiOperation({
+    operationId: 'createPet',
+    summary: 'Create a pet',
+    description: 'name, categoryId and status are required; tags are created on first use.',
+  })
+  @ApiJsonBody()
+  @ApiCreatedResponse({ type: PetResponse, description: 'The new pet' })
   async create(@Body() dto: CreatePetDto): Promise<PetResponse> {
     return toPetResponse(await this.petsService.create(dto));
   }
 
   @Get(':petId')
+  @ApiOperation({ operationId: 'getPet', summary: 'Get a pet', description: 'One pet by id.' })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiErrors({ 404: ['PET_NOT_FOUND'] })
+  @ApiOkResponse({ type: PetResponse, description: 'The pet' })
   async findOne(@Param('petId', ParseIdPipe) petId: string): Promise<PetResponse> {
     return toPetResponse(await this.petsService.findOne(petId));
   }
 
   @Put(':petId')
+  @ApiOperation({
+    operationId: 'updatePet',
+    summary: 'Update a pet',
+    description:
+      'Any non-empty subset of the write fields. Status moves: available → pending, ' +
+      'pending → sold, pending → available, sold → available, and any status to itself; ' +
+      'anything else is 409 INVALID_STATUS_TRANSITION with details {from, to, allowed}.',
+  })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiJsonBody()
+  @ApiErrors({ 404: ['PET_NOT_FOUND'], 409: ['INVALID_STATUS_TRANSITION'] })
+  @ApiOkResponse({ type: PetResponse, description: 'The updated pet' })
   async update(
     @Param('petId', ParseIdPipe) petId: string,
     @Body(NonEmptyBodyPipe) dto: UpdatePetDto,
@@ -40,7 +81,15 @@ export class PetsController {
 
   @Delete(':petId')
   @HttpCode(200)
-  async remove(@Param('petId', ParseIdPipe) petId: string): Promise<Record<string, never>> {
+  @ApiOperation({
+    operationId: 'deletePet',
+    summary: 'Delete a pet',
+    description: 'Removes the pet and its stored images.',
+  })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiErrors({ 404: ['PET_NOT_FOUND'] })
+  @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
+  async remove(@Param('petId', ParseIdPipe) petId: string): Promise<EmptyResponse> {
     await this.petsService.remove(petId);
     return {};
   }

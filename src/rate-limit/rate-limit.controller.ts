@@ -1,9 +1,13 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { SkipRateLimit } from '../common/decorators/skip-rate-limit.decorator.js';
-import { RateLimitService, type CallerBudget } from './rate-limit.service.js';
+import { ApiAuth } from '../common/openapi/api-docs.decorators.js';
+import { CallerBudgetResponse } from './dto/rate-limit-response.dto.js';
+import { RateLimitService } from './rate-limit.service.js';
 import { setRateLimitHeaders } from './window-state.js';
 
+@ApiTags('rate-limit')
 @Controller('rate-limit')
 export class RateLimitController {
   constructor(private readonly rateLimitService: RateLimitService) {}
@@ -11,10 +15,17 @@ export class RateLimitController {
   /** Not counted: asking how much budget is left must not spend it. */
   @Get()
   @SkipRateLimit()
+  @ApiAuth({ rateLimited: false })
+  @ApiOperation({
+    operationId: 'getRateLimit',
+    summary: 'Your rate-limit budget',
+    description: 'The caller’s budget in both windows. Not counted against it.',
+  })
+  @ApiOkResponse({ type: CallerBudgetResponse, description: 'The budget' })
   async status(
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<CallerBudget> {
+  ): Promise<CallerBudgetResponse> {
     const budget = await this.rateLimitService.status(request);
     setRateLimitHeaders(response, budget.windows);
     return budget;

@@ -1,37 +1,69 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
-import type { Pagination } from '../common/dto/pagination-query.dto.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import {
+  ApiAuth,
+  ApiIdParam,
+  ApiJsonBody,
+  ApiValidatedQuery,
+} from '../common/openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { ListUsersQueryDto } from './dto/list-users-query.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
+import { UserListResponse, UserResponse } from './dto/user-response.dto.js';
 import { assertCanDeleteUser, assertCanReadUser, assertCanUpdateUser } from './user-access.js';
-import { toUserResponse, type UserResponse } from './user.mapper.js';
+import { toUserResponse } from './user.mapper.js';
 import { UsersService } from './users.service.js';
 
+@ApiTags('users')
+@ApiAuth()
 @Controller('users')
 export class UsersController {
   constructor(private readonly usersService: UsersService) {}
 
   @Post()
   @Roles('admin')
+  @ApiOperation({
+    operationId: 'createUser',
+    summary: 'Create a user',
+    description: 'Admin only. Duplicate username or email (any case): 409 CONFLICT.',
+  })
+  @ApiJsonBody()
+  @ApiErrors({ 409: ['CONFLICT'] })
+  @ApiCreatedResponse({ type: UserResponse, description: 'The new user' })
   async create(@Body() dto: CreateUserDto): Promise<UserResponse> {
     return toUserResponse(await this.usersService.create(dto));
   }
 
   @Get()
   @Roles('admin')
-  async list(
-    @Query() query: ListUsersQueryDto,
-  ): Promise<{ users: UserResponse[]; pagination: Pagination }> {
+  @ApiOperation({
+    operationId: 'listUsers',
+    summary: 'List users',
+    description: 'Admin only. Ordered by id.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: UserListResponse, description: 'One page of users' })
+  async list(@Query() query: ListUsersQueryDto): Promise<UserListResponse> {
     const page = await this.usersService.list(query);
     return { users: page.users.map(toUserResponse), pagination: page.pagination };
   }
 
   @Get(':id')
+  @ApiOperation({
+    operationId: 'getUser',
+    summary: 'Get a user',
+    description: 'An admin reads anyone; others only themselves (403 otherwise, existing or not).',
+  })
+  @ApiIdParam('id', 'User id')
+  @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'] })
+  @ApiOkResponse({ type: UserResponse, description: 'The user' })
   async findOne(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ParseIdPipe) id: string,
@@ -41,6 +73,17 @@ export class UsersController {
   }
 
   @Put(':id')
+  @ApiOperation({
+    operationId: 'updateUser',
+    summary: 'Update a user',
+    description:
+      'An admin, or the user itself. Only an admin changes role or userStatus; a password ' +
+      'change needs a bearer token; an admin cannot demote or deactivate itself (409).',
+  })
+  @ApiIdParam('id', 'User id')
+  @ApiJsonBody()
+  @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
+  @ApiOkResponse({ type: UserResponse, description: 'The updated user' })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ParseIdPipe) id: string,
@@ -53,10 +96,18 @@ export class UsersController {
   @Delete(':id')
   @Roles('admin')
   @HttpCode(200)
+  @ApiOperation({
+    operationId: 'deleteUser',
+    summary: 'Delete a user',
+    description: 'Admin only; revokes the user’s API keys. An admin cannot delete itself (409).',
+  })
+  @ApiIdParam('id', 'User id')
+  @ApiErrors({ 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
+  @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('id', ParseIdPipe) id: string,
-  ): Promise<Record<string, never>> {
+  ): Promise<EmptyResponse> {
     assertCanDeleteUser(principal, id);
     await this.usersService.remove(id);
     return {};

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { bearer } from './auth.js';
+import { conformanceOf, conformingAgent } from './conforming-agent.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const ADMIN_USERNAME = 'admin';
@@ -94,7 +95,8 @@ export async function createTestApp(
 
   const t: TestApp = {
     app,
-    http: request(app.getHttpServer()),
+    // Every response is checked against the OpenAPI document the app serves.
+    http: conformingAgent(request(app.getHttpServer()), conformanceOf(app)),
     dataSource: app.get(DataSource),
     database,
     admin: {},

@@ -1,7 +1,17 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import type { Role } from '../types/principal.js';
 
 export const ROLES_KEY = 'petstore:roles';
 
-/** Restricts a route (or every route of a controller) to principals with one of these roles. */
-export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
+/**
+ * Restricts a route (or every route of a controller) to principals with one of these roles.
+ * It documents the restriction too (`x-required-roles` and the 403), so the two cannot drift.
+ */
+export const Roles = (...roles: Role[]) =>
+  applyDecorators(
+    SetMetadata(ROLES_KEY, roles),
+    ApiExtension('x-required-roles', roles),
+    ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'] }),
+  );

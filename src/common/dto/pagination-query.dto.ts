@@ -1,25 +1,38 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
+import { PaginationResponse } from './pagination-response.dto.js';
 import { IntegerText } from './transforms.js';
 
 export const MAX_OFFSET = 1_000_000;
 
 export class PaginationQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 100,
+    default: 20,
+    description: 'Page size; out of range is 400, never clamped',
+  })
   @IntegerText(1, 100)
   limit: number = 20;
 
   /** Left undefined when not sent, so that keyset paging can refuse it; 0 by default. */
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: MAX_OFFSET,
+    default: 0,
+    description: 'Items to skip',
+  })
   @IsOptional()
   @IntegerText(0, MAX_OFFSET)
   offset?: number;
 }
 
-export interface Pagination {
-  limit: number;
-  offset: number;
-  total: number;
-  hasMore: boolean;
-  nextCursor?: string;
-}
+/** The `pagination` object of list responses; documented by PaginationResponse. */
+export type Pagination = PaginationResponse;
 
 export function paginationOf(
   limit: number,

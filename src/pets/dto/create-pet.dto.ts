@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,24 +14,34 @@ import {
   Min,
 } from 'class-validator';
 import { Trim } from '../../common/dto/transforms.js';
+import { ID_SCHEMA, URL_SCHEMA } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 
 const trimEach = ({ value }: { value: unknown }): unknown =>
   Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
 
 export class CreatePetDto {
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: 100, description: 'Trimmed' })
   @Trim()
   @IsString()
   @Length(1, 100)
   name: string;
 
+  @ApiProperty({ ...ID_SCHEMA, description: 'An existing category, else 400 on categoryId' })
   @IsInt()
   @Min(1)
   categoryId: number;
 
+  @ApiProperty({ enum: PET_STATUSES, description: 'See the allowed status moves' })
   @IsIn(PET_STATUSES)
   status: PetStatus;
 
+  @ApiPropertyOptional({
+    type: 'array',
+    items: URL_SCHEMA,
+    maxItems: 20,
+    description: 'http or https URLs; on update the whole list is replaced',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
@@ -41,22 +52,49 @@ export class CreatePetDto {
   @MaxLength(2048, { each: true })
   photoUrls?: string[];
 
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: 200,
+    nullable: true,
+    description: 'null clears it',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(200)
   age?: number | null;
 
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 100,
+    nullable: true,
+    description: 'null clears it',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   breed?: string | null;
 
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 5000,
+    nullable: true,
+    description: 'null clears it',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
   description?: string | null;
 
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: 50 },
+    maxItems: 20,
+    description:
+      'Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced',
+  })
   @IsOptional()
   @Transform(trimEach)
   @IsArray()

@@ -1,4 +1,4 @@
-import { PartialType } from '@nestjs/mapped-types';
+import { PartialType } from '@nestjs/swagger';
 import { CreatePetDto } from './create-pet.dto.js';
 
 // skipNullProperties: false keeps `null` from slipping past the required fields;

@@ -1,44 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { Trim } from '../../common/dto/transforms.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
-import { USER_STATUSES, type UserStatus } from '../user-status.js';
+import { USER_STATUS_SCHEMA, USER_STATUSES, type UserStatus } from '../user-status.js';
 import { USERNAME_PATTERN } from '../username.js';
 
 export class CreateUserDto {
+  @ApiProperty({
+    type: 'string',
+    minLength: 3,
+    maxLength: 32,
+    pattern: USERNAME_PATTERN.source,
+    description: 'Unique regardless of case',
+  })
   @IsString()
   @Matches(USERNAME_PATTERN, { message: 'username must be 3 to 32 of A-Z a-z 0-9 _ . -' })
   username: string;
 
+  @ApiProperty({
+    type: 'string',
+    format: 'email',
+    maxLength: 254,
+    description: 'Trimmed; unique regardless of case',
+  })
   @Trim()
   @IsString()
   @MaxLength(254)
   @IsEmail()
   email: string;
 
+  @ApiProperty({ type: 'string', format: 'password', minLength: 8, maxLength: 128 })
   @IsString()
   @Length(8, 128)
   password: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 100 })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   firstName?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 100 })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   lastName?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 32 })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   phone?: string;
 
   /** Admin only (the only role that may call create; on update see user-access.ts). */
+  @ApiPropertyOptional({ enum: ROLES, default: 'user', description: 'Set by an admin only' })
   @IsOptional()
   @IsIn(ROLES)
   role?: Role;
 
+  @ApiPropertyOptional({
+    ...USER_STATUS_SCHEMA,
+    default: 0,
+    description: USER_STATUS_SCHEMA.description + '; set by an admin only',
+  })
   @IsOptional()
   @IsIn(USER_STATUSES)
   userStatus?: UserStatus;

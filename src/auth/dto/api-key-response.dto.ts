@@ -1,0 +1,48 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  ApiIdProperty,
+  ApiTextProperty,
+  ApiTimestampProperty,
+  TIMESTAMP_SCHEMA,
+} from '../../common/openapi/schemas.js';
+import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format.js';
+
+/** An API key without its hash, and without the key itself (shown once, at creation). */
+export class ApiKeyResponse {
+  @ApiIdProperty('API key id')
+  id: number;
+
+  @ApiTextProperty(100, 'Name given at creation', { minLength: 1 })
+  name: string;
+
+  @ApiProperty({ enum: API_KEY_MODES })
+  mode: ApiKeyMode;
+
+  @ApiTextProperty(12, 'The first 12 characters of the key, to tell keys apart', {
+    pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
+  })
+  prefix: string;
+
+  @ApiTimestampProperty('Creation time')
+  createdAt: Date;
+
+  @ApiProperty({
+    ...TIMESTAMP_SCHEMA,
+    nullable: true,
+    description: 'Last use, updated at most once a minute; null when never used',
+  })
+  lastUsedAt: Date | null;
+}
+
+export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiTextProperty(46, 'The full key: shown in this response only, store it now', {
+    pattern: '^pk_(live|test)_[0-9A-Za-z]{38}$',
+  })
+  key: string;
+}
+
+export class ApiKeyListResponse {
+  // Not paginated (README, identity decisions): a user's own keys, newest first.
+  @ApiProperty({ type: [ApiKeyResponse], description: 'The caller’s keys, newest first' })
+  apiKeys: ApiKeyResponse[];
+}

@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
+import { USERNAME_PATTERN } from '../../users/username.js';
+
+export class LoginUser {
+  @ApiIdProperty('User id')
+  id: number;
+
+  @ApiTextProperty(32, 'Username', { pattern: USERNAME_PATTERN.source })
+  username: string;
+
+  @ApiTextProperty(254, 'Email address', { format: 'email' })
+  email: string;
+}
+
+export class LoginResponse {
+  @ApiTextProperty(4096, 'HS256 JWT; send it as `Authorization: Bearer <token>`', {
+    pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+  })
+  token: string;
+
+  @ApiProperty({ type: LoginUser })
+  user: LoginUser;
+
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    enum: [3600],
+    minimum: 3600,
+    maximum: 3600,
+    description: 'Token lifetime in seconds',
+  })
+  expiresIn: number;
+}

@@ -1,0 +1,21 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
+
+export class CategoryResponse {
+  @ApiIdProperty('Category id')
+  id: number;
+
+  @ApiTextProperty(50, 'Unique regardless of case; keeps the case it was created with', {
+    minLength: 1,
+  })
+  name: string;
+
+  @ApiTextProperty(500, 'null when not given', { nullable: true })
+  description: string | null;
+}
+
+export class CategoryListResponse {
+  // Not paginated (contract §4): the list is as long as the admins make it.
+  @ApiProperty({ type: [CategoryResponse], description: 'Every category, ordered by name' })
+  categories: CategoryResponse[];
+}

@@ -1,0 +1,52 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiParam, ApiSecurity } from '@nestjs/swagger';
+import { ApiErrors } from './api-errors.decorator.js';
+import { ID_SCHEMA } from './schemas.js';
+
+export const BEARER_SCHEME = 'bearer';
+export const API_KEY_SCHEME = 'apiKey';
+
+export interface ApiAuthOptions {
+  /** Bearer token only (API key management): an API key alone gets 403. */
+  bearerOnly?: boolean;
+  /** False for the one route that neither spends nor checks the budget (GET /rate-limit). */
+  rateLimited?: boolean;
+}
+
+/**
+ * An operation that needs a credential: its security requirement (either scheme, or the
+ * bearer token only) and the responses every authenticated route can give: 401 for a
+ * missing or refused credential, 429 past the budget, 503 when the account cannot be read.
+ */
+export const ApiAuth = ({ bearerOnly = false, rateLimited = true }: ApiAuthOptions = {}) =>
+  applyDecorators(
+    ApiBearerAuth(BEARER_SCHEME),
+    ...(bearerOnly ? [] : [ApiSecurity(API_KEY_SCHEME)]),
+    ApiErrors({
+      401: ['AUTHENTICATION_REQUIRED', 'INVALID_TOKEN', 'EXPIRED_TOKEN', 'INVALID_API_KEY'],
+      ...(bearerOnly ? { 403: ['INSUFFICIENT_PERMISSIONS'] as const } : {}),
+      ...(rateLimited ? { 429: ['RATE_LIMIT_EXCEEDED'] as const } : {}),
+      503: ['SERVICE_UNAVAILABLE'],
+    }),
+  );
+
+/** A public operation under /v1: no credential, but the caller's address is rate limited. */
+export const ApiPublicRateLimited = () => ApiErrors({ 429: ['RATE_LIMIT_EXCEEDED'] });
+
+/** A JSON request body: what the body parser, the content-type check and validation refuse. */
+export const ApiJsonBody = () =>
+  ApiErrors({
+    400: ['VALIDATION_ERROR', 'INVALID_JSON'],
+    413: ['PAYLOAD_TOO_LARGE'],
+    415: ['UNSUPPORTED_MEDIA_TYPE'],
+  });
+
+/** A query DTO: out-of-range, non-integer or unknown parameters are refused, never clamped. */
+export const ApiValidatedQuery = () => ApiErrors({ 400: ['VALIDATION_ERROR'] });
+
+/** A path id parsed by ParseIdPipe: a positive decimal int64 without leading zeros, else 400. */
+export const ApiIdParam = (name: string, description: string) =>
+  applyDecorators(
+    ApiParam({ name, description, schema: { ...ID_SCHEMA } }),
+    ApiErrors({ 400: ['VALIDATION_ERROR'] }),
+  );

@@ -1,0 +1,77 @@
+import { Controller, Get, Header, Param, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Public } from '../common/decorators/public.decorator.js';
+import { ApiException } from '../common/errors/api-exception.js';
+
+export const DOCS_PATH = 'docs';
+
+const SWAGGER_UI_DIR = dirname(
+  createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'),
+);
+// Only these files are served, by name: nothing else of the package (nor of the disk) is reachable.
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Pet store API</title>
+    <link rel="stylesheet" href="/${DOCS_PATH}/swagger-ui.css" />
+    <link rel="icon" type="image/png" href="/${DOCS_PATH}/favicon-32x32.png" sizes="32x32" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="/${DOCS_PATH}/swagger-ui-bundle.js"></script>
+    <script src="/${DOCS_PATH}/swagger-initializer.js"></script>
+  </body>
+</html>
+`;
+
+// A file rather than an inline script, so that a Content-Security-Policy of script-src 'self'
+// allows it. validatorUrl null: Swagger UI would otherwise send the document to an outside
+// validator; everything here is served by the app itself.
+const INITIALIZER = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    tryItOutEnabled: true,
+  });
+});
+`;
+
+/** Interactive documentation (Swagger UI), outside /v1, public, served entirely by the app. */
+@ApiExcludeController()
+@Public()
+@Controller(DOCS_PATH)
+export class DocsController {
+  @Get()
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  page(): string {
+    return PAGE;
+  }
+
+  @Get('swagger-initializer.js')
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  initializer(): string {
+    return INITIALIZER;
+  }
+
+  @Get(':file')
+  asset(@Param('file') file: string, @Res() res: Response): void {
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+    if (!type) throw ApiException.notFound('NOT_FOUND', `No such file: /${DOCS_PATH}/${file}`);
+    res.type(type);
+    res.sendFile(join(SWAGGER_UI_DIR, file), { maxAge: '1d' });
+  }
+}

@@ -1,0 +1,159 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { API_PREFIX } from '../app.setup.js';
+import { API_KEY_HEADER } from '../auth/credentials.js';
+import { errorSchema } from '../common/openapi/api-errors.decorator.js';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../common/openapi/api-docs.decorators.js';
+import { ErrorResponse } from '../common/openapi/error-response.dto.js';
+
+/** The version of the API description; the API itself is versioned by its path (`/v1`). */
+export const API_DESCRIPTION_VERSION = '1.0.0';
+
+const DESCRIPTION = `A pet store's catalogue: pets (with category, status, photos and tags),
+categories, users and API keys, under \`/v1\`. Stored images are served at \`/media/{key}\`.
+
+Every response carries \`X-Request-Id\`; every error has the body \`{code, message, details?, requestId}\`.
+Every response under \`/v1\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\` for the caller's tightest window (except a request refused before it is
+counted: a body that is not valid JSON, too large, or not UTF-8); past a limit the answer is
+429 with \`Retry-After\`. An unknown route is 404 NOT_FOUND; a known path with another method
+is 405 METHOD_NOT_ALLOWED with \`Allow\`.`;
+
+type Schema = Record<string, unknown>;
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+const integerHeader = (description: string, required: boolean) => ({
+  description,
+  required,
+  schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+});
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': 'Requests allowed in the tightest window',
+  'X-RateLimit-Remaining': 'Requests left in that window',
+  'X-RateLimit-Reset': 'Unix time (seconds) when that window resets',
+};
+
+/** Shared header definitions, referenced from every response. */
+const HEADERS: Record<string, unknown> = {
+  RequestId: {
+    description: 'The request id: a well-formed incoming X-Request-Id echoed, else a new UUID',
+    required: true,
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying',
+    required: true,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+  },
+  WwwAuthenticate: {
+    description: 'The challenge (RFC 9110): which schemes apply, and the bearer error if any',
+    required: true,
+    schema: { type: 'string', maxLength: 512 },
+  },
+  ...Object.fromEntries(
+    Object.entries(RATE_LIMIT_HEADERS).flatMap(([name, description]) => [
+      [headerKey(name, true), integerHeader(description, true)],
+      [
+        headerKey(name, false),
+        integerHeader(`${description}; absent when the request was refused uncounted`, false),
+      ],
+    ]),
+  ),
+};
+
+function headerKey(name: string, counted: boolean): string {
+  return `${name.replace(/^X-|-/g, '')}${counted ? '' : 'IfCounted'}`;
+}
+
+const ref = (key: string) => ({ $ref: `#/components/headers/${key}` });
+
+// Refused before the rate limiter counts the request (JSON body parsing runs first), or
+// possibly before it ran at all (unexpected and backend failures).
+const STATUSES_WITHOUT_RATE_LIMIT_HEADERS = new Set(['400', '413', '415', '500', '503']);
+
+function headersFor(path: string, status: string): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'X-Request-Id': ref('RequestId') };
+  if (path.startsWith(`/${API_PREFIX}/`)) {
+    const counted = !STATUSES_WITHOUT_RATE_LIMIT_HEADERS.has(status);
+    for (const name of Object.keys(RATE_LIMIT_HEADERS)) {
+      headers[name] = ref(headerKey(name, counted));
+    }
+  }
+  if (status === '429' || status === '503') headers['Retry-After'] = ref('RetryAfter');
+  if (status === '401') headers['WWW-Authenticate'] = ref('WwwAuthenticate');
+  return headers;
+}
+
+/**
+ * What the decorators cannot say per operation, applied to the scanned document: closed
+ * schemas (the service rejects unknown request fields and must not leak response fields),
+ * the headers every response carries, and the 500 every operation can answer.
+ */
+function finish(document: OpenAPIObject): OpenAPIObject {
+  document.components = { ...document.components, headers: HEADERS as never };
+  for (const schema of Object.values(document.components?.schemas ?? {}) as Schema[]) {
+    if (schema.type === 'object' && schema.additionalProperties === undefined) {
+      schema.additionalProperties = false;
+    }
+  }
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item) as { responses: Responses }[]) {
+      operation.responses['500'] ??= {
+        description: 'Unexpected error: INTERNAL_ERROR (logged with the request id)',
+        content: { 'application/json': { schema: errorSchema(['INTERNAL_ERROR']) } },
+      } as never;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        response.headers = { ...headersFor(path, status), ...response.headers };
+      }
+    }
+  }
+  return document;
+}
+
+/** Builds the OpenAPI 3.1 description from the app's routes and decorators. */
+export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Pet store catalogue API')
+    .setDescription(DESCRIPTION)
+    .setVersion(API_DESCRIPTION_VERSION)
+    .setContact('Pet store API team', 'https://petstore.invalid/support', 'api@petstore.invalid')
+    .addServer(
+      '/',
+      'The deployment serving this document (local, staging or production)',
+      undefined,
+      { 'x-internal': false },
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A token from POST /v1/auth/login: an HS256 JWS valid for one hour, issuer and ' +
+          'audience checked, algorithm pinned (never `none`), following RFC8725.',
+      },
+      BEARER_SCHEME,
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: API_KEY_HEADER,
+        description:
+          'A key from POST /v1/api-keys (`pk_live_…` or `pk_test_…`); acts as its owner. ' +
+          'Not accepted on /v1/api-keys.',
+      },
+      API_KEY_SCHEME,
+    )
+    .addTag('auth', 'Logging in')
+    .addTag('pets', 'Pets and their images')
+    .addTag('categories', 'Pet categories; admins write them')
+    .addTag('users', 'Accounts and roles')
+    .addTag('api-keys', 'Your API keys (bearer token only)')
+    .addTag('rate-limit', 'Your rate-limit budget')
+    .addTag('media', 'Stored images, outside /v1')
+    .build();
+  return finish(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponse] }));
+}

@@ -1,0 +1,66 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CategoryResponse } from '../../categories/dto/category-response.dto.js';
+import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
+import {
+  ApiIdProperty,
+  ApiTextProperty,
+  ApiTimestampProperty,
+  URL_SCHEMA,
+} from '../../common/openapi/schemas.js';
+import { PET_STATUSES, type PetStatus } from '../pet-status.js';
+
+export class TagResponse {
+  @ApiIdProperty('Tag id')
+  id: number;
+
+  @ApiTextProperty(50, 'Tag name', { minLength: 1 })
+  name: string;
+}
+
+export class PetResponse {
+  @ApiIdProperty('Pet id')
+  id: number;
+
+  @ApiTextProperty(100, 'Pet name', { minLength: 1 })
+  name: string;
+
+  @ApiProperty({ type: CategoryResponse })
+  category: CategoryResponse;
+
+  @ApiProperty({
+    type: 'array',
+    items: URL_SCHEMA,
+    maxItems: 20,
+    description: 'Photo URLs, uploaded images included',
+  })
+  photoUrls: string[];
+
+  @ApiProperty({ type: [TagResponse], maxItems: 20, description: 'Sorted by name' })
+  tags: TagResponse[];
+
+  @ApiProperty({ enum: PET_STATUSES })
+  status: PetStatus;
+
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: 200, nullable: true })
+  age: number | null;
+
+  @ApiTextProperty(100, 'Breed', { nullable: true })
+  breed: string | null;
+
+  @ApiTextProperty(5000, 'Description', { nullable: true })
+  description: string | null;
+
+  @ApiTimestampProperty('Creation time; never changes')
+  createdAt: string;
+
+  @ApiTimestampProperty('Refreshed on every successful update')
+  updatedAt: string;
+}
+
+export class PetListResponse {
+  @ApiProperty({ type: [PetResponse], maxItems: 100, description: 'Newest first' })
+  pets: PetResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
+}

@@ -1,0 +1,51 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
+import {
+  ApiIdProperty,
+  ApiTextProperty,
+  ApiTimestampProperty,
+} from '../../common/openapi/schemas.js';
+import { ROLES, type Role } from '../../common/types/principal.js';
+import { USER_STATUS_SCHEMA, type UserStatus } from '../user-status.js';
+import { USERNAME_PATTERN } from '../username.js';
+
+/** The User as clients see it: every field but the password hash. */
+export class UserResponse {
+  @ApiIdProperty('User id')
+  id: number;
+
+  @ApiTextProperty(32, 'Unique regardless of case', { pattern: USERNAME_PATTERN.source })
+  username: string;
+
+  @ApiTextProperty(100, 'First name', { nullable: true })
+  firstName: string | null;
+
+  @ApiTextProperty(100, 'Last name', { nullable: true })
+  lastName: string | null;
+
+  @ApiTextProperty(254, 'Email address as typed', { format: 'email' })
+  email: string;
+
+  @ApiTextProperty(32, 'Phone number', { nullable: true })
+  phone: string | null;
+
+  @ApiProperty(USER_STATUS_SCHEMA)
+  userStatus: UserStatus;
+
+  @ApiProperty({ enum: ROLES })
+  role: Role;
+
+  @ApiTimestampProperty('Creation time')
+  createdAt: Date;
+
+  @ApiTimestampProperty('Last change')
+  updatedAt: Date;
+}
+
+export class UserListResponse {
+  @ApiProperty({ type: [UserResponse], maxItems: 100, description: 'Ordered by id' })
+  users: UserResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
+}
