@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
 import { bearer, createUser, signToken, validClaims } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { errorBody } from '../support/errors.js';
 
 const BEARER_CHALLENGE = 'Bearer realm="petstore"';
-
-function errorBody(code: string, details?: Record<string, unknown>) {
-  return {
-    code,
-    message: expect.any(String),
-    ...(details ? { details } : {}),
-    requestId: expect.any(String),
-  };
-}
 
 function decode(token: string): { header: unknown; payload: Record<string, number> } {
   const [header, payload] = token.split('.');

@@ -2,20 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UsersService } from '../../src/users/users.service.js';
 import { apiKey, bearer, createApiKey, createUser, loginAs } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { errorBody } from '../support/errors.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const fieldsOf = (body: { details: { fields: { field: string }[] } }) =>
   body.details.fields.map((f) => f.field);
-
-function errorBody(code: string, details?: Record<string, unknown>) {
-  return {
-    code,
-    message: expect.any(String),
-    ...(details ? { details } : {}),
-    requestId: expect.any(String),
-  };
-}
 
 function userBody(fields: Record<string, unknown>) {
   return {

@@ -18,3 +18,13 @@ export function expectValidationError(res: Response, fields: string[]): void {
   const named = (res.body.details.fields as { field: string }[]).map((f) => f.field);
   expect([...new Set(named)].sort()).toEqual([...fields].sort());
 }
+
+/** The contract's error body with this code (and details), for whole-body assertions. */
+export function errorBody(code: string, details?: Record<string, unknown>) {
+  return {
+    code,
+    message: expect.any(String),
+    ...(details ? { details } : {}),
+    requestId: expect.any(String),
+  };
+}
