@@ -14,6 +14,7 @@ import {
 import { ApiException } from '../common/errors/api-exception.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { ShutdownService } from '../lifecycle/shutdown.service.js';
+import { MediaService } from '../media/media.service.js';
 import {
   RATE_LIMIT_STORAGE,
   type RateLimitStorage,
@@ -35,7 +36,8 @@ const RETRY_AFTER_SECONDS = '5';
 
 /**
  * Liveness says the process runs; readiness says this instance should get traffic: it is
- * not shutting down, the database answers, and so does Redis when REDIS_URL is set.
+ * not shutting down, the database and the image storage answer, and so does Redis when
+ * REDIS_URL is set.
  * Clients see each check's status only; the reasons go to the log when readiness changes.
  */
 @Injectable()
@@ -50,6 +52,7 @@ export class HealthService {
     private readonly shutdown: ShutdownService,
     @Inject(RATE_LIMIT_STORAGE) private readonly rateLimitStorage: RateLimitStorage,
     @Inject(rateLimitConfig.KEY) private readonly rateLimit: RateLimitConfig,
+    private readonly media: MediaService,
   ) {}
 
   live(): { status: 'ok' } {
@@ -62,6 +65,7 @@ export class HealthService {
         () => this.serverCheck(),
         () => this.database.pingCheck('database', { timeout: CHECK_TIMEOUT_MS }),
         ...(this.rateLimit.redisUrl ? [() => this.redisCheck()] : []),
+        () => this.storageCheck(),
       ]);
       this.noteReadiness(true, result.details);
       return { status: 'ok', checks: statuses(result.details) };
@@ -89,6 +93,14 @@ export class HealthService {
     return this.indicators
       .check('redis')
       .attempt(() => this.rateLimitStorage.ping())
+      .withTimeout(CHECK_TIMEOUT_MS);
+  }
+
+  // Image storage: the media directory, or the bucket when S3_BUCKET is set.
+  private storageCheck() {
+    return this.indicators
+      .check('storage')
+      .attempt(() => this.media.checkStorage())
       .withTimeout(CHECK_TIMEOUT_MS);
   }
 

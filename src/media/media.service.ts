@@ -31,6 +31,10 @@ export type MediaUrl = (key: string) => string;
 
 const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
 
+// Well-formed, so that it passes the storage's key check, and made of zeros, which random
+// keys never are in practice.
+const STORAGE_PROBE_KEY = `${'0'.repeat(32)}.jpg`;
+
 @Injectable()
 export class MediaService implements OnModuleInit {
   private readonly logger = new Logger(MediaService.name);
@@ -42,6 +46,11 @@ export class MediaService implements OnModuleInit {
     private readonly petsService: PetsService,
     private readonly imageProcessor: ImageProcessor,
   ) {}
+
+  /** For readiness: the storage answers (a look-up of a key no upload can have). */
+  async checkStorage(): Promise<void> {
+    await this.storage.exists(STORAGE_PROBE_KEY);
+  }
 
   onModuleInit(): void {
     this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));

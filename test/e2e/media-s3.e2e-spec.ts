@@ -98,10 +98,15 @@ describe('Media (e2e, S3-compatible storage)', () => {
     await t.http.get(`/media/${key}`).expect(404);
   });
 
-  it('should answer 503 and leave the pet unchanged when the bucket cannot be reached', async () => {
+  it('should answer 503, leave the pet unchanged and report not ready when the bucket cannot be reached', async () => {
     const petId = await createPet(t);
     const before = await t.http.get(`/v1/pets/${petId}`).set(t.user).expect(200);
+    const ready = await t.http.get('/health/ready').expect(200);
+    expect(ready.body.checks).toMatchObject({ storage: 'up' });
     await s3.stop();
+    const notReady = await t.http.get('/health/ready');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.details.checks).toMatchObject({ storage: 'down', database: 'up' });
 
     const res = await uploadImage(t, petId, await pngImage(30, 30), { contentType: 'image/png' });
 

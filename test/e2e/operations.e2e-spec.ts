@@ -33,6 +33,7 @@ describe('Operations endpoints and headers (e2e)', () => {
           server: 'up',
           database: 'up',
           ...(process.env.REDIS_URL ? { redis: 'up' } : {}),
+          storage: 'up',
         },
       });
       expectError(await t.http.get('/v1/health/live').set(t.admin), 404, 'NOT_FOUND');
