@@ -24,6 +24,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/pets/{petId}/upload-image': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a pet image
+     * @description Stored resized within 1024×1024 with a 256×256 thumbnail, EXIF orientation applied and all metadata removed; its URL is appended to the pet’s photoUrls. Checks in order: the form (400), the pet (404, 409 when it has 20 photoUrls), the bytes (415), decoding (400 INVALID_IMAGE).
+     */
+    post: operations['uploadPetImage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pets/{petId}/images': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a pet’s images
+     * @description The pet’s uploads with their thumbnails, oldest first.
+     */
+    get: operations['listPetImages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/media/{key}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a stored image
+     * @description The URLs in imageUrl, photoUrls and the image list point here. No credential: possession of the unguessable URL is the permission. Outside /v1 and not rate limited.
+     */
+    get: operations['getMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List pets
+     * @description Newest first (createdAt, then id, descending). Page with limit/offset, or with `cursor` = the previous page’s `pagination.nextCursor` (same filters, no offset).
+     */
+    get: operations['listPets'];
+    put?: never;
+    /**
+     * Create a pet
+     * @description name, categoryId and status are required; tags are created on first use.
+     */
+    post: operations['createPet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pets/{petId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a pet
+     * @description One pet by id.
+     */
+    get: operations['getPet'];
+    /**
+     * Update a pet
+     * @description Any non-empty subset of the write fields. Status moves: available → pending, pending → sold, pending → available, sold → available, and any status to itself; anything else is 409 INVALID_STATUS_TRANSITION with details {from, to, allowed}.
+     */
+    put: operations['updatePet'];
+    post?: never;
+    /**
+     * Delete a pet
+     * @description Removes the pet and its stored images.
+     */
+    delete: operations['deletePet'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/auth/login': {
     parameters: {
       query?: never;
@@ -192,118 +304,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/pets': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List pets
-     * @description Newest first (createdAt, then id, descending). Page with limit/offset, or with `cursor` = the previous page’s `pagination.nextCursor` (same filters, no offset).
-     */
-    get: operations['listPets'];
-    put?: never;
-    /**
-     * Create a pet
-     * @description name, categoryId and status are required; tags are created on first use.
-     */
-    post: operations['createPet'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/pets/{petId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get a pet
-     * @description One pet by id.
-     */
-    get: operations['getPet'];
-    /**
-     * Update a pet
-     * @description Any non-empty subset of the write fields. Status moves: available → pending, pending → sold, pending → available, sold → available, and any status to itself; anything else is 409 INVALID_STATUS_TRANSITION with details {from, to, allowed}.
-     */
-    put: operations['updatePet'];
-    post?: never;
-    /**
-     * Delete a pet
-     * @description Removes the pet and its stored images.
-     */
-    delete: operations['deletePet'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/pets/{petId}/upload-image': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Upload a pet image
-     * @description Stored resized within 1024×1024 with a 256×256 thumbnail, EXIF orientation applied and all metadata removed; its URL is appended to the pet’s photoUrls. Checks in order: the form (400), the pet (404, 409 when it has 20 photoUrls), the bytes (415), decoding (400 INVALID_IMAGE).
-     */
-    post: operations['uploadPetImage'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/pets/{petId}/images': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List a pet’s images
-     * @description The pet’s uploads with their thumbnails, oldest first.
-     */
-    get: operations['listPetImages'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/media/{key}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Download a stored image
-     * @description The URLs in imageUrl, photoUrls and the image list point here. No credential: possession of the unguessable URL is the permission. Outside /v1 and not rate limited.
-     */
-    get: operations['getMedia'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -335,6 +335,190 @@ export interface components {
       /** @description hour and minute */
       windows: components['schemas']['WindowStateResponse'][];
     };
+    UploadImageResponse: {
+      /** @enum {string} */
+      message: 'Image uploaded';
+      /**
+       * Format: uri
+       * @description Absolute URL of the stored image, also appended to the pet’s photoUrls
+       */
+      imageUrl: string;
+    };
+    PetImageResponse: {
+      /**
+       * Format: int64
+       * @description Image id
+       */
+      id: number;
+      /**
+       * Format: uri
+       * @description The main rendition (within 1024×1024)
+       */
+      url: string;
+      /**
+       * Format: uri
+       * @description The thumbnail (within 256×256)
+       */
+      thumbnailUrl: string;
+      /** @description Caption given at upload */
+      description: string | null;
+      /** Format: int32 */
+      width: number;
+      /**
+       * Format: int32
+       * @description Of one frame for an animated GIF
+       */
+      height: number;
+      /** @enum {string} */
+      format: 'jpeg' | 'png' | 'gif';
+      /**
+       * Format: int32
+       * @description Size of the stored main rendition
+       */
+      bytes: number;
+      /**
+       * Format: date-time
+       * @description Upload time
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      createdAt: string;
+    };
+    PetImageListResponse: {
+      /** @description Oldest first */
+      images: components['schemas']['PetImageResponse'][];
+    };
+    CategoryResponse: {
+      /**
+       * Format: int64
+       * @description Category id
+       */
+      id: number;
+      /** @description Unique regardless of case; keeps the case it was created with */
+      name: string;
+      /** @description null when not given */
+      description: string | null;
+    };
+    TagResponse: {
+      /**
+       * Format: int64
+       * @description Tag id
+       */
+      id: number;
+      /** @description Tag name */
+      name: string;
+    };
+    PetResponse: {
+      /**
+       * Format: int64
+       * @description Pet id
+       */
+      id: number;
+      /** @description Pet name */
+      name: string;
+      category: components['schemas']['CategoryResponse'];
+      /** @description Photo URLs, uploaded images included */
+      photoUrls: string[];
+      /** @description Sorted by name */
+      tags: components['schemas']['TagResponse'][];
+      /** @enum {string} */
+      status: 'available' | 'pending' | 'sold';
+      /** Format: int32 */
+      age: number | null;
+      /** @description Breed */
+      breed: string | null;
+      /** @description Description */
+      description: string | null;
+      /**
+       * Format: date-time
+       * @description Creation time; never changes
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Refreshed on every successful update
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      updatedAt: string;
+    };
+    PaginationResponse: {
+      /** Format: int32 */
+      limit: number;
+      /**
+       * Format: int64
+       * @description Items before this page (for a cursor page: when its cursor was issued)
+       */
+      offset: number;
+      /**
+       * Format: int64
+       * @description Exact number of matching items
+       */
+      total: number;
+      /** @description `offset + page length < total` */
+      hasMore: boolean;
+      /** @description Opaque keyset cursor for the next page; present when this page is not the last */
+      nextCursor?: string;
+    };
+    PetListResponse: {
+      /** @description Newest first */
+      pets: components['schemas']['PetResponse'][];
+      pagination: components['schemas']['PaginationResponse'];
+    };
+    CreatePetDto: {
+      /** @description Trimmed */
+      name: string;
+      /**
+       * Format: int64
+       * @description An existing category, else 400 on categoryId
+       */
+      categoryId: number;
+      /**
+       * @description See the allowed status moves
+       * @enum {string}
+       */
+      status: 'available' | 'pending' | 'sold';
+      /** @description http or https URLs; on update the whole list is replaced */
+      photoUrls?: string[];
+      /**
+       * Format: int32
+       * @description null clears it
+       */
+      age?: number | null;
+      /** @description null clears it */
+      breed?: string | null;
+      /** @description null clears it */
+      description?: string | null;
+      /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
+      tags?: string[];
+    };
+    UpdatePetDto: {
+      /** @description Trimmed */
+      name?: string;
+      /**
+       * Format: int64
+       * @description An existing category, else 400 on categoryId
+       */
+      categoryId?: number;
+      /**
+       * @description See the allowed status moves
+       * @enum {string}
+       */
+      status?: 'available' | 'pending' | 'sold';
+      /** @description http or https URLs; on update the whole list is replaced */
+      photoUrls?: string[];
+      /**
+       * Format: int32
+       * @description null clears it
+       */
+      age?: number | null;
+      /** @description null clears it */
+      breed?: string | null;
+      /** @description null clears it */
+      description?: string | null;
+      /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
+      tags?: string[];
+    };
+    EmptyResponse: Record<string, never>;
     LoginDto: {
       /** @description Any case */
       username: string;
@@ -431,7 +615,6 @@ export interface components {
       /** @description The caller’s keys, newest first */
       apiKeys: components['schemas']['ApiKeyResponse'][];
     };
-    EmptyResponse: Record<string, never>;
     CreateUserDto: {
       /** @description Unique regardless of case */
       username: string;
@@ -499,24 +682,6 @@ export interface components {
        */
       updatedAt: string;
     };
-    PaginationResponse: {
-      /** Format: int32 */
-      limit: number;
-      /**
-       * Format: int64
-       * @description Items before this page (for a cursor page: when its cursor was issued)
-       */
-      offset: number;
-      /**
-       * Format: int64
-       * @description Exact number of matching items
-       */
-      total: number;
-      /** @description `offset + page length < total` */
-      hasMore: boolean;
-      /** @description Opaque keyset cursor for the next page; present when this page is not the last */
-      nextCursor?: string;
-    };
     UserListResponse: {
       /** @description Ordered by id */
       users: components['schemas']['UserResponse'][];
@@ -549,17 +714,6 @@ export interface components {
        */
       userStatus: 0 | 1 | 2;
     };
-    CategoryResponse: {
-      /**
-       * Format: int64
-       * @description Category id
-       */
-      id: number;
-      /** @description Unique regardless of case; keeps the case it was created with */
-      name: string;
-      /** @description null when not given */
-      description: string | null;
-    };
     CategoryListResponse: {
       /** @description Every category, ordered by name */
       categories: components['schemas']['CategoryResponse'][];
@@ -573,160 +727,6 @@ export interface components {
       /** @description Trimmed; unique regardless of case */
       name?: string;
       description?: string;
-    };
-    TagResponse: {
-      /**
-       * Format: int64
-       * @description Tag id
-       */
-      id: number;
-      /** @description Tag name */
-      name: string;
-    };
-    PetResponse: {
-      /**
-       * Format: int64
-       * @description Pet id
-       */
-      id: number;
-      /** @description Pet name */
-      name: string;
-      category: components['schemas']['CategoryResponse'];
-      /** @description Photo URLs, uploaded images included */
-      photoUrls: string[];
-      /** @description Sorted by name */
-      tags: components['schemas']['TagResponse'][];
-      /** @enum {string} */
-      status: 'available' | 'pending' | 'sold';
-      /** Format: int32 */
-      age: number | null;
-      /** @description Breed */
-      breed: string | null;
-      /** @description Description */
-      description: string | null;
-      /**
-       * Format: date-time
-       * @description Creation time; never changes
-       * @example 2026-11-21T22:27:03.123Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description Refreshed on every successful update
-       * @example 2026-11-21T22:27:03.123Z
-       */
-      updatedAt: string;
-    };
-    PetListResponse: {
-      /** @description Newest first */
-      pets: components['schemas']['PetResponse'][];
-      pagination: components['schemas']['PaginationResponse'];
-    };
-    CreatePetDto: {
-      /** @description Trimmed */
-      name: string;
-      /**
-       * Format: int64
-       * @description An existing category, else 400 on categoryId
-       */
-      categoryId: number;
-      /**
-       * @description See the allowed status moves
-       * @enum {string}
-       */
-      status: 'available' | 'pending' | 'sold';
-      /** @description http or https URLs; on update the whole list is replaced */
-      photoUrls?: string[];
-      /**
-       * Format: int32
-       * @description null clears it
-       */
-      age?: number | null;
-      /** @description null clears it */
-      breed?: string | null;
-      /** @description null clears it */
-      description?: string | null;
-      /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
-      tags?: string[];
-    };
-    UpdatePetDto: {
-      /** @description Trimmed */
-      name?: string;
-      /**
-       * Format: int64
-       * @description An existing category, else 400 on categoryId
-       */
-      categoryId?: number;
-      /**
-       * @description See the allowed status moves
-       * @enum {string}
-       */
-      status?: 'available' | 'pending' | 'sold';
-      /** @description http or https URLs; on update the whole list is replaced */
-      photoUrls?: string[];
-      /**
-       * Format: int32
-       * @description null clears it
-       */
-      age?: number | null;
-      /** @description null clears it */
-      breed?: string | null;
-      /** @description null clears it */
-      description?: string | null;
-      /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
-      tags?: string[];
-    };
-    UploadImageResponse: {
-      /** @enum {string} */
-      message: 'Image uploaded';
-      /**
-       * Format: uri
-       * @description Absolute URL of the stored image, also appended to the pet’s photoUrls
-       */
-      imageUrl: string;
-    };
-    PetImageResponse: {
-      /**
-       * Format: int64
-       * @description Image id
-       */
-      id: number;
-      /**
-       * Format: uri
-       * @description The main rendition (within 1024×1024)
-       */
-      url: string;
-      /**
-       * Format: uri
-       * @description The thumbnail (within 256×256)
-       */
-      thumbnailUrl: string;
-      /** @description Caption given at upload */
-      description: string | null;
-      /** Format: int32 */
-      width: number;
-      /**
-       * Format: int32
-       * @description Of one frame for an animated GIF
-       */
-      height: number;
-      /** @enum {string} */
-      format: 'jpeg' | 'png' | 'gif';
-      /**
-       * Format: int32
-       * @description Size of the stored main rendition
-       */
-      bytes: number;
-      /**
-       * Format: date-time
-       * @description Upload time
-       * @example 2026-11-21T22:27:03.123Z
-       */
-      createdAt: string;
-    };
-    PetImageListResponse: {
-      /** @description Oldest first */
-      images: components['schemas']['PetImageResponse'][];
     };
     ErrorResponse: {
       /**
@@ -831,6 +831,1095 @@ export interface operations {
             /** @enum {string} */
             code?:
               'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  uploadPetImage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description JPEG, PNG or GIF, decided by its bytes (file name and part type are ignored); at most 5 MB (5,242,880 bytes) and 40 megapixels
+           */
+          image: string;
+          /** @description Optional caption */
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Stored */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UploadImageResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_IMAGE */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_IMAGE';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listPetImages: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The images */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetImageListResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description 128 random bits in hex plus the extension */
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The image, cacheable forever */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          /** @description Strong validator of the bytes: the key’s random part, quoted */
+          ETag: string;
+          /** @description Stored objects never change under their key */
+          'Cache-Control': 'public, max-age=31536000, immutable';
+          [name: string]: unknown;
+        };
+        content: {
+          'image/jpeg': unknown;
+          'image/png': unknown;
+          'image/gif': unknown;
+        };
+      };
+      /** @description If-None-Match matched: the client’s copy is current */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          /** @description Strong validator of the bytes: the key’s random part, quoted */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found: NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'NOT_FOUND';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listPets: {
+    parameters: {
+      query?: {
+        /** @description Page size; out of range is 400, never clamped */
+        limit?: number;
+        /** @description Items to skip */
+        offset?: number;
+        /** @description Category name, any case; an unknown name gives an empty page */
+        category?: string;
+        status?: 'available' | 'pending' | 'sold';
+        /** @description pagination.nextCursor of the previous page, with the same category and status and without offset */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of pets */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetListResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createPet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePetDto'];
+      };
+    };
+    responses: {
+      /** @description The new pet */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getPet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pet */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  updatePet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdatePetDto'];
+      };
+    };
+    responses: {
+      /** @description The updated pet */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: INVALID_STATUS_TRANSITION */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INVALID_STATUS_TRANSITION';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  deletePet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted; the body is `{}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
           };
         };
       };
@@ -2962,1095 +4051,6 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  listPets: {
-    parameters: {
-      query?: {
-        /** @description Page size; out of range is 400, never clamped */
-        limit?: number;
-        /** @description Items to skip */
-        offset?: number;
-        /** @description Category name, any case; an unknown name gives an empty page */
-        category?: string;
-        status?: 'available' | 'pending' | 'sold';
-        /** @description pagination.nextCursor of the previous page, with the same category and status and without offset */
-        cursor?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page of pets */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PetListResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  createPet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreatePetDto'];
-      };
-    };
-    responses: {
-      /** @description The new pet */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PetResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  getPet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pet id */
-        petId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The pet */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PetResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Not found: PET_NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PET_NOT_FOUND';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  updatePet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pet id */
-        petId: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdatePetDto'];
-      };
-    };
-    responses: {
-      /** @description The updated pet */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PetResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Not found: PET_NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PET_NOT_FOUND';
-          };
-        };
-      };
-      /** @description Conflicts with the current state: INVALID_STATUS_TRANSITION */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INVALID_STATUS_TRANSITION';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  deletePet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pet id */
-        petId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted; the body is `{}` */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EmptyResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Not found: PET_NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PET_NOT_FOUND';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  uploadPetImage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pet id */
-        petId: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'multipart/form-data': {
-          /**
-           * Format: binary
-           * @description JPEG, PNG or GIF, decided by its bytes (file name and part type are ignored); at most 5 MB (5,242,880 bytes) and 40 megapixels
-           */
-          image: string;
-          /** @description Optional caption */
-          description?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Stored */
-      201: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UploadImageResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_IMAGE */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_IMAGE';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Not found: PET_NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PET_NOT_FOUND';
-          };
-        };
-      };
-      /** @description Conflicts with the current state: CONFLICT */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'CONFLICT';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  listPetImages: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pet id */
-        petId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The images */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PetImageListResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description Not found: PET_NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PET_NOT_FOUND';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  getMedia: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description 128 random bits in hex plus the extension */
-        key: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The image, cacheable forever */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          /** @description Strong validator of the bytes: the key’s random part, quoted */
-          ETag: string;
-          /** @description Stored objects never change under their key */
-          'Cache-Control': 'public, max-age=31536000, immutable';
-          [name: string]: unknown;
-        };
-        content: {
-          'image/jpeg': unknown;
-          'image/png': unknown;
-          'image/gif': unknown;
-        };
-      };
-      /** @description If-None-Match matched: the client’s copy is current */
-      304: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          /** @description Strong validator of the bytes: the key’s random part, quoted */
-          ETag: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Not found: NOT_FOUND */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'NOT_FOUND';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
           'Retry-After': components['headers']['RetryAfter'];
           [name: string]: unknown;
         };
