@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { generousRateLimits } from '../test/support/rate-limits.js';
 
 /**
  * `npm run bench [-- --quick]`: the app against the raw baseline (bench/baseline.ts) on
@@ -21,12 +22,6 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = QUICK ? 'petstore_bench_quick' : 'petstore_bench';
 const ADMIN_PASSWORD = 'bench admin password';
 const JWT_SECRET = randomBytes(32).toString('base64url');
-// Limits stay on (their cost is measured) but high enough never to refuse the load.
-const HIGH_LIMITS = Object.fromEntries(
-  ['API_KEY', 'USER', 'ANONYMOUS'].flatMap((tier) =>
-    ['HOUR', 'MINUTE'].map((w) => [`RATE_LIMIT_${tier}_PER_${w}`, '100000000']),
-  ),
-);
 
 interface Sample {
   rps: number;
@@ -248,7 +243,7 @@ export async function run(): Promise<void> {
     JWT_SECRET,
     ADMIN_PASSWORD,
     DATA_DIR: `/tmp/petstore-bench-${appPort}`,
-    ...HIGH_LIMITS,
+    ...generousRateLimits('100000000'),
   };
   const children = [
     start('dist-bench/src/main.js', appEnv),

@@ -2,16 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { freePort } from './free-port.js';
+import { generousRateLimits } from './rate-limits.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
 const ADMIN_PASSWORD = 'admin password for tests';
 // One secret for every process of a test run: instances of one deployment share it.
 const JWT_SECRET = randomBytes(32).toString('base64url');
-const GENEROUS_RATE_LIMITS = Object.fromEntries(
-  ['API_KEY', 'USER', 'ANONYMOUS'].flatMap((tier) =>
-    ['HOUR', 'MINUTE'].map((window) => [`RATE_LIMIT_${tier}_PER_${window}`, '1000000']),
-  ),
-);
 
 /**
  * The built service (`node dist/main.js`) as a child process on a port of its own, with
@@ -47,7 +43,7 @@ export class AppProcess {
         PORT: String(port),
         ADMIN_PASSWORD,
         JWT_SECRET,
-        ...GENEROUS_RATE_LIMITS,
+        ...generousRateLimits(),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

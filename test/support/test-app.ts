@@ -8,6 +8,7 @@ import { configureApp } from '../../src/app.setup.js';
 import { bearer } from './auth.js';
 import { conformanceOf, conformingAgent } from './conforming-agent.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { generousRateLimits } from './rate-limits.js';
 
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin password for tests';
@@ -29,13 +30,6 @@ export interface TestApp {
   jwt: { secret: string; issuer: string; audience: string };
   close(): Promise<void>;
 }
-
-// Tests other than the rate-limit ones must never be throttled.
-const GENEROUS_RATE_LIMITS = Object.fromEntries(
-  ['API_KEY', 'USER', 'ANONYMOUS'].flatMap((tier) =>
-    ['HOUR', 'MINUTE'].map((window) => [`RATE_LIMIT_${tier}_PER_${window}`, '1000000']),
-  ),
-);
 
 export interface TestAppOptions {
   /** Another app's database (that app's close() drops it), for a second instance. */
@@ -60,7 +54,7 @@ export async function createTestApp(
     NODE_ENV: 'test',
     // Request lines and expected 503 warnings would bury the test report.
     LOG_LEVEL: 'error',
-    ...GENEROUS_RATE_LIMITS,
+    ...generousRateLimits(),
     // Apps share a Redis server (when REDIS_URL is set) but not their counters.
     REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
     ADMIN_USERNAME,

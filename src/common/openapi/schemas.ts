@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 
 /**
  * Ids are int64 in the database but JSON numbers on the wire: the documented maximum is the
@@ -42,10 +42,3 @@ export const ApiTimestampProperty = (description: string, extra: Extra = {}) =>
 /** Free text up to `maxLength` characters; `nullable` when the service returns null for unset. */
 export const ApiTextProperty = (maxLength: number, description: string, extra: Extra = {}) =>
   ApiProperty({ type: 'string', maxLength, description, ...extra } as ApiPropertyOptions);
-
-export const ApiOptionalTextProperty = (
-  maxLength: number,
-  description: string,
-  extra: Extra = {},
-) =>
-  ApiPropertyOptional({ type: 'string', maxLength, description, ...extra } as ApiPropertyOptions);
