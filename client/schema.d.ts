@@ -633,14 +633,14 @@ export interface components {
        * @default user
        * @enum {string}
        */
-      role: 'admin' | 'user';
+      role?: 'admin' | 'user';
       /**
        * Format: int32
        * @description 0 active, 1 disabled, 2 pending email verification; set by an admin only
        * @default 0
        * @enum {integer}
        */
-      userStatus: 0 | 1 | 2;
+      userStatus?: 0 | 1 | 2;
     };
     UserResponse: {
       /**
@@ -705,14 +705,14 @@ export interface components {
        * @default user
        * @enum {string}
        */
-      role: 'admin' | 'user';
+      role?: 'admin' | 'user';
       /**
        * Format: int32
        * @description 0 active, 1 disabled, 2 pending email verification; set by an admin only
        * @default 0
        * @enum {integer}
        */
-      userStatus: 0 | 1 | 2;
+      userStatus?: 0 | 1 | 2;
     };
     CategoryListResponse: {
       /** @description Every category, ordered by name */

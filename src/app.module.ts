@@ -5,6 +5,7 @@ import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { IdentifyGuard } from './auth/guards/identify.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
@@ -37,6 +38,7 @@ import { UsersModule } from './users/users.module.js';
     MediaModule,
     RateLimitModule,
     OpenApiModule,
+    ConsoleModule,
   ],
   providers: [
     // Global guards run in this order; keep it.

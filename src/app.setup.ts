@@ -13,11 +13,16 @@ import { MetricsService } from './metrics/metrics.service.js';
 import { publishOpenApiDocument } from './openapi/openapi.setup.js';
 
 export const API_PREFIX = 'v1';
-/** Routes served outside the API prefix: image files, interactive docs, operational endpoints. */
+/**
+ * Routes served outside the API prefix: image files, interactive docs, the web console,
+ * operational endpoints.
+ */
 export const UNPREFIXED_ROUTES = [
   'media/:key',
   'docs',
   'docs/:file',
+  'console',
+  'console/*route',
   'health/live',
   'health/ready',
   'metrics',

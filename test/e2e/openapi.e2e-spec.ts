@@ -93,6 +93,12 @@ describe('OpenAPI description (e2e)', () => {
       expectError(await t.http.get('/docs/package.json'), 404, 'NOT_FOUND');
       expectError(await t.http.get('/docs/..%2Fpackage.json'), 404, 'NOT_FOUND');
     });
+
+    it('should answer 405 naming only GET and HEAD to other methods', async () => {
+      const res = await t.http.delete('/docs/swagger-ui.css');
+      expectError(res, 405, 'METHOD_NOT_ALLOWED');
+      expect(res.headers.allow).toBe('GET, HEAD');
+    });
   });
 
   describe('conformance check', () => {

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import process from 'node:process';
 
 // Names this run for the workers, which inherit the environment (see test-database.ts).
-// Some e2e tests run the built service (dist/main.js) as a child process: build it when
-// it is missing or older than any source file.
+// Some e2e tests run the built service (dist/main.js) as a child process, and the console
+// tests load the built console: build both when missing or older than any source file.
+const BUILT = ['dist/main.js', 'dist/console-app/index.html'];
+
 export default function globalSetup() {
   process.env.PETSTORE_TEST_RUN = randomBytes(4).toString('hex');
-  const main = 'dist/main.js';
-  if (existsSync(main) && statSync(main).mtimeMs >= newestSource('src')) return;
+  const newest = Math.max(newestSource('src'), newestSource('console'));
+  if (BUILT.every((file) => existsSync(file) && statSync(file).mtimeMs >= newest)) return;
   execSync('npm run build', { stdio: 'inherit' });
 }
 

@@ -32,9 +32,11 @@ export interface ObservedResponse {
 }
 
 // Deliberately left out of the document: the interactive docs (a page and its assets),
-// the document itself, and the operational endpoints (docs/operations.md).
+// the web console (pages and assets), the document itself, and the operational endpoints
+// (docs/operations.md).
 const UNDESCRIBED = [
   /^\/docs(\/[^/]+)?$/,
+  /^\/console(\/.*)?$/,
   /^\/v1\/openapi\.(json|yaml)$/,
   /^\/health\/(live|ready)$/,
   /^\/metrics$/,

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { METHODS } from 'node:http';
 
 interface RouteLayer {
   route?: { methods: Record<string, boolean> };
@@ -15,9 +16,13 @@ export function allowedMethods(request: Request): string[] {
   const methods = new Set<string>();
   for (const layer of stack) {
     if (!layer.route || !layer.match(path)) continue;
-    for (const [method, enabled] of Object.entries(layer.route.methods)) {
-      if (enabled && method !== '_all') methods.add(method.toUpperCase());
-    }
+    const enabled = Object.entries(layer.route.methods)
+      .filter(([method, on]) => on && method !== '_all')
+      .map(([method]) => method.toUpperCase());
+    // Express 5's app.all() adds a route for every method; Nest mounts middleware on exact
+    // paths (those outside the prefix) that way. Such a route is not an endpoint.
+    if (enabled.length >= METHODS.length) continue;
+    for (const method of enabled) methods.add(method);
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();

@@ -1,0 +1,141 @@
+import type { Middleware } from 'openapi-fetch';
+import { createPetstoreClient, type Schemas } from '../../client/index.js';
+import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
+
+export type Pet = Schemas['PetResponse'];
+export type PetImage = Schemas['PetImageResponse'];
+export type Category = Schemas['CategoryResponse'];
+export type ApiKey = Schemas['ApiKeyResponse'];
+export type CreatedApiKey = Schemas['CreatedApiKeyResponse'];
+export type User = Schemas['UserResponse'];
+export type Pagination = Schemas['PaginationResponse'];
+type ErrorBody = Schemas['ErrorResponse'];
+
+/** An error answer of the API, in its one error shape. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+  ) {
+    super(body.message);
+  }
+
+  get code(): ErrorBody['code'] {
+    return this.body.code;
+  }
+
+  /** The first message for each failing field of a VALIDATION_ERROR, by top-level field name. */
+  get fieldErrors(): Record<string, string> {
+    const fields = (
+      this.body.details as { fields?: { field: string; message: string }[] } | undefined
+    )?.fields;
+    const errors: Record<string, string> = {};
+    for (const { field, message } of fields ?? []) {
+      // `tags.3` belongs to the tags field.
+      errors[field.split('.')[0]] ??= message;
+    }
+    return errors;
+  }
+}
+
+function errorOf(status: number, body: unknown): ApiError {
+  const known = typeof body === 'object' && body !== null && 'code' in body && 'message' in body;
+  return new ApiError(
+    status,
+    known
+      ? (body as ErrorBody)
+      : { code: 'INTERNAL_ERROR', message: `The service answered ${status}.`, requestId: '' },
+  );
+}
+
+/** A 401 on a signed-in call means the token no longer works: sign out, saying why. */
+function signOutWhenRefused(status: number, body: unknown): void {
+  if (status !== 401 || !session.current) return;
+  const expired = (body as Partial<ErrorBody> | null)?.code === 'EXPIRED_TOKEN';
+  session.signOut(expired ? SIGNED_OUT_EXPIRED : SIGNED_OUT_REFUSED);
+}
+
+const bearerToken: Middleware = {
+  onRequest({ request }) {
+    const token = session.current?.token;
+    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+    return request;
+  },
+  async onResponse({ response }) {
+    if (response.status === 401) {
+      signOutWhenRefused(
+        401,
+        await response
+          .clone()
+          .json()
+          .catch(() => null),
+      );
+    }
+    return response;
+  },
+};
+
+/** The typed client of the public API (client/), as the signed-in user. */
+export const api = createPetstoreClient({ baseUrl: location.origin });
+api.use(bearerToken);
+
+/** The data of a successful call, or an ApiError. */
+export async function ok<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw errorOf(response.status, error);
+  return data as T;
+}
+
+/** True for an image this service stores: the only kind the console's CSP lets it show. */
+export function isOwnImage(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.origin === location.origin && parsed.pathname.startsWith('/media/');
+  } catch {
+    return false;
+  }
+}
+
+/** What to tell the user about a failed call. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'RATE_LIMIT_EXCEEDED') {
+      const retryAfter = (error.body.details as { retryAfter?: number } | undefined)?.retryAfter;
+      return `Too many requests. Try again in ${retryAfter ?? 60} seconds.`;
+    }
+    return error.status >= 500 && error.body.requestId
+      ? `${error.message} (request ${error.body.requestId})`
+      : error.message;
+  }
+  return 'The service could not be reached. Check the connection and try again.';
+}
+
+/**
+ * Uploads an image with XMLHttpRequest rather than fetch: only it reports upload progress.
+ * `onProgress` receives the fraction sent, 0 to 1.
+ */
+export function uploadPetImage(
+  petId: number,
+  form: FormData,
+  onProgress: (fraction: number) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `/v1/pets/${petId}/upload-image`);
+    const token = session.current?.token;
+    if (token) request.setRequestHeader('Authorization', `Bearer ${token}`);
+    request.responseType = 'json';
+    request.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    });
+    request.addEventListener('load', () => {
+      if (request.status === 201) return resolve();
+      signOutWhenRefused(request.status, request.response);
+      reject(errorOf(request.status, request.response));
+    });
+    request.addEventListener('error', () => reject(new TypeError('upload failed')));
+    request.send(form);
+  });
+}

@@ -1,0 +1,86 @@
+import type { JSX } from 'preact';
+import { ApiKeysPage } from './pages/api-keys';
+import { PetDetailPage } from './pages/pet-detail';
+import { PetFormPage } from './pages/pet-form';
+import { PetsPage } from './pages/pets-list';
+import { SignInPage } from './pages/sign-in';
+import { UsersPage } from './pages/users';
+import { Link, useLocation } from './router';
+import { type Session, session, useSession } from './session';
+import { PageHeading } from './ui';
+
+function pageOf(path: string): JSX.Element {
+  if (path === '/' || path === '/pets') return <PetsPage />;
+  if (path === '/pets/new') return <PetFormPage />;
+  const pet = /^\/pets\/(\d+)(\/edit)?$/.exec(path);
+  if (pet) {
+    const id = Number(pet[1]);
+    return pet[2] ? <PetFormPage key={`edit-${id}`} id={id} /> : <PetDetailPage key={id} id={id} />;
+  }
+  if (path === '/settings/api-keys') return <ApiKeysPage />;
+  if (path === '/users') return <UsersPage />;
+  return (
+    <>
+      <PageHeading>Page not found</PageHeading>
+      <p>
+        <Link href="/pets">Go to the pets</Link>
+      </p>
+    </>
+  );
+}
+
+function NavLink({ href, path, children }: { href: string; path: string; children: string }) {
+  const here = path === href || path.startsWith(`${href}/`) || (href === '/pets' && path === '/');
+  return (
+    <Link href={href} aria-current={here ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+function Header({ current, path }: { current: Session; path: string }) {
+  return (
+    <header class="top">
+      <p class="brand">Pet store console</p>
+      <nav aria-label="Main">
+        <NavLink href="/pets" path={path}>
+          Pets
+        </NavLink>
+        <NavLink href="/settings/api-keys" path={path}>
+          API keys
+        </NavLink>
+        {current.role === 'admin' && (
+          <NavLink href="/users" path={path}>
+            Users
+          </NavLink>
+        )}
+      </nav>
+      <div class="account">
+        <span>
+          Signed in as <strong>{current.username}</strong> ({current.role})
+        </span>
+        <button type="button" class="button-secondary" onClick={() => session.signOut()}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}
+
+export function App() {
+  const current = useSession();
+  const { path } = useLocation();
+  // Signed out, every route shows the sign-in form; the route is kept for afterwards.
+  if (!current) return <SignInPage />;
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header current={current} path={path} />
+      <main id="main" tabIndex={-1}>
+        {pageOf(path)}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,223 @@
+import { useRef, useState } from 'preact/hooks';
+import { allowedNextStatuses } from '../../../src/pets/pet-status.js';
+import { api, ApiError, isOwnImage, ok, type Pet, uploadPetImage } from '../api';
+import { Link, navigate } from '../router';
+import {
+  ConfirmDialog,
+  ErrorAlert,
+  Field,
+  formatDate,
+  PageHeading,
+  StatusMessage,
+  useLoad,
+  useSubmit,
+} from '../ui';
+import { StatusBadge } from './pet-status';
+
+export function PetDetailPage({ id }: { id: number }) {
+  const pet = useLoad(
+    () => ok(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
+    [id],
+  );
+  const images = useLoad(
+    () => ok(api.GET('/v1/pets/{petId}/images', { params: { path: { petId: id } } })),
+    [id],
+  );
+  const [announcement, setAnnouncement] = useState('');
+  const [deleting, setDeleting] = useState(false);
+  const action = useSubmit();
+
+  if (!pet.data) {
+    return (
+      <>
+        <PageHeading>{pet.error ? 'Pet not found' : 'Pet'}</PageHeading>
+        {pet.loading ? <p role="status">Loading…</p> : <ErrorAlert error={pet.error} />}
+        <p>
+          <Link href="/pets">Back to the pets</Link>
+        </p>
+      </>
+    );
+  }
+  const current = pet.data;
+
+  const move = (status: Pet['status']) =>
+    void action.run(async () => {
+      await ok(api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }));
+      setAnnouncement(`Status changed to ${status}.`);
+      pet.reload();
+    });
+  const remove = () => {
+    setDeleting(false);
+    void action.run(async () => {
+      await ok(api.DELETE('/v1/pets/{petId}', { params: { path: { petId: id } } }));
+      navigate('/pets');
+    });
+  };
+  const moves = allowedNextStatuses(current.status).filter((status) => status !== current.status);
+
+  return (
+    <>
+      <PageHeading>{current.name}</PageHeading>
+      <p>
+        <Link href="/pets">Back to the pets</Link>
+      </p>
+      <StatusMessage>{announcement}</StatusMessage>
+      <ErrorAlert error={action.error} />
+
+      <section aria-labelledby="status-title" class="panel">
+        <h2 id="status-title">Status</h2>
+        <p>
+          Now <StatusBadge status={current.status} />
+        </p>
+        <div class="actions">
+          {moves.map((status) => (
+            <button key={status} type="button" disabled={action.busy} onClick={() => move(status)}>
+              Mark as {status}
+            </button>
+          ))}
+        </div>
+      </section>
+
+      <section aria-labelledby="details-title">
+        <h2 id="details-title">Details</h2>
+        <dl class="details">
+          <dt>Category</dt>
+          <dd>{current.category.name}</dd>
+          <dt>Age</dt>
+          <dd>{current.age ?? '—'}</dd>
+          <dt>Breed</dt>
+          <dd>{current.breed ?? '—'}</dd>
+          <dt>Description</dt>
+          <dd class="prose">{current.description ?? '—'}</dd>
+          <dt>Tags</dt>
+          <dd>{current.tags.length > 0 ? current.tags.map((tag) => tag.name).join(', ') : '—'}</dd>
+          <dt>Created</dt>
+          <dd>{formatDate(current.createdAt)}</dd>
+          <dt>Updated</dt>
+          <dd>{formatDate(current.updatedAt)}</dd>
+        </dl>
+        <div class="actions">
+          <Link class="button" href={`/pets/${id}/edit`}>
+            Edit
+          </Link>
+          <button type="button" class="button-danger" onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+        </div>
+      </section>
+
+      <section aria-labelledby="photos-title">
+        <h2 id="photos-title">Photos</h2>
+        <ErrorAlert error={images.error} />
+        {images.data && images.data.images.length === 0 && <p>No photos uploaded yet.</p>}
+        <ul class="photo-grid">
+          {images.data?.images.map((image, index) => (
+            <li key={image.id}>
+              <a href={image.url}>
+                <img
+                  src={image.thumbnailUrl}
+                  alt={image.description ?? `Photo ${index + 1} of ${current.name}`}
+                  width={160}
+                  height={160}
+                />
+              </a>
+            </li>
+          ))}
+        </ul>
+        <OtherPhotoLinks pet={current} />
+        <UploadForm
+          petId={id}
+          onUploaded={() => {
+            setAnnouncement('Photo uploaded.');
+            images.reload();
+            pet.reload();
+          }}
+        />
+      </section>
+
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${current.name}?`}
+          confirmLabel="Delete pet"
+          onConfirm={remove}
+          onCancel={() => setDeleting(false)}
+        >
+          <p>The pet and its photos are removed for good.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+/** Photo URLs pointing elsewhere are listed, not shown: the console loads nothing from outside. */
+function OtherPhotoLinks({ pet }: { pet: Pet }) {
+  const external = pet.photoUrls.filter((url) => !isOwnImage(url));
+  if (external.length === 0) return null;
+  return (
+    <>
+      <h3>Photo links</h3>
+      <ul>
+        {external.map((url) => (
+          <li key={url}>
+            <a href={url} rel="noreferrer noopener" target="_blank">
+              {url}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => void }) {
+  const form = useRef<HTMLFormElement>(null);
+  const [progress, setProgress] = useState<number>();
+  const { busy, error, run } = useSubmit();
+  const fields = error instanceof ApiError ? error.fieldErrors : {};
+  // Errors about the file itself (type, size, content) belong next to the file field.
+  const fileError =
+    fields.image ??
+    (error instanceof ApiError && error.code !== 'VALIDATION_ERROR' ? error.message : undefined);
+
+  const onSubmit = (event: SubmitEvent) => {
+    event.preventDefault();
+    const data = new FormData(form.current!);
+    if (!(data.get('description') as string)) data.delete('description');
+    const file = data.get('image');
+    if (file instanceof File && file.size === 0 && !file.name) data.delete('image');
+    void run(async () => {
+      setProgress(0);
+      try {
+        await uploadPetImage(petId, data, setProgress);
+        form.current!.reset();
+        onUploaded();
+      } finally {
+        setProgress(undefined);
+      }
+    });
+  };
+
+  return (
+    <form ref={form} class="panel" onSubmit={onSubmit} noValidate>
+      <h3>Upload a photo</h3>
+      {!(error instanceof ApiError) && <ErrorAlert error={error} />}
+      <Field name="image" label="Image file" hint="JPEG, PNG or GIF, up to 5 MB." error={fileError}>
+        {(control) => <input {...control} type="file" accept="image/jpeg,image/png,image/gif" />}
+      </Field>
+      <Field name="description" label="Description (optional)" error={fields.description}>
+        {(control) => <input {...control} />}
+      </Field>
+      {progress !== undefined && (
+        <div class="progress">
+          <label for="upload-progress">Upload progress</label>
+          <progress id="upload-progress" max={100} value={Math.round(progress * 100)}>
+            {Math.round(progress * 100)}%
+          </progress>
+        </div>
+      )}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Uploading…' : 'Upload photo'}
+      </button>
+    </form>
+  );
+}

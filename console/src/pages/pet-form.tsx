@@ -1,0 +1,211 @@
+import { useEffect, useState } from 'preact/hooks';
+import { allowedNextStatuses, PET_STATUSES } from '../../../src/pets/pet-status.js';
+import { api, ApiError, ok, type Pet } from '../api';
+import { Link, navigate } from '../router';
+import { ErrorAlert, Field, PageHeading, useLoad, useSubmit } from '../ui';
+
+interface Values {
+  name: string;
+  categoryId: string;
+  status: Pet['status'];
+  age: string;
+  breed: string;
+  description: string;
+  tags: string;
+  photoUrls: string;
+}
+
+const EMPTY: Values = {
+  name: '',
+  categoryId: '',
+  status: 'available',
+  age: '',
+  breed: '',
+  description: '',
+  tags: '',
+  photoUrls: '',
+};
+
+function valuesOf(pet: Pet): Values {
+  return {
+    name: pet.name,
+    categoryId: String(pet.category.id),
+    status: pet.status,
+    age: pet.age === null ? '' : String(pet.age),
+    breed: pet.breed ?? '',
+    description: pet.description ?? '',
+    tags: pet.tags.map((tag) => tag.name).join(', '),
+    photoUrls: pet.photoUrls.join('\n'),
+  };
+}
+
+const list = (text: string, separator: RegExp) =>
+  text
+    .split(separator)
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/**
+ * The form as the API's body. Values are passed on as typed, not checked here: the API's
+ * rules are the only ones, and its VALIDATION_ERROR fields are shown next to the inputs.
+ */
+function bodyOf(values: Values) {
+  const number = (text: string) => (text.trim() === '' ? null : Number(text));
+  const text = (value: string) => (value.trim() === '' ? null : value);
+  return {
+    name: values.name,
+    categoryId: number(values.categoryId) as number,
+    status: values.status,
+    age: number(values.age),
+    breed: text(values.breed),
+    description: text(values.description),
+    tags: list(values.tags, /,/),
+    photoUrls: list(values.photoUrls, /\n/),
+  };
+}
+
+/** Creates a pet (no id) or edits one. */
+export function PetFormPage({ id }: { id?: number }) {
+  const existing = useLoad(
+    () =>
+      id === undefined
+        ? Promise.resolve(undefined)
+        : ok(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
+    [id],
+  );
+  if (existing.loading) return <p role="status">Loading…</p>;
+  if (existing.error) {
+    return (
+      <>
+        <PageHeading>Pet not found</PageHeading>
+        <ErrorAlert error={existing.error} />
+      </>
+    );
+  }
+  return <PetForm pet={existing.data} />;
+}
+
+function PetForm({ pet }: { pet?: Pet }) {
+  const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
+  const [values, setValues] = useState<Values>(() => (pet ? valuesOf(pet) : EMPTY));
+  const { busy, error, run } = useSubmit();
+  const fields = error instanceof ApiError ? error.fieldErrors : {};
+  const statuses = pet ? allowedNextStatuses(pet.status) : PET_STATUSES;
+
+  const set = (name: keyof Values) => (event: { currentTarget: { value: string } }) =>
+    setValues({ ...values, [name]: event.currentTarget.value });
+
+  const onSubmit = (event: SubmitEvent) => {
+    event.preventDefault();
+    const body = bodyOf(values);
+    void run(async () => {
+      const saved = pet
+        ? await ok(api.PUT('/v1/pets/{petId}', { params: { path: { petId: pet.id } }, body }))
+        : await ok(
+            api.POST('/v1/pets', {
+              body: {
+                ...body,
+                age: body.age ?? undefined,
+                breed: body.breed ?? undefined,
+                description: body.description ?? undefined,
+              },
+            }),
+          );
+      navigate(`/pets/${saved.id}`);
+    });
+  };
+  // Take the user to the first field the API refused.
+  useEffect(() => {
+    document.querySelector<HTMLElement>('.pet-form [aria-invalid="true"]')?.focus();
+  }, [error]);
+
+  return (
+    <>
+      <PageHeading>{pet ? `Edit ${pet.name}` : 'Add a pet'}</PageHeading>
+      <form class="pet-form" onSubmit={onSubmit} noValidate>
+        {Object.keys(fields).length > 0 ? (
+          <p class="alert alert-error" role="alert">
+            Some fields need attention: see the messages below them.
+          </p>
+        ) : (
+          <ErrorAlert error={error ?? categories.error} />
+        )}
+        <Field name="name" label="Name" error={fields.name}>
+          {(control) => <input {...control} value={values.name} onInput={set('name')} />}
+        </Field>
+        <Field name="categoryId" label="Category" error={fields.categoryId}>
+          {(control) => (
+            <select {...control} value={values.categoryId} onChange={set('categoryId')}>
+              <option value="">Choose a category</option>
+              {categories.data?.categories.map((category) => (
+                <option key={category.id} value={String(category.id)}>
+                  {category.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          name="status"
+          label="Status"
+          hint={pet ? 'Only the moves the status rules allow are offered.' : undefined}
+          error={fields.status}
+        >
+          {(control) => (
+            <select {...control} value={values.status} onChange={set('status')}>
+              {statuses.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field name="age" label="Age in years (optional)" error={fields.age}>
+          {(control) => (
+            <input {...control} inputMode="numeric" value={values.age} onInput={set('age')} />
+          )}
+        </Field>
+        <Field name="breed" label="Breed (optional)" error={fields.breed}>
+          {(control) => <input {...control} value={values.breed} onInput={set('breed')} />}
+        </Field>
+        <Field name="description" label="Description (optional)" error={fields.description}>
+          {(control) => (
+            <textarea
+              {...control}
+              rows={4}
+              value={values.description}
+              onInput={set('description')}
+            />
+          )}
+        </Field>
+        <Field
+          name="tags"
+          label="Tags (optional)"
+          hint="Separate tags with commas."
+          error={fields.tags}
+        >
+          {(control) => <input {...control} value={values.tags} onInput={set('tags')} />}
+        </Field>
+        <Field
+          name="photoUrls"
+          label="Photo URLs (optional)"
+          hint="One http or https URL per line. Uploaded photos are added here by themselves."
+          error={fields.photoUrls}
+        >
+          {(control) => (
+            <textarea {...control} rows={3} value={values.photoUrls} onInput={set('photoUrls')} />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            {pet ? 'Save changes' : 'Add pet'}
+          </button>
+          <Link class="button button-secondary" href={pet ? `/pets/${pet.id}` : '/pets'}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,58 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, ok } from '../api';
+import { session } from '../session';
+import { ErrorAlert, Field, PageHeading, useSubmit } from '../ui';
+
+export function SignInPage() {
+  const [notice] = useState(() => session.takeNotice());
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useSubmit();
+
+  const onSubmit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const { token } = await ok(api.POST('/v1/auth/login', { body: { username, password } }));
+      session.signIn(token);
+    });
+  };
+  const fields = error instanceof ApiError ? error.fieldErrors : {};
+
+  return (
+    <main id="main" class="sign-in">
+      <PageHeading>Sign in</PageHeading>
+      {notice && (
+        <p class="alert alert-info" role="status">
+          {notice}
+        </p>
+      )}
+      <ErrorAlert error={error} />
+      <form onSubmit={onSubmit} noValidate>
+        <Field name="username" label="Username" error={fields.username}>
+          {(control) => (
+            <input
+              {...control}
+              autocomplete="username"
+              value={username}
+              onInput={(event) => setUsername(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field name="password" label="Password" error={fields.password}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,193 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { messageOf } from './api';
+import { Link } from './router';
+
+/** The page's one h1: names the tab and takes focus, so screen readers announce the new page. */
+export function PageHeading({ children }: { children: string }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} · Pet store console`;
+    heading.current?.focus();
+  }, [children]);
+  return (
+    <h1 ref={heading} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** The attributes that tie a control to its label, hint and error. */
+export interface ControlProps {
+  id: string;
+  name: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
+}
+
+interface FieldProps {
+  name: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  children: (control: ControlProps) => JSX.Element;
+}
+
+/** A labelled form control with its hint and its error from the API, read out with it. */
+export function Field({ name, label, error, hint, children }: FieldProps) {
+  const id = `field-${name}`;
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      {hint && (
+        <p id={`${id}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      {children({
+        id,
+        name,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': described || undefined,
+      })}
+      {error && (
+        <p id={`${id}-error`} class="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A failed call, announced when it appears. */
+export function ErrorAlert({ error }: { error: unknown }) {
+  if (error === undefined) return null;
+  return (
+    <p class="alert alert-error" role="alert">
+      {messageOf(error)}
+    </p>
+  );
+}
+
+/** A message about something that just happened, announced politely. */
+export function StatusMessage({ children }: { children?: ComponentChildren }) {
+  return (
+    <p class="status-message" role="status">
+      {children}
+    </p>
+  );
+}
+
+interface ConfirmProps {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+/** A modal question (the native dialog: focus kept inside, Escape cancels). */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: ConfirmProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" onCancel={onCancel}>
+      <h2 id="confirm-title">{title}</h2>
+      {children}
+      <div class="actions">
+        <button type="button" class="button-secondary" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" class="button-danger" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+export interface Loaded<T> {
+  data?: T;
+  error?: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads when `deps` change; answers from a superseded load are dropped. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({
+    loading: true,
+  });
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (data) => current && setState({ data, loading: false }),
+      (error: unknown) => current && setState({ error, loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+    // The caller names the inputs of `load` in `deps`.
+  }, [...deps, version]);
+  const reload = useCallback(() => setVersion((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+/** A request's outcome while it runs: busy, then an error or nothing. */
+export function useSubmit(): {
+  busy: boolean;
+  error: unknown;
+  run: (action: () => Promise<void>) => Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run };
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  return iso ? new Date(iso).toLocaleString() : 'Never';
+}
+
+interface PagerProps {
+  offset: number;
+  count: number;
+  total: number;
+  limit: number;
+  /** The route of the page at an offset. */
+  hrefOf: (offset: number) => string;
+}
+
+export function Pager({ offset, count, total, limit, hrefOf }: PagerProps) {
+  if (total === 0) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <p>
+        Showing {offset + 1}–{offset + count} of {total}
+      </p>
+      {offset > 0 && <Link href={hrefOf(Math.max(0, offset - limit))}>Previous page</Link>}
+      {offset + count < total && <Link href={hrefOf(offset + limit)}>Next page</Link>}
+    </nav>
+  );
+}
