@@ -20,6 +20,16 @@ const config = {
       globalSetup: '<rootDir>/test/support/global-setup.js',
       globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
+    {
+      // The web console in headless Chromium against the running service (npm test only:
+      // the console talks to the API the e2e project already covers on every database).
+      ...esm,
+      displayName: 'browser',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.js',
+      globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    },
   ],
   // e2e files boot an app on a fresh database and log users in (argon2) before their tests.
   testTimeout: 60_000,

@@ -120,6 +120,8 @@ export interface Loaded<T> {
   error?: unknown;
   loading: boolean;
   reload: () => void;
+  /** Shows data the caller already has, such as what an update answered. */
+  set: (data: T) => void;
 }
 
 /** Loads when `deps` change; answers from a superseded load are dropped. */
@@ -141,7 +143,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     // The caller names the inputs of `load` in `deps`.
   }, [...deps, version]);
   const reload = useCallback(() => setVersion((value) => value + 1), []);
-  return { ...state, reload };
+  const set = useCallback((data: T) => setState({ data, loading: false }), []);
+  return { ...state, reload, set };
 }
 
 /** A request's outcome while it runs: busy, then an error or nothing. */

@@ -28,9 +28,9 @@ export function ApiKeysPage() {
     setRevoking(undefined);
     void revoke.run(async () => {
       await ok(api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }));
+      keys.set({ apiKeys: (keys.data?.apiKeys ?? []).filter(({ id }) => id !== key.id) });
       setAnnouncement(`Key “${key.name}” revoked.`);
       if (created?.id === key.id) setCreated(undefined);
-      keys.reload();
     });
   };
 

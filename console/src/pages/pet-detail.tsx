@@ -42,9 +42,12 @@ export function PetDetailPage({ id }: { id: number }) {
 
   const move = (status: Pet['status']) =>
     void action.run(async () => {
-      await ok(api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }));
+      pet.set(
+        await ok(
+          api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
+        ),
+      );
       setAnnouncement(`Status changed to ${status}.`);
-      pet.reload();
     });
   const remove = () => {
     setDeleting(false);

@@ -51,9 +51,12 @@ function UserAdministration({ ownId }: { ownId: number }) {
     done: string,
   ) =>
     void change.run(async () => {
-      await ok(api.PUT('/v1/users/{id}', { params: { path: { id: user.id } }, body }));
+      const updated = await ok(
+        api.PUT('/v1/users/{id}', { params: { path: { id: user.id } }, body }),
+      );
+      const page = users.data!;
+      users.set({ ...page, users: page.users.map((u) => (u.id === updated.id ? updated : u)) });
       setAnnouncement(done);
-      users.reload();
     });
 
   return (

@@ -1,0 +1,453 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { apiKey, createUser } from '../support/auth.js';
+import {
+  accessibilityViolations,
+  describeInBrowser,
+  fitsWidth,
+  launchBrowser,
+  openPage,
+  screenshot,
+  type WatchedPage,
+} from '../support/browser.js';
+import { jpegImage } from '../support/images.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+describeInBrowser('Web console in Chromium', () => {
+  let t: TestApp;
+  let origin: string;
+  let browser: Browser;
+  let opened: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+  });
+  // Every test: nothing loaded from elsewhere, no CSP violation, no script error.
+  afterEach(async () => {
+    const problems = opened.flatMap((watched) => watched.problems);
+    await Promise.all(opened.map((watched) => watched.context.close()));
+    opened = [];
+    expect(problems).toEqual([]);
+  });
+
+  async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
+    const watched = await openPage(browser, origin, viewport);
+    opened.push(watched);
+    return watched.page;
+  }
+
+  async function signIn(page: Page, username: string, password: string): Promise<void> {
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  async function signedInPage(
+    as: 'admin' | 'user' = 'admin',
+    route = '/console',
+    viewport?: { width: number; height: number },
+  ): Promise<Page> {
+    const page = await newPage(viewport);
+    await page.goto(route);
+    const account = as === 'admin' ? t.adminUser : t.plainUser;
+    await signIn(page, account.username, account.password);
+    return page;
+  }
+
+  const heading = (page: Page, name: string) =>
+    page.getByRole('heading', { level: 1, name, exact: true });
+
+  let categories = 0;
+  async function category(): Promise<{ id: number; name: string }> {
+    categories += 1;
+    const res = await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: `Console category ${categories}` })
+      .expect(201);
+    return res.body;
+  }
+
+  async function pet(fields: Record<string, unknown>): Promise<number> {
+    const res = await t.http.post('/v1/pets').set(t.admin).send(fields).expect(201);
+    return res.body.id;
+  }
+
+  const apiPet = async (id: number) =>
+    (await t.http.get(`/v1/pets/${id}`).set(t.admin).expect(200)).body;
+
+  describe('signing in', () => {
+    it('should sign in with the keyboard alone, and keep the token out of cookies', async () => {
+      const page = await newPage();
+      await page.goto('/console');
+      await heading(page, 'Sign in').waitFor();
+      await screenshot(page, 'sign-in');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(t.adminUser.username);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(t.adminUser.password);
+      await page.keyboard.press('Enter');
+      await heading(page, 'Pets').waitFor();
+      expect(await page.getByText(`Signed in as ${t.adminUser.username}`).count()).toBe(1);
+      expect(await page.context().cookies()).toEqual([]);
+    });
+
+    it('should refuse a wrong password with the API message', async () => {
+      const page = await newPage();
+      await page.goto('/console');
+      await page.getByLabel('Username').fill(t.adminUser.username);
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/username or password/i);
+      await heading(page, 'Sign in').waitFor();
+    });
+
+    it('should sign out when the token expires, saying so', async () => {
+      const page = await newPage();
+      await page.clock.install();
+      await page.goto('/console/settings/api-keys');
+      await signIn(page, t.adminUser.username, t.adminUser.password);
+      await heading(page, 'API keys').waitFor();
+      await page.clock.fastForward('01:00:01');
+      await heading(page, 'Sign in').waitFor();
+      expect(await page.getByRole('status').first().textContent()).toBe(
+        'Your session has expired. Sign in again.',
+      );
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    });
+
+    it('should keep the session across a reload of the tab, and end it on sign-out', async () => {
+      const page = await signedInPage('admin', '/console/settings/api-keys');
+      await page.reload();
+      await heading(page, 'API keys').waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await heading(page, 'Sign in').waitFor();
+      await page.reload();
+      await heading(page, 'Sign in').waitFor();
+    });
+  });
+
+  describe('API keys', () => {
+    it('should create a key shown once, which works until it is revoked', async () => {
+      const page = await signedInPage();
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await heading(page, 'API keys').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Shop front');
+      await page.getByLabel('Test (pk_test_)').check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+
+      const field = page.getByLabel('API key', { exact: true });
+      await field.waitFor();
+      const key = await field.inputValue();
+      expect(key).toMatch(/^pk_test_[0-9A-Za-z]{38}$/);
+      expect(await page.getByText('It will not be shown again.').count()).toBe(1);
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByText('Copied to the clipboard.').waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+      await screenshot(page, 'api-keys-new-key');
+
+      const used = await fetch(`${origin}/v1/pets`, { headers: apiKey(key) });
+      expect(used.status).toBe(200);
+
+      await page.getByRole('button', { name: 'I have copied the key' }).click();
+      await page.reload();
+      const row = page.getByRole('row', { name: /Shop front/ });
+      await row.waitFor();
+      expect(await page.content()).not.toContain(key);
+      expect(await row.textContent()).toContain(key.slice(0, 12));
+      expect(await row.getByRole('cell').nth(3).textContent()).not.toBe('Never');
+
+      await page.getByRole('button', { name: 'Revoke Shop front' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Revoke “Shop front”?' });
+      await dialog.getByRole('button', { name: 'Revoke key' }).click();
+      await page.getByText('Key “Shop front” revoked.').waitFor();
+      expect(await row.count()).toBe(0);
+
+      const refused = await fetch(`${origin}/v1/pets`, { headers: apiKey(key) });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { code: string }).code).toBe('INVALID_API_KEY');
+    });
+
+    it('should keep the key when the revocation is cancelled', async () => {
+      const page = await signedInPage('admin', '/console/settings/api-keys');
+      await page.getByLabel('Name', { exact: true }).fill('Kept key');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = await page.getByLabel('API key', { exact: true }).inputValue();
+      await page.getByRole('button', { name: 'Revoke Kept key' }).click();
+      await page.keyboard.press('Escape');
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(key) })).status).toBe(200);
+    });
+
+    it('should show the API error next to the name', async () => {
+      const page = await signedInPage('admin', '/console/settings/api-keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const name = page.getByLabel('Name', { exact: true });
+      await page.locator('#field-name-error').waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      expect(await name.getAttribute('aria-describedby')).toContain('field-name-error');
+    });
+  });
+
+  describe('pets', () => {
+    it('should create a pet and edit it, showing the API validation errors by their fields', async () => {
+      const { name: categoryName } = await category();
+      const page = await signedInPage();
+      await page.getByRole('link', { name: 'Add a pet' }).click();
+      await heading(page, 'Add a pet').waitFor();
+      await page.getByLabel('Name').fill('   ');
+      await page.getByLabel('Category').selectOption({ label: categoryName });
+      await page.getByLabel('Age in years (optional)').fill('-2');
+      await page.getByRole('button', { name: 'Add pet' }).click();
+
+      await page.locator('#field-name-error').waitFor();
+      expect(await page.locator('#field-age-error').textContent()).toMatch(/age/);
+      expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-name');
+      await screenshot(page, 'pet-form-errors');
+
+      await page.getByLabel('Name').fill('Biscuit');
+      await page.getByLabel('Age in years (optional)').fill('3');
+      await page.getByLabel('Tags (optional)').fill('calm, small');
+      await page.getByRole('button', { name: 'Add pet' }).click();
+      await heading(page, 'Biscuit').waitFor();
+      const id = Number(/\/console\/pets\/(\d+)$/.exec(page.url())![1]);
+      expect(await apiPet(id)).toMatchObject({
+        name: 'Biscuit',
+        age: 3,
+        status: 'available',
+        category: { name: categoryName },
+        tags: [{ name: 'calm' }, { name: 'small' }],
+      });
+
+      await page.getByRole('link', { name: 'Edit' }).click();
+      await heading(page, 'Edit Biscuit').waitFor();
+      await page.getByLabel('Breed (optional)').fill('Beagle');
+      await page.getByLabel('Age in years (optional)').fill('250');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('#field-age-error').waitFor();
+      expect(await page.locator('#field-breed-error').count()).toBe(0);
+      expect((await apiPet(id)).breed).toBeNull();
+
+      await page.getByLabel('Age in years (optional)').fill('4');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await heading(page, 'Biscuit').waitFor();
+      expect(await apiPet(id)).toMatchObject({ breed: 'Beagle', age: 4 });
+    });
+
+    it('should offer only the status moves the API allows, and move the status', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Mover', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await heading(page, 'Mover').waitFor();
+      const moves = page.getByRole('button', { name: /^Mark as / });
+      expect(await moves.allTextContents()).toEqual(['Mark as pending']);
+
+      await page.getByRole('button', { name: 'Mark as pending' }).click();
+      await page.getByText('Status changed to pending.').waitFor();
+      expect(await moves.allTextContents()).toEqual(['Mark as sold', 'Mark as available']);
+      expect((await apiPet(id)).status).toBe('pending');
+
+      await page.getByRole('link', { name: 'Edit' }).click();
+      const status = page.getByLabel('Status');
+      await status.waitFor();
+      expect(await status.locator('option').allTextContents()).toEqual([
+        'pending',
+        'sold',
+        'available',
+      ]);
+      await status.selectOption('sold');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await heading(page, 'Mover').waitFor();
+      expect(await moves.allTextContents()).toEqual(['Mark as available']);
+      expect((await apiPet(id)).status).toBe('sold');
+    });
+
+    it('should upload an image with progress and show its thumbnail', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Photogenic', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await heading(page, 'Photogenic').waitFor();
+
+      // A slow uplink, so that the upload takes long enough to watch its progress.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 256 * 1024,
+      });
+      const image = await jpegImage(1200, 900);
+      await page.getByLabel('Image file').setInputFiles({
+        name: 'photogenic.jpg',
+        mimeType: 'image/jpeg',
+        buffer: image,
+      });
+      await page.getByLabel('Description (optional)').fill('On the sofa');
+      await page.getByRole('button', { name: 'Upload photo' }).click();
+      await page.waitForFunction(() => {
+        const progress = document.querySelector('progress');
+        return progress !== null && progress.value > 0 && progress.value < 100;
+      });
+      const thumbnail = page.getByRole('img', { name: 'On the sofa' });
+      await thumbnail.waitFor();
+      await page.getByText('Photo uploaded.').waitFor();
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+
+      const images = (await t.http.get(`/v1/pets/${id}/images`).set(t.admin).expect(200)).body
+        .images;
+      expect(images).toHaveLength(1);
+      expect(await thumbnail.getAttribute('src')).toBe(images[0].thumbnailUrl);
+      expect(await thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(256);
+      await screenshot(page, 'pet-detail');
+
+      await page.goto(`/console/pets?category=${encodeURIComponent('')}`);
+      const card = page.getByRole('listitem').filter({ hasText: 'Photogenic' });
+      const listed = card.locator('img');
+      await listed.waitFor();
+      expect(await listed.getAttribute('src')).toBe(images[0].thumbnailUrl);
+      await screenshot(page, 'pets');
+    });
+
+    it('should show the API refusal of a file that is not an image next to the file field', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Not a photo', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await page.getByLabel('Image file').setInputFiles({
+        name: 'notes.jpg',
+        mimeType: 'image/jpeg',
+        buffer: Buffer.from('plain text, not an image'),
+      });
+      await page.getByRole('button', { name: 'Upload photo' }).click();
+      await page.locator('#field-image-error').waitFor();
+      expect(await page.getByLabel('Image file').getAttribute('aria-invalid')).toBe('true');
+    });
+
+    it('should filter the list by category and status, and page through it', async () => {
+      const cats = await category();
+      const dogs = await category();
+      await pet({ name: 'Tom', categoryId: cats.id, status: 'available' });
+      await pet({ name: 'Felix', categoryId: cats.id, status: 'pending' });
+      await pet({ name: 'Rex', categoryId: dogs.id, status: 'pending' });
+      const page = await signedInPage();
+      await page.getByLabel('Category').selectOption({ label: cats.name });
+      await page.getByLabel('Status').selectOption('pending');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('Showing 1–1 of 1').waitFor();
+      const names = page.locator('.pet-card h2');
+      expect(await names.allTextContents()).toEqual(['Felix']);
+      expect(new URL(page.url()).search).toBe(
+        `?category=${encodeURIComponent(cats.name).replace(/%20/g, '+')}&status=pending`,
+      );
+
+      await page.goBack();
+      await page.getByLabel('Category').selectOption({ label: cats.name });
+      await page.getByLabel('Status').selectOption('');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('Showing 1–2 of 2').waitFor();
+      expect(await names.allTextContents()).toEqual(['Felix', 'Tom']);
+    });
+  });
+
+  describe('users', () => {
+    it('should let an admin create a user, who can then sign in without a Users page', async () => {
+      const admin = await signedInPage();
+      await admin.getByRole('link', { name: 'Users' }).click();
+      await heading(admin, 'Users').waitFor();
+      const create = async (username: string) => {
+        await admin.getByLabel('Username').fill(username);
+        await admin.getByLabel('Email').fill(`${username}@example.com`);
+        await admin.getByLabel('Password').fill('console user password');
+        await admin.getByRole('button', { name: 'Create user' }).click();
+      };
+      await create('console.clerk');
+      await admin.getByText('User console.clerk created.').waitFor();
+      await admin.getByRole('row', { name: /console\.clerk/ }).waitFor();
+      await screenshot(admin, 'users');
+
+      await create('console.clerk');
+      await admin.locator('#field-username-error').waitFor();
+
+      const clerk = await newPage();
+      await clerk.goto('/console');
+      await signIn(clerk, 'console.clerk', 'console user password');
+      await heading(clerk, 'Pets').waitFor();
+      expect(await clerk.getByRole('link', { name: 'Users' }).count()).toBe(0);
+      await clerk.goto('/console/users');
+      await clerk.getByText('Only administrators can manage users.').waitFor();
+    });
+
+    it('should change a role and disable an account', async () => {
+      const member = await createUser(t);
+      const admin = await signedInPage('admin', '/console/users');
+      const row = admin.getByRole('row', { name: new RegExp(member.username) });
+      await row.getByLabel(`Role of ${member.username}`).selectOption('admin');
+      await admin.getByText(`${member.username} is now an admin.`).waitFor();
+      expect((await t.http.get(`/v1/users/${member.id}`).set(t.admin)).body.role).toBe('admin');
+
+      await row.getByRole('button', { name: `Disable ${member.username}` }).click();
+      await admin.getByText(`${member.username} disabled`, { exact: false }).waitFor();
+      expect(await row.getByRole('cell', { name: 'Disabled' }).count()).toBe(1);
+
+      const refused = await newPage();
+      await refused.goto('/console');
+      await refused.getByLabel('Username').fill(member.username);
+      await refused.getByLabel('Password').fill(member.password);
+      await refused.getByRole('button', { name: 'Sign in' }).click();
+      await refused.getByRole('alert').waitFor();
+      await heading(refused, 'Sign in').waitFor();
+    });
+
+    it('should hide the Users page from a plain user', async () => {
+      const page = await signedInPage('user');
+      expect(await page.getByRole('link', { name: 'Users' }).count()).toBe(0);
+      expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(1);
+    });
+  });
+
+  describe('on a phone, and for assistive technology', () => {
+    it('should fit a 375-pixel-wide screen and pass axe WCAG 2.1 AA checks on every main page', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Pocket', categoryId, status: 'pending', breed: 'Pug' });
+      const page = await signedInPage('admin', '/console', { width: 375, height: 812 });
+      const pages = [
+        { route: '/console/pets', title: 'Pets', name: 'phone-pets' },
+        { route: `/console/pets/${id}`, title: 'Pocket', name: 'phone-pet-detail' },
+        { route: `/console/pets/${id}/edit`, title: 'Edit Pocket', name: 'phone-pet-form' },
+        { route: '/console/settings/api-keys', title: 'API keys', name: 'phone-api-keys' },
+        { route: '/console/users', title: 'Users', name: 'phone-users' },
+      ];
+      for (const { route, title, name } of pages) {
+        await page.goto(route);
+        await heading(page, title).waitFor();
+        await page.waitForLoadState('networkidle');
+        expect({ route, fits: await fitsWidth(page) }).toEqual({ route, fits: true });
+        expect({ route, violations: await accessibilityViolations(page) }).toEqual({
+          route,
+          violations: [],
+        });
+        await screenshot(page, name);
+      }
+      await page.goto('/console');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await heading(page, 'Sign in').waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+    });
+  });
+});

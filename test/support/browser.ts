@@ -1,0 +1,101 @@
+import { describe } from '@jest/globals';
+import axe from 'axe-core';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's Chromium (the `chromium` package): no browser is downloaded by the tests. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Kept after the run: a picture of each main page of the console (test/artifacts is ignored by git). */
+export const SCREENSHOT_DIR = resolve(import.meta.dirname, '../artifacts/console');
+
+/**
+ * Browser tests run wherever Chromium is installed. In CI they always run, so that a
+ * missing browser fails the build instead of skipping the tests.
+ */
+export const describeInBrowser =
+  existsSync(CHROMIUM) || process.env.CI === 'true' ? describe : describe.skip;
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // No sandbox as root; none of Chromium's own calls home (this machine's network is closed).
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Requests to anywhere but the service, CSP violations, script errors. */
+  problems: string[];
+}
+
+/** A page in a fresh context (its own session storage), watched for what must not happen. */
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  viewport = { width: 1280, height: 800 },
+): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, baseURL: origin });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:')) {
+      problems.push(`request outside the service: ${url}`);
+    }
+  });
+  page.on('console', (message) => {
+    // Chromium logs every 4xx answer as "Failed to load resource"; the tests provoke some.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      problems.push(`console error: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
+  return { page, context, problems };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+interface AxeViolation {
+  id: string;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's WCAG 2.1 A and AA rules on the page as it is now: one line per violation. */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const result = await (
+      window as unknown as {
+        axe: { run(options: object): Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe.run({ runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+    return result.violations;
+  });
+  return violations.map(
+    (violation) =>
+      `${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+  );
+}
+
+/** True when the page is no wider than the window (nothing to scroll sideways). */
+export function fitsWidth(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
