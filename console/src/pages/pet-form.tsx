@@ -101,16 +101,7 @@ function PetForm({ pet }: { pet?: Pet }) {
     void run(async () => {
       const saved = pet
         ? await ok(api.PUT('/v1/pets/{petId}', { params: { path: { petId: pet.id } }, body }))
-        : await ok(
-            api.POST('/v1/pets', {
-              body: {
-                ...body,
-                age: body.age ?? undefined,
-                breed: body.breed ?? undefined,
-                description: body.description ?? undefined,
-              },
-            }),
-          );
+        : await ok(api.POST('/v1/pets', { body }));
       navigate(`/pets/${saved.id}`);
     });
   };
