@@ -38,6 +38,10 @@ export class ApiError extends Error {
   }
 }
 
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
 function errorOf(status: number, body: unknown): ApiError {
   const known = typeof body === 'object' && body !== null && 'code' in body && 'message' in body;
   return new ApiError(

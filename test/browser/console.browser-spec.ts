@@ -274,6 +274,23 @@ describeInBrowser('Web console in Chromium', () => {
       expect((await apiPet(id)).status).toBe('sold');
     });
 
+    it('should show the refusal and the current status when someone else moved the pet first', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Contested', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await heading(page, 'Contested').waitFor();
+      for (const status of ['pending', 'sold']) {
+        await t.http.put(`/v1/pets/${id}`).set(t.admin).send({ status }).expect(200);
+      }
+
+      await page.getByRole('button', { name: 'Mark as pending' }).click();
+      await page.getByRole('alert').getByText('A pet cannot move from sold to pending').waitFor();
+      await page.getByRole('button', { name: 'Mark as available' }).waitFor();
+      expect(await page.getByRole('button', { name: /^Mark as / }).allTextContents()).toEqual([
+        'Mark as available',
+      ]);
+    });
+
     it('should upload an image with progress and show its thumbnail', async () => {
       const { id: categoryId } = await category();
       const id = await pet({ name: 'Photogenic', categoryId, status: 'available' });

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { allowedNextStatuses } from '../../../src/pets/pet-status.js';
-import { api, ApiError, isOwnImage, ok, type Pet, uploadPetImage } from '../api';
+import { api, ApiError, isNotFound, isOwnImage, ok, type Pet, uploadPetImage } from '../api';
 import { Link, navigate } from '../router';
 import {
   ConfirmDialog,
@@ -30,7 +30,7 @@ export function PetDetailPage({ id }: { id: number }) {
   if (!pet.data) {
     return (
       <>
-        <PageHeading>{pet.error ? 'Pet not found' : 'Pet'}</PageHeading>
+        <PageHeading>{isNotFound(pet.error) ? 'Pet not found' : 'Pet'}</PageHeading>
         {pet.loading ? <p role="status">Loading…</p> : <ErrorAlert error={pet.error} />}
         <p>
           <Link href="/pets">Back to the pets</Link>
@@ -42,12 +42,18 @@ export function PetDetailPage({ id }: { id: number }) {
 
   const move = (status: Pet['status']) =>
     void action.run(async () => {
-      pet.set(
-        await ok(
-          api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
-        ),
-      );
-      setAnnouncement(`Status changed to ${status}.`);
+      try {
+        pet.set(
+          await ok(
+            api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
+          ),
+        );
+        setAnnouncement(`Status changed to ${status}.`);
+      } catch (error) {
+        // Someone else moved it first: show where it is now, and so the moves it allows.
+        if (error instanceof ApiError && error.code === 'INVALID_STATUS_TRANSITION') pet.reload();
+        throw error;
+      }
     });
   const remove = () => {
     setDeleting(false);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { allowedNextStatuses, PET_STATUSES } from '../../../src/pets/pet-status.js';
-import { api, ApiError, ok, type Pet } from '../api';
+import { api, ApiError, isNotFound, ok, type Pet } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorAlert, Field, PageHeading, useLoad, useSubmit } from '../ui';
 
@@ -77,7 +77,7 @@ export function PetFormPage({ id }: { id?: number }) {
   if (existing.error) {
     return (
       <>
-        <PageHeading>Pet not found</PageHeading>
+        <PageHeading>{isNotFound(existing.error) ? 'Pet not found' : 'Edit a pet'}</PageHeading>
         <ErrorAlert error={existing.error} />
       </>
     );
