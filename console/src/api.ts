@@ -3,6 +3,8 @@ import { createPetstoreClient, type Schemas } from '../../client/index.js';
 import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 
 export type Pet = Schemas['PetResponse'];
+export type CreatePet = Schemas['CreatePetDto'];
+export type UpdatePet = Schemas['UpdatePetDto'];
 export type PetImage = Schemas['PetImageResponse'];
 export type Category = Schemas['CategoryResponse'];
 export type ApiKey = Schemas['ApiKeyResponse'];

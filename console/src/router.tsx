@@ -25,6 +25,11 @@ function currentLocation(): Location {
   return { path: path.replace(/\/$/, '') || '/', query: new URLSearchParams(location.search) };
 }
 
+/** The `offset` query parameter of a paged list: a whole number, else 0. */
+export function offsetOf(query: URLSearchParams): number {
+  return Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+}
+
 export function useLocation(): Location {
   const [current, setCurrent] = useState(currentLocation);
   useEffect(() => {

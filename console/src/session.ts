@@ -7,7 +7,7 @@ export interface Session {
   userId: number;
   username: string;
   role: Role;
-  /** Milliseconds since the epoch, from the token's `exp`. */
+  /** When the token ends, in milliseconds since the epoch on this machine's clock. */
   expiresAt: number;
 }
 
@@ -23,22 +23,21 @@ let notice: string | undefined;
 let expiryTimer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<() => void>();
 
-/** The token's claims, read to show who is signed in and when the token ends; the API verifies it. */
-function sessionOf(token: string): Session {
+/**
+ * Who is signed in, from the token's claims (the API verifies the token; the console only
+ * reads it). The end comes from the login's `expiresIn` measured on this machine's clock,
+ * not from `exp`, so that a clock set wrong here does not end the session early or late.
+ */
+function sessionOf(token: string, expiresAt: number): Session {
   const payload = token.split('.')[1] ?? '';
   const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-  const claims = JSON.parse(json) as {
-    sub: string | number;
-    username: string;
-    role: Role;
-    exp: number;
-  };
+  const claims = JSON.parse(json) as { sub: string | number; username: string; role: Role };
   return {
     token,
     userId: Number(claims.sub),
     username: claims.username,
     role: claims.role,
-    expiresAt: claims.exp * 1000,
+    expiresAt,
   };
 }
 
@@ -49,7 +48,10 @@ function changed(): void {
 function begin(session: Session): void {
   if (session.expiresAt <= Date.now()) return end(SIGNED_OUT_EXPIRED);
   current = session;
-  sessionStorage.setItem(STORAGE_KEY, session.token);
+  sessionStorage.setItem(
+    STORAGE_KEY,
+    JSON.stringify({ token: session.token, expiresAt: session.expiresAt }),
+  );
   clearTimeout(expiryTimer);
   expiryTimer = setTimeout(() => end(SIGNED_OUT_EXPIRED), session.expiresAt - Date.now());
   changed();
@@ -67,8 +69,9 @@ export const session = {
   get current(): Session | undefined {
     return current;
   },
-  signIn(token: string): void {
-    begin(sessionOf(token));
+  /** After a login: the token and its lifetime in seconds, as the API answered them. */
+  signIn(token: string, expiresIn: number): void {
+    begin(sessionOf(token, Date.now() + expiresIn * 1000));
   },
   signOut(message?: string): void {
     end(message);
@@ -88,7 +91,8 @@ export const session = {
 const stored = sessionStorage.getItem(STORAGE_KEY);
 if (stored) {
   try {
-    begin(sessionOf(stored));
+    const { token, expiresAt } = JSON.parse(stored) as { token: string; expiresAt: number };
+    begin(sessionOf(token, expiresAt));
   } catch {
     end();
   }

@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf } from './api';
+import { ApiError, messageOf } from './api';
 import { Link } from './router';
 
 /** The page's one h1: names the tab and takes focus, so screen readers announce the new page. */
@@ -79,6 +79,34 @@ export function StatusMessage({ children }: { children?: ComponentChildren }) {
   );
 }
 
+/**
+ * The text for a StatusMessage and the function that changes it. The region is emptied
+ * first, so that the same text twice ("Photo uploaded.") is announced twice.
+ */
+export function useAnnouncement(): [string, (text: string) => void] {
+  const [text, setText] = useState('');
+  const announce = useCallback((next: string) => {
+    setText('');
+    requestAnimationFrame(() => setText(next));
+  }, []);
+  return [text, announce];
+}
+
+/**
+ * Splits a failed call into the messages shown under a form's own fields and whatever is
+ * left for the alert above it: any other error, or field errors the form has no input for.
+ */
+export function formErrors(
+  error: unknown,
+  formFields: readonly string[],
+): { fields: Record<string, string>; general: unknown } {
+  if (!(error instanceof ApiError)) return { fields: {}, general: error };
+  const fields = error.fieldErrors;
+  const names = Object.keys(fields);
+  const shown = names.length > 0 && names.every((name) => formFields.includes(name));
+  return shown ? { fields, general: undefined } : { fields: {}, general: error };
+}
+
 interface ConfirmProps {
   title: string;
   children: ComponentChildren;
@@ -97,7 +125,13 @@ export function ConfirmDialog({
 }: ConfirmProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
     dialog.current?.showModal();
+    // Back to where the user was; if that is gone (a revoked key's row), to the page heading.
+    return () => {
+      dialog.current?.close();
+      (opener?.isConnected ? opener : document.querySelector<HTMLElement>('h1'))?.focus();
+    };
   }, []);
   return (
     <dialog ref={dialog} aria-labelledby="confirm-title" onCancel={onCancel}>
@@ -120,8 +154,11 @@ export interface Loaded<T> {
   error?: unknown;
   loading: boolean;
   reload: () => void;
-  /** Shows data the caller already has, such as what an update answered. */
-  set: (data: T) => void;
+  /**
+   * Shows data the caller already has, such as what an update answered, made from the data
+   * shown now. A load still under way is dropped, so that it cannot bring back older data.
+   */
+  set: (update: (data: T | undefined) => T) => void;
 }
 
 /** Loads when `deps` change; answers from a superseded load are dropped. */
@@ -130,20 +167,22 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     loading: true,
   });
   const [version, setVersion] = useState(0);
+  // Only the answer of the latest load is shown.
+  const latest = useRef(0);
   useEffect(() => {
-    let current = true;
+    const id = ++latest.current;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
-      (data) => current && setState({ data, loading: false }),
-      (error: unknown) => current && setState({ error, loading: false }),
+      (data) => id === latest.current && setState({ data, loading: false }),
+      (error: unknown) => id === latest.current && setState({ error, loading: false }),
     );
-    return () => {
-      current = false;
-    };
     // The caller names the inputs of `load` in `deps`.
   }, [...deps, version]);
   const reload = useCallback(() => setVersion((value) => value + 1), []);
-  const set = useCallback((data: T) => setState({ data, loading: false }), []);
+  const set = useCallback((update: (data: T | undefined) => T) => {
+    latest.current += 1;
+    setState((previous) => ({ data: update(previous.data), loading: false }));
+  }, []);
   return { ...state, reload, set };
 }
 
@@ -187,9 +226,14 @@ export function Pager({ offset, count, total, limit, hrefOf }: PagerProps) {
   return (
     <nav class="pager" aria-label="Pages">
       <p>
-        Showing {offset + 1}–{offset + count} of {total}
+        {count > 0
+          ? `Showing ${offset + 1}–${offset + count} of ${total}`
+          : `No more: ${total} in all`}
       </p>
-      {offset > 0 && <Link href={hrefOf(Math.max(0, offset - limit))}>Previous page</Link>}
+      {count === 0 && <Link href={hrefOf(0)}>First page</Link>}
+      {offset > 0 && count > 0 && (
+        <Link href={hrefOf(Math.max(0, offset - limit))}>Previous page</Link>
+      )}
       {offset + count < total && <Link href={hrefOf(offset + limit)}>Next page</Link>}
     </nav>
   );

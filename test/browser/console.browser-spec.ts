@@ -127,6 +127,22 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     });
 
+    it('should sign out, saying so, when the API refuses the token', async () => {
+      const page = await signedInPage('admin', '/console/settings/api-keys');
+      await heading(page, 'API keys').waitFor();
+      // A token whose signature no longer matches, as after a change of JWT_SECRET.
+      await page.evaluate(() => {
+        const key = 'petstore.console.session';
+        const stored = JSON.parse(sessionStorage.getItem(key)!);
+        sessionStorage.setItem(key, JSON.stringify({ ...stored, token: `${stored.token}x` }));
+      });
+      await page.reload();
+      await heading(page, 'Sign in').waitFor();
+      expect(await page.getByRole('status').first().textContent()).toBe(
+        'The service no longer accepts your sign-in. Sign in again.',
+      );
+    });
+
     it('should keep the session across a reload of the tab, and end it on sign-out', async () => {
       const page = await signedInPage('admin', '/console/settings/api-keys');
       await page.reload();
@@ -184,9 +200,16 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByLabel('Name', { exact: true }).fill('Kept key');
       await page.getByRole('button', { name: 'Create key' }).click();
       const key = await page.getByLabel('API key', { exact: true }).inputValue();
-      await page.getByRole('button', { name: 'Revoke Kept key' }).click();
+      const revoke = page.getByRole('button', { name: 'Revoke Kept key' });
+      await revoke.click();
+      const dialog = page.getByRole('dialog', { name: 'Revoke “Kept key”?' });
+      await dialog.waitFor();
       await page.keyboard.press('Escape');
-      expect(await page.getByRole('dialog').count()).toBe(0);
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+        'Revoke Kept key',
+      );
+      expect(await page.getByRole('row', { name: /Kept key/ }).count()).toBe(1);
       expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(key) })).status).toBe(200);
     });
 
@@ -214,7 +237,7 @@ describeInBrowser('Web console in Chromium', () => {
       await page.locator('#field-name-error').waitFor();
       expect(await page.locator('#field-age-error').textContent()).toMatch(/age/);
       expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-name');
+      await page.waitForFunction(() => document.activeElement?.id === 'field-name');
       await screenshot(page, 'pet-form-errors');
 
       await page.getByLabel('Name').fill('Biscuit');
@@ -244,6 +267,32 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByRole('button', { name: 'Save changes' }).click();
       await heading(page, 'Biscuit').waitFor();
       expect(await apiPet(id)).toMatchObject({ breed: 'Beagle', age: 4 });
+    });
+
+    it('should save only the fields edited, keeping what changed meanwhile', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Shared', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}/edit`);
+      await heading(page, 'Edit Shared').waitFor();
+      await t.http
+        .put(`/v1/pets/${id}`)
+        .set(t.admin)
+        .send({ status: 'pending', tags: ['meanwhile'] })
+        .expect(200);
+
+      await page.getByLabel('Age in years (optional)').fill('abc');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('#field-age-error').waitFor();
+      await page.getByLabel('Age in years (optional)').fill('');
+      await page.getByLabel('Breed (optional)').fill('Mixed');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await heading(page, 'Shared').waitFor();
+      expect(await apiPet(id)).toMatchObject({
+        breed: 'Mixed',
+        age: null,
+        status: 'pending',
+        tags: [{ name: 'meanwhile' }],
+      });
     });
 
     it('should offer only the status moves the API allows, and move the status', async () => {
@@ -356,7 +405,7 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await page.getByLabel('Image file').getAttribute('aria-invalid')).toBe('true');
     });
 
-    it('should filter the list by category and status, and page through it', async () => {
+    it('should filter the list by category and status', async () => {
       const cats = await category();
       const dogs = await category();
       await pet({ name: 'Tom', categoryId: cats.id, status: 'available' });
@@ -379,6 +428,39 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('Showing 1–2 of 2').waitFor();
       expect(await names.allTextContents()).toEqual(['Felix', 'Tom']);
+    });
+
+    it('should page through a long list, 20 pets a page', async () => {
+      const crowd = await category();
+      for (let n = 1; n <= 21; n++) {
+        await pet({ name: `Crowd ${n}`, categoryId: crowd.id, status: 'available' });
+      }
+      const page = await signedInPage('admin', `/console/pets?category=${crowd.name}`);
+      await page.getByText('Showing 1–20 of 21').waitFor();
+      const names = page.locator('.pet-card h2');
+      expect(await names.first().textContent()).toBe('Crowd 21');
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await page.getByText('Showing 21–21 of 21').waitFor();
+      expect(await names.allTextContents()).toEqual(['Crowd 1']);
+      expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+      await page.getByRole('link', { name: 'Previous page' }).click();
+      await page.getByText('Showing 1–20 of 21').waitFor();
+    });
+
+    it('should delete a pet after confirmation', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Leaving', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await heading(page, 'Leaving').waitFor();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete Leaving?' })
+        .getByRole('button', { name: 'Delete pet' })
+        .click();
+      await heading(page, 'Pets').waitFor();
+      await t.http.get(`/v1/pets/${id}`).set(t.admin).expect(404);
+      await page.goBack();
+      expect(new URL(page.url()).pathname).not.toBe(`/console/pets/${id}`);
     });
   });
 
@@ -414,13 +496,15 @@ describeInBrowser('Web console in Chromium', () => {
       const member = await createUser(t);
       const admin = await signedInPage('admin', '/console/users');
       const row = admin.getByRole('row', { name: new RegExp(member.username) });
-      await row.getByLabel(`Role of ${member.username}`).selectOption('admin');
+      await row.getByRole('button', { name: `Make admin ${member.username}` }).click();
       await admin.getByText(`${member.username} is now an admin.`).waitFor();
+      expect(await row.getByRole('cell', { name: 'admin', exact: true }).count()).toBe(1);
       expect((await t.http.get(`/v1/users/${member.id}`).set(t.admin)).body.role).toBe('admin');
 
       await row.getByRole('button', { name: `Disable ${member.username}` }).click();
       await admin.getByText(`${member.username} disabled`, { exact: false }).waitFor();
       expect(await row.getByRole('cell', { name: 'Disabled' }).count()).toBe(1);
+      expect((await t.http.get(`/v1/users/${member.id}`).set(t.admin)).body.userStatus).toBe(1);
 
       const refused = await newPage();
       await refused.goto('/console');
@@ -429,6 +513,12 @@ describeInBrowser('Web console in Chromium', () => {
       await refused.getByRole('button', { name: 'Sign in' }).click();
       await refused.getByRole('alert').waitFor();
       await heading(refused, 'Sign in').waitFor();
+
+      await row.getByRole('button', { name: `Enable ${member.username}` }).click();
+      await admin.getByText(`${member.username} enabled.`).waitFor();
+      expect(await row.getByRole('cell', { name: 'Active' }).count()).toBe(1);
+      await refused.getByRole('button', { name: 'Sign in' }).click();
+      await heading(refused, 'Pets').waitFor();
     });
 
     it('should hide the Users page from a plain user', async () => {
@@ -461,6 +551,19 @@ describeInBrowser('Web console in Chromium', () => {
         });
         await screenshot(page, name);
       }
+      // Error messages and the confirmation dialog are checked too.
+      await page.goto(`/console/pets/${id}/edit`);
+      await page.getByLabel('Name').fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('#field-name-error').waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.goto(`/console/pets/${id}`);
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog').waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, 'phone-confirm-delete');
+      await page.keyboard.press('Escape');
+
       await page.goto('/console');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await heading(page, 'Sign in').waitFor();

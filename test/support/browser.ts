@@ -53,7 +53,7 @@ export async function openPage(
   const problems: string[] = [];
   page.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:')) {
+    if (!url.startsWith(`${origin}/`)) {
       problems.push(`request outside the service: ${url}`);
     }
   });

@@ -11,7 +11,7 @@ const BUILT = ['dist/main.js', 'dist/console-app/index.html'];
 
 export default function globalSetup() {
   process.env.PETSTORE_TEST_RUN = randomBytes(4).toString('hex');
-  const newest = Math.max(newestSource('src'), newestSource('console'));
+  const newest = Math.max(...['src', 'console', 'client'].map(newestSource));
   if (BUILT.every((file) => existsSync(file) && statSync(file).mtimeMs >= newest)) return;
   execSync('npm run build', { stdio: 'inherit' });
 }

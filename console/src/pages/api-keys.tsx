@@ -1,12 +1,14 @@
-import { useRef, useState } from 'preact/hooks';
-import { api, type ApiKey, ApiError, type CreatedApiKey, ok } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type ApiKey, type CreatedApiKey, ok } from '../api';
 import {
   ConfirmDialog,
   ErrorAlert,
   Field,
   formatDate,
+  formErrors,
   PageHeading,
   StatusMessage,
+  useAnnouncement,
   useLoad,
   useSubmit,
 } from '../ui';
@@ -17,19 +19,21 @@ export function ApiKeysPage() {
   const keys = useLoad(() => ok(api.GET('/v1/api-keys')), []);
   const [created, setCreated] = useState<CreatedApiKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
-  const [announcement, setAnnouncement] = useState('');
+  const [announcement, announce] = useAnnouncement();
   const revoke = useSubmit();
 
   const onCreated = (key: CreatedApiKey) => {
     setCreated(key);
-    keys.reload();
+    // Listed newest first, as the API lists them; the full key stays out of the list.
+    const { key: shownOnce, ...listed } = key;
+    keys.set((data) => ({ apiKeys: [listed, ...(data?.apiKeys ?? [])] }));
   };
   const confirmRevoke = (key: ApiKey) => {
     setRevoking(undefined);
     void revoke.run(async () => {
       await ok(api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }));
-      keys.set({ apiKeys: (keys.data?.apiKeys ?? []).filter(({ id }) => id !== key.id) });
-      setAnnouncement(`Key “${key.name}” revoked.`);
+      keys.set((data) => ({ apiKeys: (data?.apiKeys ?? []).filter(({ id }) => id !== key.id) }));
+      announce(`Key “${key.name}” revoked.`);
       if (created?.id === key.id) setCreated(undefined);
     });
   };
@@ -111,7 +115,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
   const [name, setName] = useState('');
   const [mode, setMode] = useState<Mode>('live');
   const { busy, error, run } = useSubmit();
-  const fields = error instanceof ApiError ? error.fieldErrors : {};
+  const { fields, general } = formErrors(error, ['name', 'mode']);
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
@@ -124,7 +128,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
   return (
     <form class="panel" onSubmit={onSubmit} noValidate>
       <h2>Create a key</h2>
-      <ErrorAlert error={Object.keys(fields).length > 0 ? undefined : error} />
+      <ErrorAlert error={general} />
       <Field
         name="name"
         label="Name"
@@ -165,22 +169,26 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
 /** The only time the full key is shown. */
 function NewKey({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => void }) {
   const input = useRef<HTMLInputElement>(null);
-  const [copyResult, setCopyResult] = useState('');
+  const [copyResult, announce] = useAnnouncement();
+  // The panel replaces the form that had focus: bring the user, and the warning, to the key.
+  useEffect(() => input.current?.focus(), []);
 
+  const copyByHand = () => {
+    input.current?.select();
+    announce('Copying is blocked here: the key is selected, copy it by hand.');
+  };
   const copy = () => {
-    navigator.clipboard.writeText(apiKey.key).then(
-      () => setCopyResult('Copied to the clipboard.'),
-      () => {
-        input.current?.select();
-        setCopyResult('Copying is blocked here: the key is selected, copy it by hand.');
-      },
-    );
+    // The clipboard API exists only on https pages and on localhost.
+    if (!navigator.clipboard) return copyByHand();
+    navigator.clipboard
+      .writeText(apiKey.key)
+      .then(() => announce('Copied to the clipboard.'), copyByHand);
   };
 
   return (
     <section class="panel panel-warning" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Your new key “{apiKey.name}”</h2>
-      <p class="warning">
+      <p class="warning" id="new-key-warning">
         <strong>Copy this key now. It will not be shown again.</strong> Only a fingerprint of it is
         kept; if you lose it, revoke it and create another.
       </p>
@@ -190,6 +198,7 @@ function NewKey({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => void 
           ref={input}
           id="new-key-value"
           readOnly
+          aria-describedby="new-key-warning"
           value={apiKey.key}
           spellcheck={false}
           onFocus={(event) => event.currentTarget.select()}

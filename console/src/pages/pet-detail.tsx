@@ -1,18 +1,29 @@
 import { useRef, useState } from 'preact/hooks';
 import { allowedNextStatuses } from '../../../src/pets/pet-status.js';
-import { api, ApiError, isNotFound, isOwnImage, ok, type Pet, uploadPetImage } from '../api';
+import {
+  api,
+  ApiError,
+  isNotFound,
+  isOwnImage,
+  messageOf,
+  ok,
+  type Pet,
+  uploadPetImage,
+} from '../api';
 import { Link, navigate } from '../router';
 import {
   ConfirmDialog,
   ErrorAlert,
   Field,
   formatDate,
+  formErrors,
   PageHeading,
   StatusMessage,
+  useAnnouncement,
   useLoad,
   useSubmit,
 } from '../ui';
-import { StatusBadge } from './pet-status';
+import { StatusBadge } from './status-badge';
 
 export function PetDetailPage({ id }: { id: number }) {
   const pet = useLoad(
@@ -23,9 +34,10 @@ export function PetDetailPage({ id }: { id: number }) {
     () => ok(api.GET('/v1/pets/{petId}/images', { params: { path: { petId: id } } })),
     [id],
   );
-  const [announcement, setAnnouncement] = useState('');
+  const [announcement, announce] = useAnnouncement();
   const [deleting, setDeleting] = useState(false);
   const action = useSubmit();
+  const statusHeading = useRef<HTMLHeadingElement>(null);
 
   if (!pet.data) {
     return (
@@ -43,12 +55,13 @@ export function PetDetailPage({ id }: { id: number }) {
   const move = (status: Pet['status']) =>
     void action.run(async () => {
       try {
-        pet.set(
-          await ok(
-            api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
-          ),
+        const moved = await ok(
+          api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
         );
-        setAnnouncement(`Status changed to ${status}.`);
+        pet.set(() => moved);
+        announce(`Status changed to ${status}.`);
+        // The pressed button is gone (the moves changed): keep the user in this section.
+        statusHeading.current?.focus();
       } catch (error) {
         // Someone else moved it first: show where it is now, and so the moves it allows.
         if (error instanceof ApiError && error.code === 'INVALID_STATUS_TRANSITION') pet.reload();
@@ -59,7 +72,7 @@ export function PetDetailPage({ id }: { id: number }) {
     setDeleting(false);
     void action.run(async () => {
       await ok(api.DELETE('/v1/pets/{petId}', { params: { path: { petId: id } } }));
-      navigate('/pets');
+      navigate('/pets', { replace: true });
     });
   };
   const moves = allowedNextStatuses(current.status).filter((status) => status !== current.status);
@@ -74,7 +87,9 @@ export function PetDetailPage({ id }: { id: number }) {
       <ErrorAlert error={action.error} />
 
       <section aria-labelledby="status-title" class="panel">
-        <h2 id="status-title">Status</h2>
+        <h2 id="status-title" ref={statusHeading} tabIndex={-1}>
+          Status
+        </h2>
         <p>
           Now <StatusBadge status={current.status} />
         </p>
@@ -137,7 +152,7 @@ export function PetDetailPage({ id }: { id: number }) {
         <UploadForm
           petId={id}
           onUploaded={() => {
-            setAnnouncement('Photo uploaded.');
+            announce('Photo uploaded.');
             images.reload();
             pet.reload();
           }}
@@ -178,15 +193,20 @@ function OtherPhotoLinks({ pet }: { pet: Pet }) {
   );
 }
 
+const FILE_ERRORS: ApiError['code'][] = [
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+  'INVALID_IMAGE',
+];
+
 function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => void }) {
   const form = useRef<HTMLFormElement>(null);
   const [progress, setProgress] = useState<number>();
   const { busy, error, run } = useSubmit();
-  const fields = error instanceof ApiError ? error.fieldErrors : {};
-  // Errors about the file itself (type, size, content) belong next to the file field.
-  const fileError =
-    fields.image ??
-    (error instanceof ApiError && error.code !== 'VALIDATION_ERROR' ? error.message : undefined);
+  // Refusals of the file itself (type, size, content) belong next to the file field.
+  const aboutFile = error instanceof ApiError && FILE_ERRORS.includes(error.code);
+  const { fields, general } = formErrors(aboutFile ? undefined : error, ['image', 'description']);
+  const fileError = aboutFile ? messageOf(error) : fields.image;
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
@@ -209,7 +229,7 @@ function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => vo
   return (
     <form ref={form} class="panel" onSubmit={onSubmit} noValidate>
       <h3>Upload a photo</h3>
-      {!(error instanceof ApiError) && <ErrorAlert error={error} />}
+      <ErrorAlert error={general} />
       <Field name="image" label="Image file" hint="JPEG, PNG or GIF, up to 5 MB." error={fileError}>
         {(control) => <input {...control} type="file" accept="image/jpeg,image/png,image/gif" />}
       </Field>

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { allowedNextStatuses, PET_STATUSES } from '../../../src/pets/pet-status.js';
-import { api, ApiError, isNotFound, ok, type Pet } from '../api';
+import { api, type CreatePet, isNotFound, ok, type Pet, type UpdatePet } from '../api';
 import { Link, navigate } from '../router';
-import { ErrorAlert, Field, PageHeading, useLoad, useSubmit } from '../ui';
+import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
 
 interface Values {
   name: string;
@@ -45,16 +45,23 @@ const list = (text: string, separator: RegExp) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+type Body = Record<keyof Values, unknown>;
+
 /**
- * The form as the API's body. Values are passed on as typed, not checked here: the API's
- * rules are the only ones, and its VALIDATION_ERROR fields are shown next to the inputs.
+ * The form as the API's body. Values are passed on as typed, not checked here (a number
+ * field holding "abc" sends "abc"): the API's rules are the only ones, and its
+ * VALIDATION_ERROR fields are shown next to the inputs.
  */
-function bodyOf(values: Values) {
-  const number = (text: string) => (text.trim() === '' ? null : Number(text));
+function bodyOf(values: Values): Body {
+  const number = (text: string) => {
+    if (text.trim() === '') return null;
+    const parsed = Number(text);
+    return Number.isNaN(parsed) ? text : parsed;
+  };
   const text = (value: string) => (value.trim() === '' ? null : value);
   return {
     name: values.name,
-    categoryId: number(values.categoryId) as number,
+    categoryId: number(values.categoryId),
     status: values.status,
     age: number(values.age),
     breed: text(values.breed),
@@ -63,6 +70,21 @@ function bodyOf(values: Values) {
     photoUrls: list(values.photoUrls, /\n/),
   };
 }
+
+/**
+ * Only what the user changed, so that saving does not undo what happened to the pet since
+ * the form opened (a status move, an uploaded photo).
+ */
+function changesOf(before: Values, after: Values): Partial<Body> {
+  const body = bodyOf(after);
+  return Object.fromEntries(
+    (Object.keys(after) as (keyof Values)[])
+      .filter((name) => before[name] !== after[name])
+      .map((name) => [name, body[name]]),
+  );
+}
+
+const FORM_FIELDS: readonly string[] = Object.keys(EMPTY);
 
 /** Creates a pet (no id) or edits one. */
 export function PetFormPage({ id }: { id?: number }) {
@@ -87,9 +109,10 @@ export function PetFormPage({ id }: { id?: number }) {
 
 function PetForm({ pet }: { pet?: Pet }) {
   const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
-  const [values, setValues] = useState<Values>(() => (pet ? valuesOf(pet) : EMPTY));
+  const [initial] = useState<Values>(() => (pet ? valuesOf(pet) : EMPTY));
+  const [values, setValues] = useState<Values>(initial);
   const { busy, error, run } = useSubmit();
-  const fields = error instanceof ApiError ? error.fieldErrors : {};
+  const { fields, general } = formErrors(error, FORM_FIELDS);
   const statuses = pet ? allowedNextStatuses(pet.status) : PET_STATUSES;
 
   const set = (name: keyof Values) => (event: { currentTarget: { value: string } }) =>
@@ -97,12 +120,23 @@ function PetForm({ pet }: { pet?: Pet }) {
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
-    const body = bodyOf(values);
     void run(async () => {
-      const saved = pet
-        ? await ok(api.PUT('/v1/pets/{petId}', { params: { path: { petId: pet.id } }, body }))
-        : await ok(api.POST('/v1/pets', { body }));
-      navigate(`/pets/${saved.id}`);
+      // Sent as typed (see bodyOf): the API, not the form, holds the body to its types.
+      if (pet) {
+        const changes = changesOf(initial, values);
+        if (Object.keys(changes).length > 0) {
+          await ok(
+            api.PUT('/v1/pets/{petId}', {
+              params: { path: { petId: pet.id } },
+              body: changes as UpdatePet,
+            }),
+          );
+        }
+        navigate(`/pets/${pet.id}`, { replace: true });
+      } else {
+        const created = await ok(api.POST('/v1/pets', { body: bodyOf(values) as CreatePet }));
+        navigate(`/pets/${created.id}`, { replace: true });
+      }
     });
   };
   // Take the user to the first field the API refused.
@@ -119,7 +153,7 @@ function PetForm({ pet }: { pet?: Pet }) {
             Some fields need attention: see the messages below them.
           </p>
         ) : (
-          <ErrorAlert error={error ?? categories.error} />
+          <ErrorAlert error={general ?? categories.error} />
         )}
         <Field name="name" label="Name" error={fields.name}>
           {(control) => <input {...control} value={values.name} onInput={set('name')} />}

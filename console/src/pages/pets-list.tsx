@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
 import { api, isOwnImage, ok, type Pet } from '../api';
-import { Link, navigate, useLocation } from '../router';
+import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
-import { StatusBadge } from './pet-status';
+import { StatusBadge } from './status-badge';
 
 const PAGE_SIZE = 20;
 
@@ -27,7 +27,7 @@ export function PetsPage() {
   const filters: Filters = {
     category: query.get('category') ?? '',
     status: query.get('status') ?? '',
-    offset: Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0),
+    offset: offsetOf(query),
   };
   const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
   const pets = useLoad(

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, ok } from '../api';
+import { api, ok } from '../api';
 import { session } from '../session';
-import { ErrorAlert, Field, PageHeading, useSubmit } from '../ui';
+import { ErrorAlert, Field, formErrors, PageHeading, useSubmit } from '../ui';
 
 export function SignInPage() {
   const [notice] = useState(() => session.takeNotice());
@@ -12,11 +12,13 @@ export function SignInPage() {
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
     void run(async () => {
-      const { token } = await ok(api.POST('/v1/auth/login', { body: { username, password } }));
-      session.signIn(token);
+      const { token, expiresIn } = await ok(
+        api.POST('/v1/auth/login', { body: { username, password } }),
+      );
+      session.signIn(token, expiresIn);
     });
   };
-  const fields = error instanceof ApiError ? error.fieldErrors : {};
+  const { fields, general } = formErrors(error, ['username', 'password']);
 
   return (
     <main id="main" class="sign-in">
@@ -26,7 +28,7 @@ export function SignInPage() {
           {notice}
         </p>
       )}
-      <ErrorAlert error={error} />
+      <ErrorAlert error={general} />
       <form onSubmit={onSubmit} noValidate>
         <Field name="username" label="Username" error={fields.username}>
           {(control) => (

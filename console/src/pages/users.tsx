@@ -1,21 +1,24 @@
 import { useState } from 'preact/hooks';
 import { UserStatus } from '../../../src/users/user-status.js';
-import { api, ApiError, ok, type User } from '../api';
-import { navigate, useLocation } from '../router';
+import { api, ApiError, messageOf, ok, type User } from '../api';
+import { navigate, offsetOf, useLocation } from '../router';
 import { useSession } from '../session';
 import {
   ErrorAlert,
   Field,
   formatDate,
+  formErrors,
   PageHeading,
   Pager,
   StatusMessage,
+  useAnnouncement,
   useLoad,
   useSubmit,
 } from '../ui';
 
 const PAGE_SIZE = 100;
 const ROLES: User['role'][] = ['user', 'admin'];
+const ROLE_NAMES: Record<User['role'], string> = { admin: 'an admin', user: 'a user' };
 const STATUS_NAMES: Record<User['userStatus'], string> = {
   [UserStatus.Active]: 'Active',
   [UserStatus.Disabled]: 'Disabled',
@@ -37,13 +40,14 @@ export function UsersPage() {
 
 function UserAdministration({ ownId }: { ownId: number }) {
   const { query } = useLocation();
-  const offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+  const offset = offsetOf(query);
   const users = useLoad(
     () => ok(api.GET('/v1/users', { params: { query: { limit: PAGE_SIZE, offset } } })),
     [offset],
   );
-  const [announcement, setAnnouncement] = useState('');
+  const [announcement, announce] = useAnnouncement();
   const change = useSubmit();
+  const routeOf = (at: number) => (at > 0 ? `/users?offset=${at}` : '/users');
 
   const update = (
     user: User,
@@ -54,9 +58,11 @@ function UserAdministration({ ownId }: { ownId: number }) {
       const updated = await ok(
         api.PUT('/v1/users/{id}', { params: { path: { id: user.id } }, body }),
       );
-      const page = users.data!;
-      users.set({ ...page, users: page.users.map((u) => (u.id === updated.id ? updated : u)) });
-      setAnnouncement(done);
+      users.set((page) => ({
+        users: page!.users.map((listed) => (listed.id === updated.id ? updated : listed)),
+        pagination: page!.pagination,
+      }));
+      announce(done);
     });
 
   return (
@@ -64,9 +70,12 @@ function UserAdministration({ ownId }: { ownId: number }) {
       <PageHeading>Users</PageHeading>
       <CreateUserForm
         onCreated={(user) => {
-          setAnnouncement(`User ${user.username} created.`);
-          if (offset === 0) users.reload();
-          else navigate('/users');
+          announce(`User ${user.username} created.`);
+          // Users are listed oldest first: the new one is on the last page.
+          const total = (users.data?.pagination.total ?? 0) + 1;
+          const last = Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE;
+          if (last === offset) users.reload();
+          else navigate(routeOf(last));
         }}
       />
       <h2>All users</h2>
@@ -97,33 +106,24 @@ function UserAdministration({ ownId }: { ownId: number }) {
                       {self && ' (you)'}
                     </th>
                     <td data-label="Email">{user.email}</td>
-                    <td data-label="Role">
-                      <label class="visually-hidden" for={`role-${user.id}`}>
-                        Role of {user.username}
-                      </label>
-                      <select
-                        id={`role-${user.id}`}
-                        value={user.role}
-                        disabled={self || change.busy}
-                        onChange={(event) => {
-                          const role = event.currentTarget.value as User['role'];
-                          update(
-                            user,
-                            { role },
-                            `${user.username} is now ${role === 'admin' ? 'an admin' : 'a user'}.`,
-                          );
-                        }}
-                      >
-                        {ROLES.map((role) => (
-                          <option key={role} value={role}>
-                            {role}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
+                    <td data-label="Role">{user.role}</td>
                     <td data-label="Status">{STATUS_NAMES[user.userStatus]}</td>
                     <td data-label="Created">{formatDate(user.createdAt)}</td>
-                    <td>
+                    <td class="row-actions">
+                      {!self && (
+                        <button
+                          type="button"
+                          class="button-secondary"
+                          disabled={change.busy}
+                          onClick={() => {
+                            const role = user.role === 'admin' ? 'user' : 'admin';
+                            update(user, { role }, `${user.username} is now ${ROLE_NAMES[role]}.`);
+                          }}
+                        >
+                          Make {user.role === 'admin' ? 'user' : 'admin'}
+                          <span class="visually-hidden"> {user.username}</span>
+                        </button>
+                      )}
                       {!self &&
                         (user.userStatus === UserStatus.Disabled ? (
                           <button
@@ -167,7 +167,7 @@ function UserAdministration({ ownId }: { ownId: number }) {
             count={users.data.users.length}
             total={users.data.pagination.total}
             limit={PAGE_SIZE}
-            hrefOf={(next) => (next > 0 ? `/users?offset=${next}` : '/users')}
+            hrefOf={routeOf}
           />
         </>
       )}
@@ -179,15 +179,15 @@ function CreateUserForm({ onCreated }: { onCreated: (user: User) => void }) {
   const empty = { username: '', email: '', password: '', role: 'user' as User['role'] };
   const [values, setValues] = useState(empty);
   const { busy, error, run } = useSubmit();
-  const fields = error instanceof ApiError ? error.fieldErrors : {};
-  // A taken username or email comes back as CONFLICT naming its field.
+  const { fields, general } = formErrors(error, Object.keys(empty));
+  // A taken username or email comes back as CONFLICT naming its field: shown there.
   const conflictField =
     error instanceof ApiError && error.code === 'CONFLICT'
       ? (error.body.details as { field?: string } | undefined)?.field
       : undefined;
+  const conflictShown = conflictField !== undefined && conflictField in empty;
   const errorOf = (name: string) =>
-    fields[name] ??
-    (conflictField === name && error instanceof ApiError ? error.message : undefined);
+    fields[name] ?? (conflictShown && conflictField === name ? messageOf(error) : undefined);
 
   const set = (name: keyof typeof empty) => (event: { currentTarget: { value: string } }) =>
     setValues({ ...values, [name]: event.currentTarget.value });
@@ -199,12 +199,11 @@ function CreateUserForm({ onCreated }: { onCreated: (user: User) => void }) {
       setValues(empty);
     });
   };
-  const fieldShown = Object.keys(fields).length > 0 || conflictField !== undefined;
 
   return (
     <form class="panel" onSubmit={onSubmit} noValidate>
       <h2>Create a user</h2>
-      {!fieldShown && <ErrorAlert error={error} />}
+      {!conflictShown && <ErrorAlert error={general} />}
       <Field
         name="username"
         label="Username"
