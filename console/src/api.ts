@@ -5,12 +5,9 @@ import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 export type Pet = Schemas['PetResponse'];
 export type CreatePet = Schemas['CreatePetDto'];
 export type UpdatePet = Schemas['UpdatePetDto'];
-export type PetImage = Schemas['PetImageResponse'];
-export type Category = Schemas['CategoryResponse'];
 export type ApiKey = Schemas['ApiKeyResponse'];
 export type CreatedApiKey = Schemas['CreatedApiKeyResponse'];
 export type User = Schemas['UserResponse'];
-export type Pagination = Schemas['PaginationResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */

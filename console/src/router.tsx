@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 /** Where the service serves the console; every route below is relative to it. */
-export const BASE = '/console';
+const BASE = '/console';
 
 const listeners = new Set<() => void>();
 addEventListener('popstate', () => listeners.forEach((listener) => listener()));
@@ -14,7 +14,7 @@ export function navigate(to: string, { replace = false } = {}): void {
   listeners.forEach((listener) => listener());
 }
 
-export interface Location {
+interface Location {
   /** The path below BASE, `/` at the root. */
   path: string;
   query: URLSearchParams;

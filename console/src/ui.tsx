@@ -18,7 +18,7 @@ export function PageHeading({ children }: { children: string }) {
 }
 
 /** The attributes that tie a control to its label, hint and error. */
-export interface ControlProps {
+interface ControlProps {
   id: string;
   name: string;
   'aria-invalid'?: boolean;
@@ -149,7 +149,7 @@ export function ConfirmDialog({
   );
 }
 
-export interface Loaded<T> {
+interface Loaded<T> {
   data?: T;
   error?: unknown;
   loading: boolean;

@@ -10,8 +10,14 @@ import { join, resolve } from 'node:path';
  */
 export const CONSOLE_BUILD_DIR = resolve(import.meta.dirname, '../../dist/console-app');
 
-// The build names every asset after its content hash; nothing else of the disk is served.
-const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css|svg)$/;
+// The kinds of file the build writes, each named after its content hash
+// (`main-XXXXXXXX.js`); nothing else of the disk is served.
+const CONTENT_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+const ASSET_NAME = /^[A-Za-z0-9_-]+\.([a-z]+)$/;
 
 /**
  * The built console on disk. Read on each request rather than once, so that a rebuild
@@ -30,7 +36,10 @@ export class ConsoleBundle {
     }
   }
 
-  hasAsset(name: string): boolean {
-    return ASSET_NAME.test(name) && existsSync(join(this.assetsDir, name));
+  /** The Content-Type of a built asset, or undefined when no such asset is served. */
+  contentTypeOf(name: string): string | undefined {
+    const extension = ASSET_NAME.exec(name)?.[1];
+    if (!extension || !Object.hasOwn(CONTENT_TYPES, extension)) return undefined;
+    return existsSync(join(this.assetsDir, name)) ? CONTENT_TYPES[extension] : undefined;
   }
 }
