@@ -6,6 +6,7 @@ const esm = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/support/preload-throttler.cjs'],
 };
 
 /** @type {import('jest').Config} */

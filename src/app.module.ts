@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { IdentifyGuard } from './auth/guards/identify.guard.js';
@@ -21,6 +22,9 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RATE_LIMIT_STORAGE } from './rate-limit/storage/rate-limit-storage.js';
+import { throttlerOptions } from './rate-limit/throttler-options.js';
+import { rateLimitConfig } from './config/rate-limit.config.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({
@@ -37,6 +41,11 @@ import { UsersModule } from './users/users.module.js';
     PetsModule,
     MediaModule,
     RateLimitModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitModule],
+      inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],
+      useFactory: throttlerOptions,
+    }),
     OpenApiModule,
     ConsoleModule,
   ],
@@ -44,8 +53,8 @@ import { UsersModule } from './users/users.module.js';
     // Global guards run in this order; keep it.
     // 1. Resolve the credential into request.principal or request.authFailure; never refuses.
     { provide: APP_GUARD, useExisting: IdentifyGuard },
-    // 2. Spend the caller's rate-limit budget (per key / per user), counting missing or
-    //    invalid credentials by client address before step 3 refuses them (429).
+    // 2. Spend the caller's rate-limit budget (@nestjs/throttler, per key / per user),
+    //    counting missing or invalid credentials by client address before step 3 refuses them (429).
     { provide: APP_GUARD, useClass: RateLimitGuard },
     // 3. Refuse what is not @Public() without a valid credential (401), API keys on @BearerOnly().
     { provide: APP_GUARD, useExisting: AuthenticationGuard },

@@ -63,20 +63,20 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   }
 
   /**
-   * The principal a key acts as. Format, checksum and mode are checked before the
-   * database; then one indexed query by hash, joined to the owner, on every request, so
-   * that revocation and disabled accounts take effect at once.
+   * The principal a key acts as, else INVALID_API_KEY. Format, checksum and mode are
+   * checked before the database; then one indexed query by hash, joined to the owner, on
+   * every request, so that revocation and disabled accounts take effect at once.
    */
-  async authenticate(rawKey: string): Promise<Principal | ApiException> {
+  async authenticate(rawKey: string): Promise<Principal> {
     const parsed = parseApiKey(rawKey);
-    if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) return AuthErrors.invalidApiKey();
+    if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) throw AuthErrors.invalidApiKey();
     const apiKey = await this.apiKeys
       .createQueryBuilder('key')
       .innerJoin('key.user', 'user')
       .select(['key.id', 'key.userId', 'key.lastUsedAt', 'user.id', 'user.role', 'user.userStatus'])
       .where('key.keyHash = :hash', { hash: hashApiKey(rawKey) })
       .getOne();
-    if (!apiKey || apiKey.user.userStatus !== UserStatus.Active) return AuthErrors.invalidApiKey();
+    if (!apiKey || apiKey.user.userStatus !== UserStatus.Active) throw AuthErrors.invalidApiKey();
     this.touch(apiKey);
     return { kind: 'api-key', userId: apiKey.userId, role: apiKey.user.role, apiKeyId: apiKey.id };
   }

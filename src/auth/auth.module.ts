@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import type { KeyObject } from 'node:crypto';
 import { UsersModule } from '../users/users.module.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { ApiKey } from './api-key.entity.js';
@@ -9,20 +10,27 @@ import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { CredentialsService } from './credentials.service.js';
+import { ApiKeyAuthGuard } from './guards/api-key-auth.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { IdentifyGuard } from './guards/identify.guard.js';
+import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { RolesGuard } from './guards/roles.guard.js';
-import { resolveJwtSecret } from './jwt-secret.js';
+import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
+import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import { JwtStrategy } from './strategies/jwt.strategy.js';
 import { TokenService } from './token.service.js';
 
 @Module({
   imports: [
     TypeOrmModule.forFeature([ApiKey]),
     UsersModule,
+    // Stateless: what a strategy returns is put on request.principal, never in a session.
+    PassportModule.register({ session: false, property: 'principal' }),
+    JwtKeyModule,
     JwtModule.registerAsync({
-      inject: [authConfig.KEY],
-      useFactory: async (cfg: AuthConfig) => ({ secret: await resolveJwtSecret(cfg) }),
+      imports: [JwtKeyModule],
+      inject: [JWT_KEY],
+      useFactory: (secret: KeyObject) => ({ secret }),
     }),
   ],
   controllers: [AuthController, ApiKeysController],
@@ -30,13 +38,16 @@ import { TokenService } from './token.service.js';
     AuthService,
     TokenService,
     ApiKeysService,
-    CredentialsService,
     AdminBootstrapService,
+    JwtStrategy,
+    ApiKeyStrategy,
+    JwtAuthGuard,
+    ApiKeyAuthGuard,
     IdentifyGuard,
     AuthenticationGuard,
     RolesGuard,
   ],
   // The guards are registered globally, in order, by AppModule.
-  exports: [CredentialsService, IdentifyGuard, AuthenticationGuard, RolesGuard],
+  exports: [IdentifyGuard, AuthenticationGuard, RolesGuard],
 })
 export class AuthModule {}

@@ -107,6 +107,10 @@ export class EnvironmentVariables {
   @IntegerText(1)
   RATE_LIMIT_ANONYMOUS_PER_MINUTE = 20;
 
+  /** In-memory counters kept at most (two per caller); past it the oldest are forgotten. */
+  @IntegerText(1)
+  RATE_LIMIT_MEMORY_MAX_COUNTERS = 100_000;
+
   /** HMAC key for bearer tokens; without it, development keeps a generated one in DATA_DIR. */
   @ValidateIf(
     (env: EnvironmentVariables) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined,

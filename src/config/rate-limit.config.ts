@@ -6,6 +6,7 @@ export const rateLimitConfig = registerAs('rateLimit', () => {
   return {
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
     tiers: {
       'api-key': {
         hour: env.RATE_LIMIT_API_KEY_PER_HOUR,

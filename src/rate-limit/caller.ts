@@ -1,9 +1,10 @@
-import { isIPv6 } from 'node:net';
+import { normalizeIp } from '@nestjs/throttler';
 import type { Request } from 'express';
 
 export type Tier = 'api-key' | 'user' | 'anonymous';
 export const WINDOWS = { hour: 3_600_000, minute: 60_000 } as const;
 export type WindowName = keyof typeof WINDOWS;
+export const WINDOW_NAMES = Object.keys(WINDOWS) as WindowName[];
 
 /**
  * Whose budget a request spends: the API key, the user behind a bearer token, or the
@@ -16,23 +17,8 @@ export function callerOf(request: Request): { tier: Tier; tracker: string } {
     return { tier: 'api-key', tracker: `key:${principal.apiKeyId}` };
   }
   if (principal?.kind === 'user') return { tier: 'user', tracker: `user:${principal.userId}` };
-  return { tier: 'anonymous', tracker: `ip:${clientAddress(request.ip ?? 'unknown')}` };
-}
-
-// One IPv6 client usually holds a whole /64: count it as one address.
-function clientAddress(ip: string): string {
-  if (ip.startsWith('::ffff:')) return ip.slice(7);
-  if (!isIPv6(ip)) return ip;
-  const groups = expandIpv6(ip);
-  return `${groups.slice(0, 4).join(':')}::/64`;
-}
-
-function expandIpv6(ip: string): string[] {
-  const [head, tail = ''] = ip.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const zeros = Array<string>(8 - left.length - right.length).fill('0');
-  return ip.includes('::') ? [...left, ...zeros, ...right] : left;
+  // One IPv6 client usually holds a whole /64: it counts as one address.
+  return { tier: 'anonymous', tracker: `ip:${normalizeIp(request.ip ?? 'unknown', 64)}` };
 }
 
 export const counterKey = (window: WindowName, tracker: string) => `${window}:${tracker}`;

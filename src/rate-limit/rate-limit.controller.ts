@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { SkipRateLimit } from '../common/decorators/skip-rate-limit.decorator.js';
+import { SkipThrottle } from '@nestjs/throttler';
 import { ApiAuth } from '../common/openapi/api-docs.decorators.js';
 import { CallerBudgetResponse } from './dto/rate-limit-response.dto.js';
 import { RateLimitService } from './rate-limit.service.js';
@@ -14,7 +14,7 @@ export class RateLimitController {
 
   /** Not counted: asking how much budget is left must not spend it. */
   @Get()
-  @SkipRateLimit()
+  @SkipThrottle()
   @ApiAuth({ rateLimited: false })
   @ApiOperation({
     operationId: 'getRateLimit',

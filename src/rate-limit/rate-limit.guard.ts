@@ -1,43 +1,57 @@
-import { CanActivate, ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
+import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+// Not re-exported by the package's index: the metadata key @SkipThrottle() writes.
+import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { Request, Response } from 'express';
 import { API_PREFIX } from '../app.setup.js';
-import { SKIP_RATE_LIMIT_KEY } from '../common/decorators/skip-rate-limit.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RateLimitService } from './rate-limit.service.js';
-import { setRateLimitHeaders } from './window-state.js';
+import { callerOf, counterKey, type WindowName } from './caller.js';
+import { setRateLimitHeaders, windowState, type WindowState } from './window-state.js';
 
 /**
- * Spends the identified caller's budget in both windows on every request under the API
- * prefix, sets the headers of the tightest window, and refuses with 429 when any window
- * is exhausted. Runs after the credential is identified, before it is enforced, so that
- * a missing or invalid credential is limited by client address.
+ * @nestjs/throttler's guard, extended for what the contract adds:
+ * - one budget per caller across all routes (the key is window + caller, not the route),
+ *   the caller being the API key, else the user, else the client address;
+ * - both windows counted on every request, then the request refused if either is spent
+ *   (the base guard stops counting at the first spent window);
+ * - the headers of the tightest window only, and the contract's 429 body;
+ * - `@SkipThrottle()` skips every window (the base guard reads it for `default` only).
+ * It runs after the credential is identified and before it is enforced, so that a
+ * missing or invalid credential is limited by client address.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard extends ThrottlerGuard {
+  private readonly spent = new WeakMap<Request, WindowState[]>();
+
   constructor(
-    private readonly rateLimitService: RateLimitService,
-    private readonly reflector: Reflector,
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
     private readonly metricsService: MetricsService,
-  ) {}
+  ) {
+    super(options, storage, reflector);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    await super.canActivate(context);
     const request = context.switchToHttp().getRequest<Request>();
-    // Operational endpoints outside the API prefix (health, docs, media) are not limited.
-    if (!request.path.startsWith(`/${API_PREFIX}/`)) return true;
-    const skip = this.reflector.getAllAndOverride<boolean | undefined>(SKIP_RATE_LIMIT_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (skip) return true;
-
-    const { tier, windows } = await this.rateLimitService.consume(request);
+    const windows = this.spent.get(request);
+    if (!windows) return true;
+    this.spent.delete(request);
     setRateLimitHeaders(context.switchToHttp().getResponse<Response>(), windows);
     const refused = windows.filter((w) => w.retryAfter !== undefined);
     if (refused.length === 0) return true;
     const worst = refused.reduce((a, b) => ((b.retryAfter ?? 0) > (a.retryAfter ?? 0) ? b : a));
-    this.metricsService.countRateLimitRefusal(tier, worst.window);
+    this.metricsService.countRateLimitRefusal(callerOf(request).tier, worst.window);
     throw new ApiException(
       HttpStatus.TOO_MANY_REQUESTS,
       'RATE_LIMIT_EXCEEDED',
@@ -45,5 +59,54 @@ export class RateLimitGuard implements CanActivate {
       { limit: worst.limit, window: worst.window, retryAfter: worst.retryAfter },
       { 'Retry-After': String(worst.retryAfter) },
     );
+  }
+
+  /** Counts one window and records its state; the decision waits for every window. */
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    blockDuration,
+    getTracker,
+    generateKey,
+  }: ThrottlerRequest): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const name = throttler.name as WindowName;
+    const key = generateKey(context, await getTracker(request, context), name);
+    const { totalHits, timeToExpire } = await this.storageService.increment(
+      key,
+      ttl,
+      limit,
+      blockDuration,
+      name,
+    );
+    const windows = this.spent.get(request) ?? [];
+    windows.push(windowState(name, limit, totalHits, timeToExpire));
+    this.spent.set(request, windows);
+    return true;
+  }
+
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    // Operational endpoints outside the API prefix (health, docs, media) are not limited.
+    if (!request.path.startsWith(`/${API_PREFIX}/`)) return Promise.resolve(true);
+    const skip = this.reflector.getAllAndOverride<boolean | undefined>(`${THROTTLER_SKIP}default`, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    return Promise.resolve(skip === true);
+  }
+
+  protected override getTracker(request: Request): Promise<string> {
+    return Promise.resolve(callerOf(request).tracker);
+  }
+
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    window: string,
+  ): string {
+    return counterKey(window as WindowName, tracker);
   }
 }

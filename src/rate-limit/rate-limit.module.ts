@@ -17,7 +17,7 @@ import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
       useFactory: (config: RateLimitConfig): RateLimitStorage =>
         config.redisUrl
           ? new RedisRateLimitStorage(config.redisUrl, config.redisKeyPrefix)
-          : new MemoryRateLimitStorage(),
+          : new MemoryRateLimitStorage(config.memoryMaxCounters),
     },
   ],
   exports: [RateLimitService, RATE_LIMIT_STORAGE],

@@ -11,6 +11,22 @@ export interface WindowState {
   retryAfter?: number;
 }
 
+/** A window's state after `totalHits` requests, `secondsToReset` before it resets. */
+export function windowState(
+  window: WindowName,
+  limit: number,
+  totalHits: number,
+  secondsToReset: number,
+): WindowState {
+  return {
+    window,
+    limit,
+    remaining: Math.max(0, limit - totalHits),
+    reset: Math.ceil(Date.now() / 1000) + secondsToReset,
+    ...(totalHits > limit ? { retryAfter: secondsToReset } : {}),
+  };
+}
+
 /** Headers for the window with the fewest requests left (the later reset on a tie). */
 export function setRateLimitHeaders(res: Response, windows: WindowState[]): void {
   const tightest = windows.reduce((a, b) =>

@@ -1,26 +1,53 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import { ApiException } from '../../common/errors/api-exception.js';
+import type { Principal } from '../../common/types/principal.js';
 import { API_KEY_HEADER } from '../credentials.js';
-import { CredentialsService } from '../credentials.service.js';
+import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
+import { JwtAuthGuard } from './jwt-auth.guard.js';
 
 /**
  * First global guard: works out who the request acts as and records it on the request
  * (`principal`) or records why its credential was refused (`authFailure`), but never
  * refuses the request itself, so that the rate limiter after it can count invalid
  * credentials by client address before AuthenticationGuard rejects them.
+ *
+ * Each credential runs through its own passport guard, only when its header is sent:
+ * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
+ * contract wants both to be valid when both are sent (the bearer token then decides).
  */
 @Injectable()
 export class IdentifyGuard implements CanActivate {
-  constructor(private readonly credentials: CredentialsService) {}
+  constructor(
+    private readonly jwtGuard: JwtAuthGuard,
+    private readonly apiKeyGuard: ApiKeyAuthGuard,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const result = await this.credentials.identify({
-      authorization: request.get('authorization'),
-      apiKey: request.get(API_KEY_HEADER),
-    });
-    if (result.kind === 'identified') request.principal = result.principal;
-    if (result.kind === 'failed') request.authFailure = result.error;
+    try {
+      const viaToken = request.headers.authorization
+        ? await this.authenticate(this.jwtGuard, context, request)
+        : undefined;
+      const viaKey = request.get(API_KEY_HEADER)
+        ? await this.authenticate(this.apiKeyGuard, context, request)
+        : undefined;
+      request.principal = viaToken ?? viaKey;
+    } catch (error) {
+      if (!(error instanceof ApiException)) throw error;
+      request.principal = undefined;
+      request.authFailure = error;
+    }
     return true;
+  }
+
+  /** Passport's guard stores what the strategy returned on `request.principal`. */
+  private async authenticate(
+    guard: CanActivate,
+    context: ExecutionContext,
+    request: Request,
+  ): Promise<Principal | undefined> {
+    await guard.canActivate(context);
+    return request.principal;
   }
 }

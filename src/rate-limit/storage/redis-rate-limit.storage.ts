@@ -1,6 +1,11 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import type { RateLimitStorage, WindowCount } from './rate-limit-storage.js';
+import {
+  windowRecord,
+  type RateLimitStorage,
+  type ThrottlerStorageRecord,
+  type WindowCount,
+} from './rate-limit-storage.js';
 
 // One round trip, atomic across instances: count the hit, start the window on the first.
 const INCREMENT = `
@@ -41,16 +46,13 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     this.redis = redis as typeof this.redis;
   }
 
-  async increment(key: string, windowMs: number): Promise<WindowCount> {
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     try {
-      const [totalHits, msToReset] = await this.redis.rateLimitIncrement(
-        this.keyPrefix + key,
-        windowMs,
-      );
-      return { totalHits, msToReset };
+      const [totalHits, msToReset] = await this.redis.rateLimitIncrement(this.keyPrefix + key, ttl);
+      return windowRecord(totalHits, msToReset, limit);
     } catch (error) {
       this.logFailure(error as Error);
-      return { totalHits: 0, msToReset: windowMs };
+      return windowRecord(0, ttl, limit);
     }
   }
 
@@ -61,11 +63,11 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
         this.redis.pttl(this.keyPrefix + key),
       ]);
       return hits === null || msToReset < 0
-        ? { totalHits: 0, msToReset: 0 }
-        : { totalHits: Number(hits), msToReset };
+        ? { totalHits: 0, timeToExpire: 0 }
+        : { totalHits: Number(hits), timeToExpire: Math.ceil(msToReset / 1000) };
     } catch (error) {
       this.logFailure(error as Error);
-      return { totalHits: 0, msToReset: 0 };
+      return { totalHits: 0, timeToExpire: 0 };
     }
   }
 

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { KeyObject } from 'node:crypto';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { ROLES, type Principal, type Role } from '../../common/types/principal.js';
+import { authConfig, TOKEN_TTL_SECONDS, type AuthConfig } from '../../config/auth.config.js';
+import { UserStatus } from '../../users/user-status.js';
+import { UsersService } from '../../users/users.service.js';
+import { AuthErrors } from '../auth-errors.js';
+import { JWT_KEY } from '../jwt-key.module.js';
+
+/** The only algorithm signed with and accepted: never `none`, never the token's choice. */
+export const JWT_ALGORITHM = 'HS256';
+
+interface Claims {
+  sub?: unknown;
+  username?: unknown;
+  role?: unknown;
+  jti?: unknown;
+  exp?: unknown;
+  iat?: unknown;
+}
+
+/**
+ * Bearer tokens. passport-jwt checks the signature (HS256 only, with a KeyObject: a string
+ * secret is re-imported on every verify), issuer, audience and expiry; `validate` checks
+ * what jsonwebtoken does not (our claims and lifetime) and the account's current state.
+ * Failures of the first kind reach JwtAuthGuard.handleRequest as `info`; `validate`
+ * throws the contract's error itself.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(
+    @Inject(authConfig.KEY) cfg: AuthConfig,
+    @Inject(JWT_KEY) key: KeyObject,
+    private readonly users: UsersService,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      // passport-jwt's typings ask for a string or Buffer; jsonwebtoken takes a KeyObject.
+      secretOrKey: key as unknown as string,
+      algorithms: [JWT_ALGORITHM],
+      issuer: cfg.jwtIssuer,
+      audience: cfg.jwtAudience,
+    });
+  }
+
+  async validate(claims: Claims): Promise<Principal> {
+    const userId = this.userIdOf(claims);
+    const state = await this.users.accessStateOf(userId);
+    if (!state) throw AuthErrors.invalidToken('its account no longer exists');
+    if (state.userStatus !== UserStatus.Active) {
+      throw AuthErrors.invalidToken('its account is not active');
+    }
+    // The current role, not the one at login: a demotion takes effect within the cache's 30 s.
+    return { kind: 'user', userId, role: state.role };
+  }
+
+  private userIdOf({ sub, username, role, jti, exp, iat }: Claims): number {
+    // jsonwebtoken accepts a token without exp; the contract does not.
+    if (typeof exp !== 'number') throw AuthErrors.invalidToken('it has no expiry');
+    // Ours live exactly one hour: anything longer was not issued here.
+    if (typeof iat !== 'number' || exp - iat > TOKEN_TTL_SECONDS) {
+      throw AuthErrors.invalidToken('its lifetime is not one hour');
+    }
+    if (
+      typeof sub !== 'string' ||
+      !/^[1-9]\d{0,15}$/.test(sub) ||
+      typeof username !== 'string' ||
+      typeof jti !== 'string' ||
+      !ROLES.includes(role as Role)
+    ) {
+      throw AuthErrors.invalidToken('its claims are incomplete');
+    }
+    return Number(sub);
+  }
+}
