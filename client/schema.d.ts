@@ -13,7 +13,7 @@ export interface paths {
     };
     /**
      * Your rate-limit budget
-     * @description The caller’s budget in both windows. Not counted against it.
+     * @description The caller’s budget in both windows. Not counted against it, except that a refused credential spends the client address’s budget, as everywhere.
      */
     get: operations['getRateLimit'];
     put?: never;
@@ -831,6 +831,23 @@ export interface operations {
             /** @enum {string} */
             code?:
               'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
           };
         };
       };

@@ -11,6 +11,7 @@ import { validationExceptionFactory } from './common/errors/validation-errors.js
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
+import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -48,6 +49,8 @@ import { UsersModule } from './users/users.module.js';
     }),
     OpenApiModule,
     ConsoleModule,
+    // Last: its catch-all route must come after every real one.
+    UnknownRouteModule,
   ],
   providers: [
     // Global guards run in this order; keep it.

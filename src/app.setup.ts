@@ -36,6 +36,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   app.useLogger(app.get(PinoLoggerService));
   app.disable('x-powered-by');
+  caseSensitiveRoutes(app);
   app.set('trust proxy', config.trustProxy);
   applyHttpTimeouts(app.getHttpServer(), config.http);
 
@@ -73,6 +74,18 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
   publishOpenApiDocument(app);
   return app;
+}
+
+/**
+ * `/V1/...` is an unknown path, not a way around what is decided by the canonical one
+ * (rate limits among it). Express reads 'case sensitive routing' when it creates its
+ * router, which Nest's adapter has done already; the router applies its own setting to
+ * each route as it is added, and the routes are added later, by app.init().
+ */
+function caseSensitiveRoutes(app: NestExpressApplication): void {
+  const express = app.getHttpAdapter().getInstance();
+  express.set('case sensitive routing', true);
+  (express.router as unknown as { caseSensitive: boolean }).caseSensitive = true;
 }
 
 function applyHttpTimeouts(server: Server, timeouts: AppConfig['http']): void {

@@ -3,6 +3,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { KeyObject } from 'node:crypto';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { ApiKey } from './api-key.entity.js';
@@ -24,6 +25,7 @@ import { TokenService } from './token.service.js';
   imports: [
     TypeOrmModule.forFeature([ApiKey]),
     UsersModule,
+    RateLimitModule,
     // Stateless: what a strategy returns is put on request.principal, never in a session.
     PassportModule.register({ session: false, property: 'principal' }),
     JwtKeyModule,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TOKEN_TTL_SECONDS } from '../config/auth.config.js';
+import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
@@ -14,16 +15,22 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
+    private readonly lockout: LoginLockoutService,
   ) {}
 
   /**
-   * Unknown user, wrong password and inactive account all answer INVALID_CREDENTIALS
-   * after one argon2 verification each, so that neither body nor timing tells them apart.
+   * Unknown user, wrong password, inactive account and locked username all answer
+   * INVALID_CREDENTIALS after one argon2 verification each, so that neither body nor
+   * timing tells them apart.
    */
   async login(dto: LoginDto): Promise<LoginResponse> {
-    const user = await this.users.findByUsername(dto.username);
+    const [locked, user] = await Promise.all([
+      this.lockout.isLocked(dto.username),
+      this.users.findByUsername(dto.username),
+    ]);
     const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
-    if (!user || !valid || user.userStatus !== UserStatus.Active) {
+    if (locked || !user || !valid || user.userStatus !== UserStatus.Active) {
+      await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
     return {

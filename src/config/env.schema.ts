@@ -111,6 +111,14 @@ export class EnvironmentVariables {
   @IntegerText(1)
   RATE_LIMIT_MEMORY_MAX_COUNTERS = 100_000;
 
+  /** Failed logins for one username that lock it, from any number of addresses. */
+  @IntegerText(1)
+  LOGIN_LOCKOUT_FAILURES = 10;
+
+  /** How long the window of those failures lasts, and so the lock at most. */
+  @IntegerText(1)
+  LOGIN_LOCKOUT_SECONDS = 300;
+
   /** HMAC key for bearer tokens; without it, development keeps a generated one in DATA_DIR. */
   @ValidateIf(
     (env: EnvironmentVariables) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined,

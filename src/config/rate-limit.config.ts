@@ -7,6 +7,7 @@ export const rateLimitConfig = registerAs('rateLimit', () => {
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
+    loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
     tiers: {
       'api-key': {
         hour: env.RATE_LIMIT_API_KEY_PER_HOUR,

@@ -17,8 +17,12 @@ export function callerOf(request: Request): { tier: Tier; tracker: string } {
     return { tier: 'api-key', tracker: `key:${principal.apiKeyId}` };
   }
   if (principal?.kind === 'user') return { tier: 'user', tracker: `user:${principal.userId}` };
-  // One IPv6 client usually holds a whole /64: it counts as one address.
-  return { tier: 'anonymous', tracker: `ip:${normalizeIp(request.ip ?? 'unknown', 64)}` };
+  return { tier: 'anonymous', tracker: addressTracker(request) };
+}
+
+/** The client address's counters; one IPv6 client usually holds a whole /64, one address. */
+export function addressTracker(request: Request): string {
+  return `ip:${normalizeIp(request.ip ?? 'unknown', 64)}`;
 }
 
 export const counterKey = (window: WindowName, tracker: string) => `${window}:${tracker}`;

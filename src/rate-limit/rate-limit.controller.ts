@@ -15,11 +15,12 @@ export class RateLimitController {
   /** Not counted: asking how much budget is left must not spend it. */
   @Get()
   @SkipThrottle()
-  @ApiAuth({ rateLimited: false })
+  @ApiAuth()
   @ApiOperation({
     operationId: 'getRateLimit',
     summary: 'Your rate-limit budget',
-    description: 'The caller’s budget in both windows. Not counted against it.',
+    description:
+      'The caller’s budget in both windows. Not counted against it, except that a refused credential spends the client address’s budget, as everywhere.',
   })
   @ApiOkResponse({ type: CallerBudgetResponse, description: 'The budget' })
   async status(

@@ -24,7 +24,8 @@ import { setRateLimitHeaders, windowState, type WindowState } from './window-sta
  * - both windows counted on every request, then the request refused if either is spent
  *   (the base guard stops counting at the first spent window);
  * - the headers of the tightest window only, and the contract's 429 body;
- * - `@SkipThrottle()` skips every window (the base guard reads it for `default` only).
+ * - `@SkipThrottle()` skips every window (the base guard reads it for `default` only),
+ *   except for a request whose credential was refused: that is counted by address.
  * It runs after the credential is identified and before it is enforced, so that a
  * missing or invalid credential is limited by client address.
  */
@@ -89,8 +90,12 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
+    // Decided by the route that matched, never by the request's spelling of the path.
     // Operational endpoints outside the API prefix (health, docs, media) are not limited.
-    if (!request.path.startsWith(`/${API_PREFIX}/`)) return Promise.resolve(true);
+    const route = (request.route as { path?: string } | undefined)?.path ?? '';
+    if (!route.startsWith(`/${API_PREFIX}/`)) return Promise.resolve(true);
+    // A refused credential spends the address's budget even where requests are not counted.
+    if (request.authFailure) return Promise.resolve(false);
     const skip = this.reflector.getAllAndOverride<boolean | undefined>(`${THROTTLER_SKIP}default`, [
       context.getHandler(),
       context.getClass(),

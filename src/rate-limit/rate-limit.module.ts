@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
+import { LoginLockoutService } from './login-lockout.service.js';
 import { RateLimitController } from './rate-limit.controller.js';
 import { RateLimitService } from './rate-limit.service.js';
 import { MemoryRateLimitStorage } from './storage/memory-rate-limit.storage.js';
@@ -10,6 +11,7 @@ import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
   controllers: [RateLimitController],
   providers: [
     RateLimitService,
+    LoginLockoutService,
     {
       // Counters in memory by default, in Redis (shared by every instance) with REDIS_URL.
       provide: RATE_LIMIT_STORAGE,
@@ -20,6 +22,6 @@ import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
           : new MemoryRateLimitStorage(config.memoryMaxCounters),
     },
   ],
-  exports: [RateLimitService, RATE_LIMIT_STORAGE],
+  exports: [RateLimitService, LoginLockoutService, RATE_LIMIT_STORAGE],
 })
 export class RateLimitModule {}

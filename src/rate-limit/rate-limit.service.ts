@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
-import { callerOf, counterKey, WINDOW_NAMES, WINDOWS, type Tier } from './caller.js';
+import {
+  addressTracker,
+  callerOf,
+  counterKey,
+  WINDOW_NAMES,
+  WINDOWS,
+  type Tier,
+} from './caller.js';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
 import { windowState, type WindowState } from './window-state.js';
 
@@ -10,7 +17,7 @@ export interface CallerBudget {
   windows: WindowState[];
 }
 
-/** The caller's budget as GET /rate-limit reports it; RateLimitGuard spends it. */
+/** The caller's budget as GET /rate-limit reports it (RateLimitGuard spends it). */
 @Injectable()
 export class RateLimitService {
   constructor(
@@ -29,5 +36,21 @@ export class RateLimitService {
       }),
     );
     return { tier, windows };
+  }
+
+  /**
+   * Whether the client address has used up a window of the anonymous budget, which every
+   * missing or refused credential spends. A credential it sends is then refused without
+   * being looked up, so that forged API keys cost no database query past the limit.
+   */
+  async addressExhausted(request: Request): Promise<boolean> {
+    const tracker = addressTracker(request);
+    const spent = await Promise.all(
+      WINDOW_NAMES.map(async (window) => {
+        const { totalHits } = await this.storage.peek(counterKey(window, tracker));
+        return totalHits >= this.config.tiers.anonymous[window];
+      }),
+    );
+    return spent.includes(true);
   }
 }

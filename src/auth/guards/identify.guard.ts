@@ -1,7 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { Principal } from '../../common/types/principal.js';
+import { RateLimitService } from '../../rate-limit/rate-limit.service.js';
+import { AuthErrors } from '../auth-errors.js';
 import { API_KEY_HEADER } from '../credentials.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
@@ -15,22 +19,29 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
  * Each credential runs through its own passport guard, only when its header is sent:
  * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
  * contract wants both to be valid when both are sent (the bearer token then decides).
+ *
+ * Credentials are looked at only where they matter: a @Public() route (login among them)
+ * ignores them and is counted by client address, whatever headers come with it.
  */
 @Injectable()
 export class IdentifyGuard implements CanActivate {
   constructor(
+    private readonly reflector: Reflector,
     private readonly jwtGuard: JwtAuthGuard,
     private readonly apiKeyGuard: ApiKeyAuthGuard,
+    private readonly rateLimits: RateLimitService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     try {
       const viaToken = request.headers.authorization
         ? await this.authenticate(this.jwtGuard, context, request)
         : undefined;
       const viaKey = request.get(API_KEY_HEADER)
-        ? await this.authenticate(this.apiKeyGuard, context, request)
+        ? await this.authenticateKey(context, request)
         : undefined;
       request.principal = viaToken ?? viaKey;
     } catch (error) {
@@ -39,6 +50,19 @@ export class IdentifyGuard implements CanActivate {
       request.authFailure = error;
     }
     return true;
+  }
+
+  /**
+   * A key costs a database look-up (a token's signature is checked without one). Once the
+   * address has spent its budget on refused credentials, its key is refused unseen, and
+   * the rate limiter answers 429 before anything else.
+   */
+  private async authenticateKey(
+    context: ExecutionContext,
+    request: Request,
+  ): Promise<Principal | undefined> {
+    if (await this.rateLimits.addressExhausted(request)) throw AuthErrors.invalidApiKey();
+    return this.authenticate(this.apiKeyGuard, context, request);
   }
 
   /** Passport's guard stores what the strategy returned on `request.principal`. */

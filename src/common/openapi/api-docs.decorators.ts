@@ -9,23 +9,22 @@ export const API_KEY_SCHEME = 'apiKey';
 export interface ApiAuthOptions {
   /** Bearer token only (API key management): an API key alone gets 403. */
   bearerOnly?: boolean;
-  /** False for the one route that neither spends nor checks the budget (GET /rate-limit). */
-  rateLimited?: boolean;
 }
 
 /**
  * An operation that needs a credential: its security requirement (either scheme, or the
  * bearer token only) and the responses every authenticated route can give: 401 for a
- * missing or refused credential, 429 past the budget, 503 when the account cannot be read.
+ * missing or refused credential, 429 past the budget (a refused credential spends the
+ * address's budget even on GET /rate-limit), 503 when the account cannot be read.
  */
-export const ApiAuth = ({ bearerOnly = false, rateLimited = true }: ApiAuthOptions = {}) =>
+export const ApiAuth = ({ bearerOnly = false }: ApiAuthOptions = {}) =>
   applyDecorators(
     ApiBearerAuth(BEARER_SCHEME),
     ...(bearerOnly ? [] : [ApiSecurity(API_KEY_SCHEME)]),
     ApiErrors({
       401: ['AUTHENTICATION_REQUIRED', 'INVALID_TOKEN', 'EXPIRED_TOKEN', 'INVALID_API_KEY'],
       ...(bearerOnly ? { 403: ['INSUFFICIENT_PERMISSIONS'] as const } : {}),
-      ...(rateLimited ? { 429: ['RATE_LIMIT_EXCEEDED'] as const } : {}),
+      429: ['RATE_LIMIT_EXCEEDED'],
       503: ['SERVICE_UNAVAILABLE'],
     }),
   );
