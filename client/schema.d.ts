@@ -360,8 +360,8 @@ export interface components {
        * @description The thumbnail (within 256×256)
        */
       thumbnailUrl: string;
-      /** @description Caption given at upload */
-      description: string | null;
+      /** @description Caption given at upload; absent when none was */
+      description?: string;
       /** Format: int32 */
       width: number;
       /**
@@ -395,8 +395,8 @@ export interface components {
       id: number;
       /** @description Unique regardless of case; keeps the case it was created with */
       name: string;
-      /** @description null when not given */
-      description: string | null;
+      /** @description Absent when not set */
+      description?: string;
     };
     TagResponse: {
       /**
@@ -422,12 +422,15 @@ export interface components {
       tags: components['schemas']['TagResponse'][];
       /** @enum {string} */
       status: 'available' | 'pending' | 'sold';
-      /** Format: int32 */
-      age: number | null;
-      /** @description Breed */
-      breed: string | null;
-      /** @description Description */
-      description: string | null;
+      /**
+       * Format: int32
+       * @description Age in years; absent when not set
+       */
+      age?: number;
+      /** @description Breed; absent when not set */
+      breed?: string;
+      /** @description Description; absent when not set */
+      description?: string;
       /**
        * Format: date-time
        * @description Creation time; never changes
@@ -481,12 +484,12 @@ export interface components {
       photoUrls?: string[];
       /**
        * Format: int32
-       * @description null clears it
+       * @description null: not set (on update, clears it)
        */
       age?: number | null;
-      /** @description null clears it */
+      /** @description null: not set (on update, clears it) */
       breed?: string | null;
-      /** @description null clears it */
+      /** @description null: not set (on update, clears it) */
       description?: string | null;
       /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
       tags?: string[];
@@ -508,12 +511,12 @@ export interface components {
       photoUrls?: string[];
       /**
        * Format: int32
-       * @description null clears it
+       * @description null: not set (on update, clears it)
        */
       age?: number | null;
-      /** @description null clears it */
+      /** @description null: not set (on update, clears it) */
       breed?: string | null;
-      /** @description null clears it */
+      /** @description null: not set (on update, clears it) */
       description?: string | null;
       /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
       tags?: string[];
@@ -625,9 +628,12 @@ export interface components {
       email: string;
       /** Format: password */
       password: string;
-      firstName?: string;
-      lastName?: string;
-      phone?: string;
+      /** @description null: not set (on update, clears it) */
+      firstName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      lastName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      phone?: string | null;
       /**
        * @description Set by an admin only
        * @default user
@@ -650,17 +656,17 @@ export interface components {
       id: number;
       /** @description Unique regardless of case */
       username: string;
-      /** @description First name */
-      firstName: string | null;
-      /** @description Last name */
-      lastName: string | null;
+      /** @description First name; absent when not set */
+      firstName?: string;
+      /** @description Last name; absent when not set */
+      lastName?: string;
       /**
        * Format: email
        * @description Email address as typed
        */
       email: string;
-      /** @description Phone number */
-      phone: string | null;
+      /** @description Phone number; absent when not set */
+      phone?: string;
       /**
        * Format: int32
        * @description 0 active, 1 disabled, 2 pending email verification
@@ -697,9 +703,12 @@ export interface components {
       email?: string;
       /** Format: password */
       password?: string;
-      firstName?: string;
-      lastName?: string;
-      phone?: string;
+      /** @description null: not set (on update, clears it) */
+      firstName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      lastName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      phone?: string | null;
       /**
        * @description Set by an admin only
        * @default user
@@ -721,12 +730,14 @@ export interface components {
     CreateCategoryDto: {
       /** @description Trimmed; unique regardless of case */
       name: string;
-      description?: string;
+      /** @description null: not set (on update, clears it) */
+      description?: string | null;
     };
     UpdateCategoryDto: {
       /** @description Trimmed; unique regardless of case */
       name?: string;
-      description?: string;
+      /** @description null: not set (on update, clears it) */
+      description?: string | null;
     };
     ErrorResponse: {
       /**

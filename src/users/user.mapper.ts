@@ -1,14 +1,15 @@
 import { UserResponse } from './dto/user-response.dto.js';
 import type { User } from './user.entity.js';
 
+// Unset fields become undefined, which JSON leaves out (contract: never null).
 export function toUserResponse(user: User): UserResponse {
   return {
     id: user.id,
     username: user.username,
-    firstName: user.firstName,
-    lastName: user.lastName,
+    firstName: user.firstName ?? undefined,
+    lastName: user.lastName ?? undefined,
     email: user.email,
-    phone: user.phone,
+    phone: user.phone ?? undefined,
     userStatus: user.userStatus,
     role: user.role,
     createdAt: user.createdAt,

@@ -261,7 +261,7 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('#field-age-error').waitFor();
       expect(await page.locator('#field-breed-error').count()).toBe(0);
-      expect((await apiPet(id)).breed).toBeNull();
+      expect(await apiPet(id)).not.toHaveProperty('breed');
 
       await page.getByLabel('Age in years (optional)').fill('4');
       await page.getByRole('button', { name: 'Save changes' }).click();
@@ -287,12 +287,31 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByLabel('Breed (optional)').fill('Mixed');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await heading(page, 'Shared').waitFor();
-      expect(await apiPet(id)).toMatchObject({
+      const saved = await apiPet(id);
+      expect(saved).toMatchObject({
         breed: 'Mixed',
-        age: null,
         status: 'pending',
         tags: [{ name: 'meanwhile' }],
       });
+      expect(saved).not.toHaveProperty('age');
+    });
+
+    it('should show unset fields empty, and clear a field emptied in the form', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Blank', categoryId, status: 'available', breed: 'Pug' });
+      const page = await signedInPage('admin', `/console/pets/${id}/edit`);
+      await heading(page, 'Edit Blank').waitFor();
+      expect(await page.getByLabel('Age in years (optional)').inputValue()).toBe('');
+      expect(await page.getByLabel('Description (optional)').inputValue()).toBe('');
+      expect(await page.getByLabel('Breed (optional)').inputValue()).toBe('Pug');
+
+      await page.getByLabel('Breed (optional)').fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await heading(page, 'Blank').waitFor();
+      const saved = await apiPet(id);
+      for (const field of ['age', 'breed', 'description']) {
+        expect(saved).not.toHaveProperty(field);
+      }
     });
 
     it('should offer only the status moves the API allows, and move the status', async () => {

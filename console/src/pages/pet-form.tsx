@@ -31,7 +31,7 @@ function valuesOf(pet: Pet): Values {
     name: pet.name,
     categoryId: String(pet.category.id),
     status: pet.status,
-    age: pet.age === null ? '' : String(pet.age),
+    age: pet.age === undefined ? '' : String(pet.age),
     breed: pet.breed ?? '',
     description: pet.description ?? '',
     tags: pet.tags.map((tag) => tag.name).join(', '),

@@ -10,8 +10,8 @@ export class CategoryResponse {
   })
   name: string;
 
-  @ApiTextProperty(500, 'null when not given', { nullable: true })
-  description: string | null;
+  @ApiTextProperty(500, 'Absent when not set', { required: false })
+  description?: string;
 }
 
 export class CategoryListResponse {

@@ -14,9 +14,14 @@ export class CreateCategoryDto {
   @Length(1, 50)
   name: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 500 })
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 500,
+    nullable: true,
+    description: 'null: not set (on update, clears it)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(500)
-  description?: string;
+  description?: string | null;
 }

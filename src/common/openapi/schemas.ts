@@ -39,6 +39,6 @@ export const ApiIdProperty = (description: string, extra: Extra = {}) =>
 export const ApiTimestampProperty = (description: string, extra: Extra = {}) =>
   ApiProperty({ ...TIMESTAMP_SCHEMA, description, ...extra } as ApiPropertyOptions);
 
-/** Free text up to `maxLength` characters; `nullable` when the service returns null for unset. */
+/** Free text up to `maxLength` characters; `required: false` when it is left out unset. */
 export const ApiTextProperty = (maxLength: number, description: string, extra: Extra = {}) =>
   ApiProperty({ type: 'string', maxLength, description, ...extra } as ApiPropertyOptions);

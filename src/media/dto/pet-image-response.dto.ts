@@ -19,8 +19,8 @@ export class PetImageResponse {
   @ApiProperty({ ...URL_SCHEMA, description: 'The thumbnail (within 256×256)' })
   thumbnailUrl: string;
 
-  @ApiTextProperty(500, 'Caption given at upload', { nullable: true })
-  description: string | null;
+  @ApiTextProperty(500, 'Caption given at upload; absent when none was', { required: false })
+  description?: string;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 1024 })
   width: number;

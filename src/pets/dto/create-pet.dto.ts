@@ -13,6 +13,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ID_SCHEMA, URL_SCHEMA } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
@@ -42,7 +43,7 @@ export class CreatePetDto {
     maxItems: 20,
     description: 'http or https URLs; on update the whole list is replaced',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(20)
   @IsUrl(
@@ -58,7 +59,7 @@ export class CreatePetDto {
     minimum: 0,
     maximum: 200,
     nullable: true,
-    description: 'null clears it',
+    description: 'null: not set (on update, clears it)',
   })
   @IsOptional()
   @IsInt()
@@ -70,7 +71,7 @@ export class CreatePetDto {
     type: 'string',
     maxLength: 100,
     nullable: true,
-    description: 'null clears it',
+    description: 'null: not set (on update, clears it)',
   })
   @IsOptional()
   @IsString()
@@ -81,7 +82,7 @@ export class CreatePetDto {
     type: 'string',
     maxLength: 5000,
     nullable: true,
-    description: 'null clears it',
+    description: 'null: not set (on update, clears it)',
   })
   @IsOptional()
   @IsString()
@@ -95,7 +96,7 @@ export class CreatePetDto {
     description:
       'Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(trimEach)
   @IsArray()
   @ArrayMaxSize(20)

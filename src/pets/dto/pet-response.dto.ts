@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CategoryResponse } from '../../categories/dto/category-response.dto.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
 import {
@@ -41,14 +41,20 @@ export class PetResponse {
   @ApiProperty({ enum: PET_STATUSES })
   status: PetStatus;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: 200, nullable: true })
-  age: number | null;
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: 200,
+    description: 'Age in years; absent when not set',
+  })
+  age?: number;
 
-  @ApiTextProperty(100, 'Breed', { nullable: true })
-  breed: string | null;
+  @ApiTextProperty(100, 'Breed; absent when not set', { required: false })
+  breed?: string;
 
-  @ApiTextProperty(5000, 'Description', { nullable: true })
-  description: string | null;
+  @ApiTextProperty(5000, 'Description; absent when not set', { required: false })
+  description?: string;
 
   @ApiTimestampProperty('Creation time; never changes')
   createdAt: string;

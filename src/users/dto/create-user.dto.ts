@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, USER_STATUSES, type UserStatus } from '../user-status.js';
@@ -34,27 +35,42 @@ export class CreateUserDto {
   @Length(8, 128)
   password: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 100 })
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 100,
+    nullable: true,
+    description: 'null: not set (on update, clears it)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
-  firstName?: string;
+  firstName?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 100 })
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 100,
+    nullable: true,
+    description: 'null: not set (on update, clears it)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
-  lastName?: string;
+  lastName?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 32 })
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 32,
+    nullable: true,
+    description: 'null: not set (on update, clears it)',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(32)
-  phone?: string;
+  phone?: string | null;
 
   /** Admin only (the only role that may call create; on update see user-access.ts). */
   @ApiPropertyOptional({ enum: ROLES, default: 'user', description: 'Set by an admin only' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(ROLES)
   role?: Role;
 
@@ -63,7 +79,7 @@ export class CreateUserDto {
     default: 0,
     description: USER_STATUS_SCHEMA.description + '; set by an admin only',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(USER_STATUSES)
   userStatus?: UserStatus;
 }

@@ -17,17 +17,17 @@ export class UserResponse {
   @ApiTextProperty(32, 'Unique regardless of case', { pattern: USERNAME_PATTERN.source })
   username: string;
 
-  @ApiTextProperty(100, 'First name', { nullable: true })
-  firstName: string | null;
+  @ApiTextProperty(100, 'First name; absent when not set', { required: false })
+  firstName?: string;
 
-  @ApiTextProperty(100, 'Last name', { nullable: true })
-  lastName: string | null;
+  @ApiTextProperty(100, 'Last name; absent when not set', { required: false })
+  lastName?: string;
 
   @ApiTextProperty(254, 'Email address as typed', { format: 'email' })
   email: string;
 
-  @ApiTextProperty(32, 'Phone number', { nullable: true })
-  phone: string | null;
+  @ApiTextProperty(32, 'Phone number; absent when not set', { required: false })
+  phone?: string;
 
   @ApiProperty(USER_STATUS_SCHEMA)
   userStatus: UserStatus;
