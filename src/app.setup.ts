@@ -38,7 +38,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.disable('x-powered-by');
   caseSensitiveRoutes(app);
   app.set('trust proxy', config.trustProxy);
-  applyHttpTimeouts(app.getHttpServer(), config.http);
+  applyHttpLimits(app.getHttpServer(), config.http);
 
   app.use(requestIdMiddleware);
   app.use(app.get(ShutdownService).trackRequests());
@@ -88,10 +88,12 @@ function caseSensitiveRoutes(app: NestExpressApplication): void {
   (express.router as unknown as { caseSensitive: boolean }).caseSensitive = true;
 }
 
-function applyHttpTimeouts(server: Server, timeouts: AppConfig['http']): void {
-  server.requestTimeout = timeouts.requestTimeoutMs;
-  server.headersTimeout = timeouts.headersTimeoutMs;
-  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+function applyHttpLimits(server: Server, limits: AppConfig['http']): void {
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // Node closes a connection accepted beyond this number at once.
+  if (limits.maxConnections !== undefined) server.maxConnections = limits.maxConnections;
   // A createServer() option that Node reads when the server starts listening; Nest
   // creates the server without options, so it is set here, before listen().
   Object.assign(server, { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS });

@@ -36,10 +36,13 @@ describe(resolveJwtSecret.name, () => {
     expect((await readFile(file, 'utf8')).length).toBeGreaterThanOrEqual(32);
   });
 
-  it('should refuse a stored secret that is too short', async () => {
-    await writeFile(join(dataDir, JWT_SECRET_FILE), 'short');
+  it.each([
+    ['too short', 'short', 'must be at least 32 characters long'],
+    ['a repeated character', 'x'.repeat(48), 'is too predictable'],
+  ])('should refuse a stored secret that is %s', async (_, stored, message) => {
+    await writeFile(join(dataDir, JWT_SECRET_FILE), stored);
     await expect(
       resolveJwtSecret({ jwtSecret: undefined, dataDir, production: false }),
-    ).rejects.toThrow('shorter than 32 characters');
+    ).rejects.toThrow(message);
   });
 });

@@ -2,6 +2,7 @@ import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AuthConfig } from '../config/auth.config.js';
+import { secretWeakness } from '../config/secret-strength.js';
 
 export const JWT_SECRET_FILE = 'jwt-secret';
 
@@ -26,6 +27,8 @@ export async function resolveJwtSecret(
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   const secret = (await readFile(file, 'utf8')).trim();
-  if (secret.length < 32) throw new Error(`${file} holds a secret shorter than 32 characters`);
+  // The file may have been edited by hand: it must pass JWT_SECRET's rules.
+  const weakness = secretWeakness(secret);
+  if (weakness) throw new Error(`The secret in ${file} ${weakness}`);
   return createSecretKey(Buffer.from(secret, 'utf8'));
 }

@@ -2,13 +2,18 @@ import { NestFactory } from '@nestjs/core';
 import { isUniqueViolation, uniqueViolationField } from '../common/errors/database-errors.js';
 import { UsersService } from '../users/users.service.js';
 import { CliModule } from './cli.module.js';
-import { CREATE_ADMIN_USAGE, parseCreateAdmin, UsageError } from './create-admin.command.js';
+import {
+  CREATE_ADMIN_USAGE,
+  parseCreateAdmin,
+  readStandardInput,
+  UsageError,
+} from './create-admin.command.js';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
 async function createAdmin(args: string[]): Promise<number> {
-  const dto = await parseCreateAdmin(args);
+  const dto = await parseCreateAdmin(args, { env: process.env, readStdin: readStandardInput });
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
   try {
     const user = await app.get(UsersService).create(dto);

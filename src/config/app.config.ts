@@ -15,6 +15,7 @@ export const appConfig = registerAs('app', () => {
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   };

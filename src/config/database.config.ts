@@ -11,6 +11,7 @@ export const databaseConfig = registerAs('database', () => {
     connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,
+    migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
   };
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { validateEnv } from './env.schema.js';
+
+const STRONG_SECRET = randomBytes(32).toString('base64url');
 
 describe('validateEnv', () => {
   it('should apply the development defaults to an empty environment', () => {
@@ -28,6 +31,8 @@ describe('validateEnv', () => {
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       SHUTDOWN_TIMEOUT_MS: 10000,
+      MIGRATION_LOCK_TIMEOUT_MS: 120000,
+      ALLOW_EMBEDDED_DATABASE: false,
     });
   });
 
@@ -35,6 +40,48 @@ describe('validateEnv', () => {
     expect(() =>
       validateEnv({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }),
     ).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
+  it('should refuse production on the embedded database unless it is allowed', () => {
+    expect(() => validateEnv({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toThrow(
+      /DATABASE_URL: is required when NODE_ENV=production.*ALLOW_EMBEDDED_DATABASE=true/,
+    );
+    expect(
+      validateEnv({
+        NODE_ENV: 'production',
+        JWT_SECRET: STRONG_SECRET,
+        ALLOW_EMBEDDED_DATABASE: 'true',
+      }),
+    ).toMatchObject({ DATABASE_URL: undefined, ALLOW_EMBEDDED_DATABASE: true });
+    expect(
+      validateEnv({
+        NODE_ENV: 'production',
+        JWT_SECRET: STRONG_SECRET,
+        DATABASE_URL: 'postgres://db.internal/petstore',
+      }),
+    ).toMatchObject({ DATABASE_URL: 'postgres://db.internal/petstore' });
+  });
+
+  it.each([
+    ['one repeated character', 'x'.repeat(64)],
+    ['a repeated pattern', 'change-me-'.repeat(6)],
+    ['a repeated word', 'password'.repeat(8)],
+    ['a counting sequence', '0123456789'.repeat(4)],
+  ])('should refuse a JWT_SECRET of %s', (_, secret) => {
+    expect(() => validateEnv({ JWT_SECRET: secret })).toThrow(/JWT_SECRET: is too predictable/);
+  });
+
+  it.each([
+    ['32 hex characters', randomBytes(16).toString('hex')],
+    ['64 hex characters', randomBytes(32).toString('hex')],
+    ['base64url', randomBytes(32).toString('base64url')],
+  ])('should accept a random JWT_SECRET of %s', (_, secret) => {
+    expect(validateEnv({ JWT_SECRET: secret }).JWT_SECRET).toBe(secret);
+  });
+
+  it('should leave HTTP_MAX_CONNECTIONS unlimited unless set', () => {
+    expect(validateEnv({}).HTTP_MAX_CONNECTIONS).toBeUndefined();
+    expect(validateEnv({ HTTP_MAX_CONNECTIONS: '500' }).HTTP_MAX_CONNECTIONS).toBe(500);
   });
 
   it.each([
@@ -53,6 +100,10 @@ describe('validateEnv', () => {
     ['CORS_ORIGINS', 'shop.example.com'],
     ['CORS_ORIGINS', 'https://a.example.com,*'],
     ['SHUTDOWN_TIMEOUT_MS', '-1'],
+    ['JWT_SECRET', 'short'],
+    ['ALLOW_EMBEDDED_DATABASE', 'perhaps'],
+    ['MIGRATION_LOCK_TIMEOUT_MS', '0'],
+    ['HTTP_MAX_CONNECTIONS', '0'],
   ])('should refuse %s=%s with a message naming the variable', (name, value) => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),

@@ -10,10 +10,12 @@ import {
   Length,
   Matches,
   MinLength,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
 import { IntegerText } from '../common/dto/transforms.js';
+import { secretWeakness } from './secret-strength.js';
 import { USERNAME_PATTERN } from '../users/username.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
@@ -43,9 +45,24 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR = './data';
 
-  @IsOptional()
+  // Production refuses the embedded database unless asked for: it takes one connection at
+  // a time, has no statement timeout and lives in the container's file system.
+  @ValidateIf(
+    (env: EnvironmentVariables) =>
+      env.DATABASE_URL !== undefined ||
+      (env.NODE_ENV === 'production' && env.ALLOW_EMBEDDED_DATABASE !== true),
+  )
+  @IsDefined({
+    message:
+      'is required when NODE_ENV=production; the embedded single-connection database (PGlite) is for development and trials: set ALLOW_EMBEDDED_DATABASE=true to run on it anyway',
+  })
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
+
+  /** Lets NODE_ENV=production run without DATABASE_URL, on the embedded database. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  ALLOW_EMBEDDED_DATABASE = false;
 
   @Transform(toBoolean)
   @IsBoolean()
@@ -65,6 +82,10 @@ export class EnvironmentVariables {
   /** An unused pooled connection is closed after this long. */
   @IntegerText(1_000)
   DATABASE_IDLE_TIMEOUT_MS = 30_000;
+
+  /** Longest wait for another instance's migration lock before start-up fails. */
+  @IntegerText(100, 3_600_000)
+  MIGRATION_LOCK_TIMEOUT_MS = 120_000;
 
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
@@ -125,7 +146,13 @@ export class EnvironmentVariables {
   )
   @IsDefined({ message: 'is required when NODE_ENV=production (at least 32 characters)' })
   @IsString()
-  @MinLength(32, { message: 'must be at least 32 characters long' })
+  @ValidateBy({
+    name: 'strongSecret',
+    validator: {
+      validate: (value: string) => secretWeakness(value) === undefined,
+      defaultMessage: (args) => secretWeakness(args?.value as string) ?? '',
+    },
+  })
   JWT_SECRET?: string;
 
   @IsString()
@@ -222,6 +249,11 @@ export class EnvironmentVariables {
   /** Longest time a client may take to send the request headers. */
   @IntegerText(1_000)
   HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /** Open connections at most; further ones are closed at once. Unset: no limit. */
+  @IsOptional()
+  @IntegerText(1)
+  HTTP_MAX_CONNECTIONS?: number;
 
   /** How long an idle keep-alive connection stays open; keep it above the balancer's. */
   @IntegerText(1_000)

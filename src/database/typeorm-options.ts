@@ -9,6 +9,8 @@ export interface ResolvedDatabase {
   options: DataSourceOptions;
   /** Set when no DATABASE_URL was given and an embedded PGlite serves the data directory. */
   embedded?: EmbeddedPostgres;
+  /** Longest wait for the migration lock (MIGRATION_LOCK_TIMEOUT_MS). */
+  migrationLockTimeoutMs: number;
 }
 
 // The client gives up this long after the server should have cancelled a statement: a
@@ -49,7 +51,7 @@ export async function resolveDatabase(cfg: DatabaseConfig): Promise<ResolvedData
           }),
     },
   };
-  return { options, embedded };
+  return { options, embedded, migrationLockTimeoutMs: cfg.migrationLockTimeoutMs };
 }
 
 /**

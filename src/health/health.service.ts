@@ -15,6 +15,7 @@ import { ApiException } from '../common/errors/api-exception.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { ShutdownService } from '../lifecycle/shutdown.service.js';
 import { MediaService } from '../media/media.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import {
   RATE_LIMIT_STORAGE,
   type RateLimitStorage,
@@ -33,17 +34,25 @@ interface CheckOutcome {
 // A probe must answer quickly: a dependency slower than this counts as down.
 const CHECK_TIMEOUT_MS = 2_000;
 const RETRY_AFTER_SECONDS = '5';
+// How long a successful readiness answer is reused, counted from when its checks began.
+const READY_REUSE_MS = 1_000;
 
 /**
  * Liveness says the process runs; readiness says this instance should get traffic: it is
  * not shutting down, the database and the image storage answer, and so does Redis when
  * REDIS_URL is set.
  * Clients see each check's status only; the reasons go to the log when readiness changes.
+ *
+ * The probe is public, so its work is bounded whatever the request rate: calls that arrive
+ * while checks run share them, and a success is reused for a second. A failure is never
+ * reused (the next call checks again), and shutting down shows at once.
  */
 @Injectable()
 export class HealthService {
   private readonly logger = new Logger('Health');
   private wasReady?: boolean;
+  private running?: Promise<Readiness>;
+  private lastSuccess?: { startedAt: number; readiness: Readiness };
 
   constructor(
     private readonly healthCheck: HealthCheckService,
@@ -53,13 +62,28 @@ export class HealthService {
     @Inject(RATE_LIMIT_STORAGE) private readonly rateLimitStorage: RateLimitStorage,
     @Inject(rateLimitConfig.KEY) private readonly rateLimit: RateLimitConfig,
     private readonly media: MediaService,
+    private readonly metrics: MetricsService,
   ) {}
 
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  async ready(): Promise<Readiness> {
+  ready(): Promise<Readiness> {
+    if (this.shutdown.isShuttingDown) return this.check();
+    const reusable = this.lastSuccess;
+    if (reusable && performance.now() - reusable.startedAt < READY_REUSE_MS) {
+      return Promise.resolve(reusable.readiness);
+    }
+    this.running ??= this.check().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async check(): Promise<Readiness> {
+    const startedAt = performance.now();
+    this.lastSuccess = undefined;
     try {
       const result = await this.healthCheck.check([
         () => this.serverCheck(),
@@ -68,7 +92,9 @@ export class HealthService {
         () => this.storageCheck(),
       ]);
       this.noteReadiness(true, result.details);
-      return { status: 'ok', checks: statuses(result.details) };
+      const readiness: Readiness = { status: 'ok', checks: statuses(result.details) };
+      if (!this.shutdown.isShuttingDown) this.lastSuccess = { startedAt, readiness };
+      return readiness;
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       const { details } = error.getResponse() as { details: Record<string, CheckOutcome> };
@@ -105,6 +131,7 @@ export class HealthService {
   }
 
   private noteReadiness(ready: boolean, details: Record<string, CheckOutcome>): void {
+    this.metrics.countReadinessCheck(ready);
     if (ready === this.wasReady) return;
     this.wasReady = ready;
     if (ready) {

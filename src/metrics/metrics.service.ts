@@ -44,6 +44,12 @@ export class MetricsService {
     labelNames: ['tier', 'window'] as const,
     registers: [this.registry],
   });
+  private readonly readinessChecks = new Counter({
+    name: 'petstore_readiness_checks_total',
+    help: 'Readiness checks run (database, Redis, storage), by outcome; probes answered from a recent success run none',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly imageProcessing = new Histogram({
     name: 'petstore_image_processing_seconds',
     help: 'Time to decode, resize and store an uploaded image',
@@ -95,6 +101,10 @@ export class MetricsService {
 
   countRateLimitRefusal(tier: string, window: string): void {
     if (this.enabled) this.rateLimitRefusals.inc({ tier, window });
+  }
+
+  countReadinessCheck(ready: boolean): void {
+    if (this.enabled) this.readinessChecks.inc({ outcome: ready ? 'ready' : 'not_ready' });
   }
 
   /** For the media module: how long one upload took to process. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { Response } from 'supertest';
+import { MIGRATION_LOCK_KEY } from '../../src/database/migrate.js';
 import { AppProcess } from '../support/app-process.js';
 import { expectError } from '../support/errors.js';
 import { TestPostgresServer } from '../support/postgres-server.js';
@@ -141,6 +142,30 @@ withOwnServer('Database faults (e2e, on a PostgreSQL server of the test’s own)
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
+    }
+  });
+
+  it('should fail start-up clearly once MIGRATION_LOCK_TIMEOUT_MS passes while another session holds the migration lock', async () => {
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const started = Date.now();
+      const { code, lines } = await AppProcess.failedStart({
+        DATABASE_URL: server.url,
+        DATA_DIR: dataDir,
+        MIGRATION_LOCK_TIMEOUT_MS: '1500',
+      });
+      const ms = Date.now() - started;
+      expect(code).toBe(1);
+      expect(lines.join('\n')).toContain(
+        `Start-up failed: Migration lock not acquired within MIGRATION_LOCK_TIMEOUT_MS (1500 ms): another session holds PostgreSQL advisory lock ${MIGRATION_LOCK_KEY}`,
+      );
+      expect(ms).toBeGreaterThanOrEqual(1_500);
+      // Node's start and the app's modules take a few seconds on a busy machine.
+      expect(ms).toBeLessThan(15_000);
+    } finally {
+      await holder.end();
     }
   });
 

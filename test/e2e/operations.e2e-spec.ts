@@ -1,3 +1,4 @@
+import { createConnection, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { expectError } from '../support/errors.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -5,6 +6,27 @@ import { ShutdownService } from '../../src/lifecycle/shutdown.service.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
+/** Makes the app listen on a free loopback port and returns its base URL. */
+async function listening(t: TestApp): Promise<string> {
+  await t.app.listen(0, '127.0.0.1');
+  return (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+function connect(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** The first data a socket receives, or its closing without any. */
+function firstOf(socket: Socket): Promise<{ closed: boolean; data: string }> {
+  return new Promise((resolve) => {
+    socket.once('data', (chunk) => resolve({ closed: false, data: chunk.toString('utf8') }));
+    socket.once('close', () => resolve({ closed: true, data: '' }));
+  });
+}
 
 describe('Operations endpoints and headers (e2e)', () => {
   const apps: TestApp[] = [];
@@ -48,14 +70,55 @@ describe('Operations endpoints and headers (e2e)', () => {
       }
     });
 
+    it('should run the readiness checks at most about once a second, however many probes arrive', async () => {
+      const t = await start({ METRICS_ENABLED: 'true' }, false);
+      const url = await listening(t);
+      const began = performance.now();
+      const together = await Promise.all(
+        Array.from({ length: 50 }, () => fetch(`${url}/health/ready`)),
+      );
+      const oneByOne: Response[] = [];
+      for (let i = 0; i < 50; i++) oneByOne.push(await fetch(`${url}/health/ready`));
+      const seconds = (performance.now() - began) / 1000;
+
+      for (const res of [...together, ...oneByOne]) expect(res.status).toBe(200);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      const checks = Number(
+        /petstore_readiness_checks_total\{outcome="ready"\} (\d+)/.exec(metrics)?.[1],
+      );
+      expect(checks).toBeGreaterThanOrEqual(1);
+      expect(checks).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    });
+
     it('should answer ready with 503 and Retry-After once shutting down, while live stays 200', async () => {
       const t = await start();
+      // A success just before must not be reused once shutting down.
+      expect((await t.http.get('/health/ready')).status).toBe(200);
       await t.app.get(ShutdownService).beforeApplicationShutdown();
       const ready = await t.http.get('/health/ready');
       expectError(ready, 503, 'SERVICE_UNAVAILABLE');
       expect(ready.headers['retry-after']).toBe('5');
       expect(ready.body.details.checks).toMatchObject({ server: 'down', database: 'up' });
       expect((await t.http.get('/health/live')).status).toBe(200);
+    });
+  });
+
+  describe('connections', () => {
+    it('should close a connection beyond HTTP_MAX_CONNECTIONS at once and serve the others', async () => {
+      const t = await start({ HTTP_MAX_CONNECTIONS: '2' });
+      const port = Number(new URL(await listening(t)).port);
+      const open = [await connect(port), await connect(port)];
+      try {
+        const extra = await connect(port);
+        // Accepted by the kernel, then closed by the server without a byte of response.
+        const outcome = await firstOf(extra);
+        expect(outcome).toEqual({ closed: true, data: '' });
+
+        open[0].write('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        expect((await firstOf(open[0])).data).toMatch(/^HTTP\/1\.1 200/);
+      } finally {
+        for (const socket of open) socket.destroy();
+      }
     });
   });
 

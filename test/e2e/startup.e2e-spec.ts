@@ -1,8 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { AppProcess } from '../support/app-process.js';
 import { createTestApp } from '../support/test-app.js';
+
+const STRONG_SECRET = randomBytes(32).toString('base64url');
 
 describe('Start-up (e2e)', () => {
   it('should refuse to start on an invalid variable, naming it', async () => {
@@ -39,4 +44,61 @@ describe('Start-up (e2e)', () => {
     // Two boots that each initialise a data directory from scratch.
     120_000,
   );
+
+  describe('in production (the built service)', () => {
+    let dataDir: string;
+    beforeEach(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'petstore-production-'));
+    });
+    afterEach(async () => {
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('should refuse to run on the embedded database, before opening it, unless allowed', async () => {
+      const { code, lines } = await AppProcess.failedStart({
+        NODE_ENV: 'production',
+        DATA_DIR: dataDir,
+        JWT_SECRET: STRONG_SECRET,
+      });
+      expect(code).toBe(1);
+      expect(lines.join('\n')).toMatch(
+        /Start-up failed: Invalid environment configuration:\\n {2}DATABASE_URL: is required when NODE_ENV=production.*set ALLOW_EMBEDDED_DATABASE=true/,
+      );
+      expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
+    });
+
+    it(
+      'should run on the embedded database when ALLOW_EMBEDDED_DATABASE=true',
+      async () => {
+        const app = await AppProcess.start({
+          NODE_ENV: 'production',
+          ALLOW_EMBEDDED_DATABASE: 'true',
+          DATA_DIR: dataDir,
+          JWT_SECRET: STRONG_SECRET,
+        });
+        try {
+          expect((await fetch(`${app.url}/health/ready`)).status).toBe(200);
+        } finally {
+          expect(await app.stop()).toBe(0);
+        }
+      },
+      // A fresh embedded data directory is initialised first.
+      120_000,
+    );
+
+    it.each([
+      ['one repeated character', 'x'.repeat(64)],
+      ['a repeated phrase', 'my-secret-'.repeat(5)],
+    ])('should refuse a JWT_SECRET of %s', async (_, secret) => {
+      const { code, lines } = await AppProcess.failedStart({
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unused',
+        DATA_DIR: dataDir,
+        JWT_SECRET: secret,
+      });
+      expect(code).toBe(1);
+      expect(lines.join('\n')).toMatch(/JWT_SECRET: is too predictable/);
+      expect(lines.join('\n')).not.toContain(secret);
+    });
+  });
 });

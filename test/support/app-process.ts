@@ -29,11 +29,30 @@ export class AppProcess {
       this.output.push(...lines);
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.output.push(chunk));
-    this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': by then everything the process wrote has been read.
+    this.exited = new Promise((done) => child.once('close', (code) => done(code)));
   }
 
   /** Starts the service and waits until GET /health/live answers. */
   static async start(env: Record<string, string>): Promise<AppProcess> {
+    const app = await AppProcess.spawn(env);
+    await app.waitUntilLive();
+    return app;
+  }
+
+  /** Runs the service when it is expected to refuse to start: its exit code and output. */
+  static async failedStart(
+    env: Record<string, string>,
+    withinMs = 30_000,
+  ): Promise<{ code: number | null; lines: string[] }> {
+    const app = await AppProcess.spawn(env);
+    const timer = setTimeout(() => app.child.kill('SIGKILL'), withinMs);
+    const code = await app.exitCode();
+    clearTimeout(timer);
+    return { code, lines: app.lines };
+  }
+
+  private static async spawn(env: Record<string, string>): Promise<AppProcess> {
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], {
       env: {
@@ -48,9 +67,7 @@ export class AppProcess {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const app = new AppProcess(child, port);
-    await app.waitUntilLive();
-    return app;
+    return new AppProcess(child, port);
   }
 
   get url(): string {

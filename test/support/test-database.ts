@@ -56,7 +56,7 @@ async function migratedTemplate(): Promise<string> {
   if (existsSync(pgdata)) return pgdata;
   // A name of its own: a timed-out test may still be building another one in this worker.
   const building = `${template}.building-${randomBytes(4).toString('hex')}`;
-  const { options, embedded } = await resolveDatabase({
+  const { options, embedded, migrationLockTimeoutMs } = await resolveDatabase({
     dataDir: building,
     migrationsRun: true,
     poolMax: 1,
@@ -64,9 +64,10 @@ async function migratedTemplate(): Promise<string> {
     connectTimeoutMs: 30_000,
     statementTimeoutMs: 30_000,
     idleTimeoutMs: 30_000,
+    migrationLockTimeoutMs: 30_000,
   });
   try {
-    await migrate(options);
+    await migrate(options, migrationLockTimeoutMs);
   } finally {
     await embedded?.stop();
   }
