@@ -57,7 +57,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
         'it was issued before its account’s password changed or it was disabled',
       );
     }
-    // The current role, not the one at login: a demotion takes effect within the cache's 30 s.
+    // The current role, not the one at login: a demotion takes effect within the cache's TTL.
     return { kind: 'user', userId, role: state.role };
   }
 
