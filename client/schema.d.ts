@@ -165,13 +165,13 @@ export interface paths {
     };
     /**
      * List your API keys
-     * @description Bearer token only. The caller’s own keys, newest first, without the key.
+     * @description Bearer token only. The caller’s own keys, newest first, without the key; paged as GET /v1/users is.
      */
     get: operations['listApiKeys'];
     put?: never;
     /**
      * Create an API key
-     * @description Bearer token only. The full key is in this response only; it acts as its owner with the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode.
+     * @description Bearer token only. The full key is in this response only; it acts as its owner with the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A user holds at most API_KEYS_PER_USER keys (default 10): one more is 409 API_KEY_LIMIT_REACHED with `details.limit`.
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
     put?: never;
     /**
      * Create a user
-     * @description Admin only. Duplicate username or email (any case): 409 CONFLICT.
+     * @description Admin only. Setting `role` takes a bearer token (an API key gets 403). Duplicate username or email (any case): 409 CONFLICT.
      */
     post: operations['createUser'];
     delete?: never;
@@ -238,7 +238,7 @@ export interface paths {
     get: operations['getUser'];
     /**
      * Update a user
-     * @description An admin, or the user itself. Only an admin changes role or userStatus; a password change needs a bearer token; an admin cannot demote or deactivate itself (409).
+     * @description An admin, or the user itself. Only an admin changes role or userStatus, with a bearer token; a password change needs a bearer token too (an API key gets 403) and refuses every token issued before it; an admin cannot demote or deactivate itself (409).
      */
     put: operations['updateUser'];
     post?: never;
@@ -617,6 +617,7 @@ export interface components {
     ApiKeyListResponse: {
       /** @description The caller’s keys, newest first */
       apiKeys: components['schemas']['ApiKeyResponse'][];
+      pagination: components['schemas']['PaginationResponse'];
     };
     CreateUserDto: {
       /** @description Unique regardless of case */
@@ -763,6 +764,7 @@ export interface components {
         | 'INVALID_STATUS_TRANSITION'
         | 'CONFLICT'
         | 'CATEGORY_IN_USE'
+        | 'API_KEY_LIMIT_REACHED'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'RATE_LIMIT_EXCEEDED'
@@ -2131,14 +2133,19 @@ export interface operations {
   };
   listApiKeys: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Page size; out of range is 400, never clamped */
+        limit?: number;
+        /** @description Items to skip */
+        offset?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The caller’s keys */
+      /** @description One page of the caller’s keys */
       200: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -2149,6 +2156,22 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ApiKeyListResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
         };
       };
       /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
@@ -2310,6 +2333,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: API_KEY_LIMIT_REACHED */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'API_KEY_LIMIT_REACHED';
           };
         };
       };

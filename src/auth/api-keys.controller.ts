@@ -1,8 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiIdParam, ApiJsonBody } from '../common/openapi/api-docs.decorators.js';
+import {
+  ApiIdParam,
+  ApiJsonBody,
+  ApiValidatedQuery,
+} from '../common/openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
@@ -11,6 +15,7 @@ import { ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
 import { ApiKeyListResponse, CreatedApiKeyResponse } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { ListApiKeysQueryDto } from './dto/list-api-keys-query.dto.js';
 
 @ApiTags('api-keys')
 @Controller('api-keys')
@@ -24,9 +29,12 @@ export class ApiKeysController {
     summary: 'Create an API key',
     description:
       'Bearer token only. The full key is in this response only; it acts as its owner with ' +
-      'the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode.',
+      'the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A ' +
+      'user holds at most API_KEYS_PER_USER keys (default 10): one more is 409 ' +
+      'API_KEY_LIMIT_REACHED with `details.limit`.',
   })
   @ApiJsonBody()
+  @ApiErrors({ 409: ['API_KEY_LIMIT_REACHED'] })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new key, in full' })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -40,12 +48,18 @@ export class ApiKeysController {
   @ApiOperation({
     operationId: 'listApiKeys',
     summary: 'List your API keys',
-    description: 'Bearer token only. The caller’s own keys, newest first, without the key.',
+    description:
+      'Bearer token only. The caller’s own keys, newest first, without the key; paged as ' +
+      'GET /v1/users is.',
   })
-  @ApiOkResponse({ type: ApiKeyListResponse, description: 'The caller’s keys' })
-  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListResponse> {
-    const apiKeys = await this.apiKeysService.listOwn(principal.userId);
-    return { apiKeys: apiKeys.map(toApiKeyResponse) };
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: ApiKeyListResponse, description: 'One page of the caller’s keys' })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListApiKeysQueryDto,
+  ): Promise<ApiKeyListResponse> {
+    const page = await this.apiKeysService.listOwn(principal.userId, query);
+    return { apiKeys: page.apiKeys.map(toApiKeyResponse), pagination: page.pagination };
   }
 
   @Delete(':id')

@@ -1,14 +1,24 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleInit,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import { UserStatus } from '../users/user-status.js';
+import { UsersService } from '../users/users.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 import { ApiKey } from './api-key.entity.js';
 import { AuthErrors } from './auth-errors.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import type { ListApiKeysQueryDto } from './dto/list-api-keys-query.dto.js';
 
 /** The contract: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -19,15 +29,31 @@ export interface CreatedApiKey {
   key: string;
 }
 
+export interface ApiKeyPage {
+  apiKeys: ApiKey[];
+  pagination: Pagination;
+}
+
 @Injectable()
-export class ApiKeysService implements BeforeApplicationShutdown {
+export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('ApiKeys');
   private readonly pendingTouches = new Set<Promise<void>>();
 
   constructor(
     @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+    private readonly users: UsersService,
   ) {}
+
+  /**
+   * A password change revokes the user's keys in the same transaction: whoever knew the old
+   * password could have minted keys, and they must not outlive it.
+   */
+  onModuleInit(): void {
+    this.users.onPasswordChange(async (userId, manager) => {
+      await manager.delete(ApiKey, { userId });
+    });
+  }
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
     // A key this deployment would refuse is of no use to its owner: say so now.
@@ -37,21 +63,43 @@ export class ApiKeysService implements BeforeApplicationShutdown {
       ]);
     }
     const key = generateApiKey(dto.mode);
-    const apiKey = await this.apiKeys.save(
-      this.apiKeys.create({
-        userId,
-        name: dto.name,
-        mode: dto.mode,
-        prefix: displayPrefixOf(key),
-        keyHash: hashApiKey(key),
-        lastUsedAt: null,
-      }),
-    );
+    const apiKey = await this.apiKeys.manager.transaction(async (manager) => {
+      // Concurrent creates by one user queue on the owner's row, so the count below is exact.
+      if (!(await this.users.lockForUpdate(manager, userId))) {
+        throw AuthErrors.invalidToken('its account no longer exists');
+      }
+      const limit = this.cfg.apiKeysPerUser;
+      if ((await manager.countBy(ApiKey, { userId })) >= limit) {
+        throw new ApiException(
+          HttpStatus.CONFLICT,
+          'API_KEY_LIMIT_REACHED',
+          `A user holds at most ${limit} API keys; revoke one first`,
+          { limit },
+        );
+      }
+      return manager.save(
+        manager.create(ApiKey, {
+          userId,
+          name: dto.name,
+          mode: dto.mode,
+          prefix: displayPrefixOf(key),
+          keyHash: hashApiKey(key),
+          lastUsedAt: null,
+        }),
+      );
+    });
     return { apiKey, key };
   }
 
-  listOwn(userId: number): Promise<ApiKey[]> {
-    return this.apiKeys.find({ where: { userId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  async listOwn(userId: number, query: ListApiKeysQueryDto): Promise<ApiKeyPage> {
+    const offset = query.offset ?? 0;
+    const [apiKeys, total] = await this.apiKeys.findAndCount({
+      where: { userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: query.limit,
+      skip: offset,
+    });
+    return { apiKeys, pagination: paginationOf(query.limit, offset, apiKeys.length, total) };
   }
 
   /** Someone else's key is reported as missing, so that key ids do not leak. */

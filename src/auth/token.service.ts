@@ -9,6 +9,7 @@ export interface TokenSubject {
   id: number;
   username: string;
   role: Role;
+  tokensValidAfter: Date | null;
 }
 
 @Injectable()
@@ -18,10 +19,18 @@ export class TokenService {
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
   ) {}
 
-  /** A token for the user: claims sub, username, role, jti; exp = iat + 3600. */
+  /**
+   * A token for the user: claims sub, username, role, jti; exp = iat + 3600. `iat` counts
+   * whole seconds, and a token of the second of the account's cut-off is refused (it may
+   * predate it), so a login in that second is dated to the next one.
+   */
   issue(user: TokenSubject): string {
+    const now = Math.floor(Date.now() / 1000);
+    const cutOff = user.tokensValidAfter
+      ? Math.floor(user.tokensValidAfter.getTime() / 1000)
+      : -Infinity;
     return this.jwt.sign(
-      { username: user.username, role: user.role },
+      { username: user.username, role: user.role, iat: Math.max(now, cutOff + 1) },
       {
         algorithm: JWT_ALGORITHM,
         subject: String(user.id),

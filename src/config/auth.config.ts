@@ -16,6 +16,8 @@ export const authConfig = registerAs('auth', () => {
     dataDir: env.DATA_DIR,
     production: env.NODE_ENV === 'production',
     apiKeyModes: [...new Set(modes.split(','))] as ApiKeyMode[],
+    apiKeysPerUser: env.API_KEYS_PER_USER,
+    accessStateCacheTtlMs: env.ACCESS_STATE_CACHE_TTL_MS,
     adminUsername: env.ADMIN_USERNAME,
     adminPassword: env.ADMIN_PASSWORD,
     adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,

@@ -36,6 +36,19 @@ describe('validateEnv', () => {
     });
   });
 
+  it('should bound the credential settings', () => {
+    expect(validateEnv({})).toMatchObject({
+      API_KEYS_PER_USER: 10,
+      ACCESS_STATE_CACHE_TTL_MS: 30000,
+    });
+    // The contract gives account changes 60 s to reach every instance.
+    expect(() => validateEnv({ ACCESS_STATE_CACHE_TTL_MS: '60001' })).toThrow(
+      /ACCESS_STATE_CACHE_TTL_MS/,
+    );
+    expect(() => validateEnv({ API_KEYS_PER_USER: '0' })).toThrow(/API_KEYS_PER_USER/);
+    expect(() => validateEnv({ API_KEYS_PER_USER: '101' })).toThrow(/API_KEYS_PER_USER/);
+  });
+
   it('should refuse a headers timeout longer than the request timeout', () => {
     expect(() =>
       validateEnv({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }),

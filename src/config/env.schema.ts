@@ -171,6 +171,17 @@ export class EnvironmentVariables {
   })
   API_KEY_MODES?: string;
 
+  /** Active API keys a user may hold; at most one page of GET /v1/api-keys (100). */
+  @IntegerText(1, 100)
+  API_KEYS_PER_USER = 10;
+
+  /**
+   * How long an instance trusts what it read of an account (status, role, when its tokens
+   * were last invalidated). The contract gives changes 60 s to reach every instance.
+   */
+  @IntegerText(0, 60_000)
+  ACCESS_STATE_CACHE_TTL_MS = 30_000;
+
   @Matches(USERNAME_PATTERN, { message: 'must be 3 to 32 characters of A-Z a-z 0-9 _ . -' })
   ADMIN_USERNAME = 'admin';
 

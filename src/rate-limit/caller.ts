@@ -20,6 +20,16 @@ export function callerOf(request: Request): { tier: Tier; tracker: string } {
   return { tier: 'anonymous', tracker: addressTracker(request) };
 }
 
+/**
+ * The owner of an API key, whose user budget the key's requests spend as well as the
+ * key's own: however many keys a user makes (or revokes and makes again), its traffic
+ * stays within one user budget.
+ */
+export function ownerTrackerOf(request: Request): string | undefined {
+  const principal = request.principal;
+  return principal?.kind === 'api-key' ? `user:${principal.userId}` : undefined;
+}
+
 /** The client address's counters; one IPv6 client usually holds a whole /64, one address. */
 export function addressTracker(request: Request): string {
   return `ip:${normalizeIp(request.ip ?? 'unknown', 64)}`;

@@ -1,4 +1,4 @@
-import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
+import { ExecutionContext, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -13,8 +13,9 @@ import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { Request, Response } from 'express';
 import { API_PREFIX } from '../app.setup.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { callerOf, counterKey, type WindowName } from './caller.js';
+import { callerOf, counterKey, ownerTrackerOf, type WindowName } from './caller.js';
 import { setRateLimitHeaders, windowState, type WindowState } from './window-state.js';
 
 /**
@@ -23,6 +24,7 @@ import { setRateLimitHeaders, windowState, type WindowState } from './window-sta
  *   the caller being the API key, else the user, else the client address;
  * - both windows counted on every request, then the request refused if either is spent
  *   (the base guard stops counting at the first spent window);
+ * - an API key's request spends its owner's user budget too;
  * - the headers of the tightest window only, and the contract's 429 body;
  * - `@SkipThrottle()` skips every window (the base guard reads it for `default` only),
  *   except for a request whose credential was refused: that is counted by address.
@@ -38,6 +40,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly metricsService: MetricsService,
+    @Inject(rateLimitConfig.KEY) private readonly config: RateLimitConfig,
   ) {
     super(options, storage, reflector);
   }
@@ -74,16 +77,24 @@ export class RateLimitGuard extends ThrottlerGuard {
   }: ThrottlerRequest): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const name = throttler.name as WindowName;
-    const key = generateKey(context, await getTracker(request, context), name);
-    const { totalHits, timeToExpire } = await this.storageService.increment(
-      key,
-      ttl,
-      limit,
-      blockDuration,
-      name,
+    const counted = [{ tracker: await getTracker(request, context), limit }];
+    const owner = ownerTrackerOf(request);
+    if (owner) counted.push({ tracker: owner, limit: this.config.tiers.user[name] });
+    const states = await Promise.all(
+      counted.map(async (counter) => {
+        const key = generateKey(context, counter.tracker, name);
+        const hits = await this.storageService.increment(
+          key,
+          ttl,
+          counter.limit,
+          blockDuration,
+          name,
+        );
+        return windowState(name, counter.limit, hits.totalHits, hits.timeToExpire);
+      }),
     );
     const windows = this.spent.get(request) ?? [];
-    windows.push(windowState(name, limit, totalHits, timeToExpire));
+    windows.push(...states);
     this.spent.set(request, windows);
     return true;
   }

@@ -1,10 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
-import { assertCanDeleteUser, assertCanReadUser, assertCanUpdateUser } from './user-access.js';
+import {
+  assertCanCreateUser,
+  assertCanDeleteUser,
+  assertCanReadUser,
+  assertCanUpdateUser,
+} from './user-access.js';
 
 const admin: Principal = { kind: 'user', userId: 1, role: 'admin' };
 const user: Principal = { kind: 'user', userId: 2, role: 'user' };
+const adminKey: Principal = { kind: 'api-key', userId: 1, role: 'admin', apiKeyId: 8 };
 const userKey: Principal = { kind: 'api-key', userId: 2, role: 'user', apiKeyId: 7 };
 
 function codeOf(act: () => void): string | undefined {
@@ -26,7 +32,30 @@ describe('user-access', () => {
     });
   });
 
+  describe(assertCanCreateUser.name, () => {
+    const fields = { username: 'new', email: 'new@example.com', password: 'p4ssw0rd!' };
+
+    it('should refuse an API key setting a role, even an admin key', () => {
+      expect(codeOf(() => assertCanCreateUser(adminKey, { ...fields, role: 'user' }))).toBe(
+        'INSUFFICIENT_PERMISSIONS',
+      );
+      expect(codeOf(() => assertCanCreateUser(adminKey, fields))).toBeUndefined();
+      expect(
+        codeOf(() => assertCanCreateUser(admin, { ...fields, role: 'admin' })),
+      ).toBeUndefined();
+    });
+  });
+
   describe(assertCanUpdateUser.name, () => {
+    it.each([{ role: 'admin' as const }, { userStatus: 0 as const }])(
+      'should refuse an admin key sending %j',
+      (dto) => {
+        expect(codeOf(() => assertCanUpdateUser(adminKey, '2', dto))).toBe(
+          'INSUFFICIENT_PERMISSIONS',
+        );
+      },
+    );
+
     it('should let a user change its own profile and password', () => {
       expect(
         codeOf(() => assertCanUpdateUser(user, '2', { firstName: 'A', password: 'p4ssw0rd!' })),

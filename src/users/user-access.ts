@@ -1,6 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
+import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserStatus } from './user-status.js';
 
@@ -17,6 +18,24 @@ export function assertCanReadUser(principal: Principal, userId: string): void {
   }
 }
 
+/**
+ * Role and status decide what an account may do: granting them takes a bearer token, so
+ * that a leaked admin key cannot create an admin (or re-enable an account) and log in as it.
+ */
+function assertBearerForAccessChange(
+  principal: Principal,
+  { role, userStatus }: Pick<UpdateUserDto, 'role' | 'userStatus'>,
+): void {
+  if (principal.kind === 'api-key' && (role !== undefined || userStatus !== undefined)) {
+    throw forbidden('Setting role or userStatus takes a bearer token, not an API key');
+  }
+}
+
+/** Only reached by admins (the route is @Roles('admin')). */
+export function assertCanCreateUser(principal: Principal, dto: CreateUserDto): void {
+  assertBearerForAccessChange(principal, { role: dto.role });
+}
+
 export function assertCanUpdateUser(
   principal: Principal,
   userId: string,
@@ -26,6 +45,7 @@ export function assertCanUpdateUser(
   if (principal.role !== 'admin' && (dto.role !== undefined || dto.userStatus !== undefined)) {
     throw forbidden('Only an admin can change role or userStatus');
   }
+  assertBearerForAccessChange(principal, dto);
   // A leaked key must not be able to take the account over (and then mint keys).
   if (principal.kind === 'api-key' && dto.password !== undefined) {
     throw forbidden('Changing a password takes a bearer token, not an API key');

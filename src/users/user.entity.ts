@@ -42,6 +42,13 @@ export class User {
   @Column({ type: 'enum', enum: ROLES, enumName: 'user_role', default: 'user' })
   role: Role;
 
+  /**
+   * Bearer tokens issued at or before this moment are refused: set when the password
+   * changes or the account is deactivated. Null when neither has happened.
+   */
+  @Column({ name: 'tokens_valid_after', type: 'timestamptz', precision: 3, nullable: true })
+  tokensValidAfter: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 

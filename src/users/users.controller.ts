@@ -17,7 +17,12 @@ import { CreateUserDto } from './dto/create-user.dto.js';
 import { ListUsersQueryDto } from './dto/list-users-query.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserListResponse, UserResponse } from './dto/user-response.dto.js';
-import { assertCanDeleteUser, assertCanReadUser, assertCanUpdateUser } from './user-access.js';
+import {
+  assertCanCreateUser,
+  assertCanDeleteUser,
+  assertCanReadUser,
+  assertCanUpdateUser,
+} from './user-access.js';
 import { toUserResponse } from './user.mapper.js';
 import { UsersService } from './users.service.js';
 
@@ -32,12 +37,18 @@ export class UsersController {
   @ApiOperation({
     operationId: 'createUser',
     summary: 'Create a user',
-    description: 'Admin only. Duplicate username or email (any case): 409 CONFLICT.',
+    description:
+      'Admin only. Setting `role` takes a bearer token (an API key gets 403). Duplicate ' +
+      'username or email (any case): 409 CONFLICT.',
   })
   @ApiJsonBody()
   @ApiErrors({ 409: ['CONFLICT'] })
   @ApiCreatedResponse({ type: UserResponse, description: 'The new user' })
-  async create(@Body() dto: CreateUserDto): Promise<UserResponse> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateUserDto,
+  ): Promise<UserResponse> {
+    assertCanCreateUser(principal, dto);
     return toUserResponse(await this.usersService.create(dto));
   }
 
@@ -77,8 +88,9 @@ export class UsersController {
     operationId: 'updateUser',
     summary: 'Update a user',
     description:
-      'An admin, or the user itself. Only an admin changes role or userStatus; a password ' +
-      'change needs a bearer token; an admin cannot demote or deactivate itself (409).',
+      'An admin, or the user itself. Only an admin changes role or userStatus, with a bearer ' +
+      'token; a password change needs a bearer token too (an API key gets 403) and refuses ' +
+      'every token issued before it; an admin cannot demote or deactivate itself (409).',
   })
   @ApiIdParam('id', 'User id')
   @ApiJsonBody()

@@ -221,6 +221,27 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await name.getAttribute('aria-invalid')).toBe('true');
       expect(await name.getAttribute('aria-describedby')).toContain('field-name-error');
     });
+
+    it('should list every key of a full account and show the refusal of one more', async () => {
+      const owner = await createUser(t);
+      let res;
+      do {
+        res = await t.http
+          .post('/v1/api-keys')
+          .set(owner.headers)
+          .send({ name: 'filler', mode: 'live' });
+      } while (res.status === 201);
+      expect(res.body.code).toBe('API_KEY_LIMIT_REACHED');
+      const page = await newPage();
+      await page.goto('/console/settings/api-keys');
+      await signIn(page, owner.username, owner.password);
+      await page.getByLabel('Name', { exact: true }).fill('One too many');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/at most 10 API keys/);
+      expect(await page.getByRole('button', { name: 'Revoke filler' }).count()).toBe(10);
+    });
   });
 
   describe('pets', () => {

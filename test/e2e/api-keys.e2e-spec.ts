@@ -90,6 +90,7 @@ describe('API keys (e2e)', () => {
             lastUsedAt: null,
           },
         ],
+        pagination: { limit: 100, offset: 0, total: 1, hasMore: false },
       });
     });
   });

@@ -138,6 +138,25 @@ describe('Rate limits (e2e)', () => {
       expect((await t.http.get('/v1/pets').set(t.user)).status).toBe(200);
     });
 
+    it("should count an API key's requests on its owner's user budget too", async () => {
+      const t = await start(
+        { ...limits('API_KEY', 100, 1000), ...limits('USER', 4, 1000) },
+        undefined,
+        true,
+      );
+      // Two requests of the owner's budget go on creating two keys.
+      const first = apiKey((await createApiKey(t, t.user)).key);
+      const second = apiKey((await createApiKey(t, t.user)).key);
+      await t.http.get('/v1/pets').set(first).expect(200);
+      const res = await t.http.get('/v1/pets').set(first).expect(200);
+      expect(rateHeaders(res)).toMatchObject({ limit: 4, remaining: 0 });
+      // Another key, or the owner's token, buys no fresh budget.
+      const refused = await t.http.get('/v1/pets').set(second);
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(refused.body.details).toMatchObject({ limit: 4, window: 'minute' });
+      expectError(await t.http.get('/v1/pets').set(t.user), 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
     it('should let the bearer token decide the tier when both credentials are sent', async () => {
       const t = await start({ ...limits('API_KEY', 1, 100) }, undefined, true);
       const key = apiKey((await createApiKey(t, t.user)).key);

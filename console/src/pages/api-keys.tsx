@@ -15,8 +15,14 @@ import {
 
 type Mode = ApiKey['mode'];
 
+// A user holds at most API_KEYS_PER_USER keys, which the service bounds to 100: one page.
+const ALL_KEYS = { limit: 100 };
+
 export function ApiKeysPage() {
-  const keys = useLoad(() => ok(api.GET('/v1/api-keys')), []);
+  const keys = useLoad(
+    async () => (await ok(api.GET('/v1/api-keys', { params: { query: ALL_KEYS } }))).apiKeys,
+    [],
+  );
   const [created, setCreated] = useState<CreatedApiKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
   const [announcement, announce] = useAnnouncement();
@@ -26,13 +32,13 @@ export function ApiKeysPage() {
     setCreated(key);
     // Listed newest first, as the API lists them; the full key stays out of the list.
     const { key: shownOnce, ...listed } = key;
-    keys.set((data) => ({ apiKeys: [listed, ...(data?.apiKeys ?? [])] }));
+    keys.set((data) => [listed, ...(data ?? [])]);
   };
   const confirmRevoke = (key: ApiKey) => {
     setRevoking(undefined);
     void revoke.run(async () => {
       await ok(api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }));
-      keys.set((data) => ({ apiKeys: (data?.apiKeys ?? []).filter(({ id }) => id !== key.id) }));
+      keys.set((data) => (data ?? []).filter(({ id }) => id !== key.id));
       announce(`Key “${key.name}” revoked.`);
       if (created?.id === key.id) setCreated(undefined);
     });
@@ -54,8 +60,8 @@ export function ApiKeysPage() {
       <h2>Your keys</h2>
       <StatusMessage>{announcement}</StatusMessage>
       <ErrorAlert error={keys.error ?? revoke.error} />
-      {keys.data && keys.data.apiKeys.length === 0 && <p>You have no API keys yet.</p>}
-      {keys.data && keys.data.apiKeys.length > 0 && (
+      {keys.data && keys.data.length === 0 && <p>You have no API keys yet.</p>}
+      {keys.data && keys.data.length > 0 && (
         <table class="stack">
           <thead>
             <tr>
@@ -70,7 +76,7 @@ export function ApiKeysPage() {
             </tr>
           </thead>
           <tbody>
-            {keys.data.apiKeys.map((key) => (
+            {keys.data.map((key) => (
               <tr key={key.id}>
                 <th scope="row" data-label="Name">
                   {key.name}

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
 import {
   ApiIdProperty,
   ApiTextProperty,
@@ -42,7 +43,13 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
 }
 
 export class ApiKeyListResponse {
-  // Not paginated (README, identity decisions): a user's own keys, newest first.
-  @ApiProperty({ type: [ApiKeyResponse], description: 'The caller’s keys, newest first' })
+  @ApiProperty({
+    type: [ApiKeyResponse],
+    maxItems: 100,
+    description: 'The caller’s keys, newest first',
+  })
   apiKeys: ApiKeyResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
 }

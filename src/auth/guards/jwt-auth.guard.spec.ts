@@ -61,12 +61,12 @@ async function codeOf(token: string): Promise<string> {
 
 describe(JwtAuthGuard.name, () => {
   beforeEach(() => {
-    accessState = { userStatus: UserStatus.Active, role: 'user' };
+    accessState = { userStatus: UserStatus.Active, role: 'user', tokensValidAfter: null };
   });
 
   it('should accept the tokens TokenService issues, with the role the account has now', async () => {
-    accessState = { userStatus: UserStatus.Active, role: 'admin' };
-    const token = tokens.issue({ id: 42, username: 'alice', role: 'user' });
+    accessState = { userStatus: UserStatus.Active, role: 'admin', tokensValidAfter: null };
+    const token = tokens.issue({ id: 42, username: 'alice', role: 'user', tokensValidAfter: null });
     expect(await authenticate(`Bearer ${token}`)).toEqual({
       kind: 'user',
       userId: 42,
@@ -117,8 +117,41 @@ describe(JwtAuthGuard.name, () => {
     ['disabled', UserStatus.Disabled],
     ['pending', UserStatus.Pending],
   ])('should refuse the token of a %s account as INVALID_TOKEN', async (_case, userStatus) => {
-    accessState = { userStatus, role: 'user' };
+    accessState = { userStatus, role: 'user', tokensValidAfter: null };
     expect(await codeOf(signToken(claims(), { secret: SECRET }))).toBe('INVALID_TOKEN');
+  });
+
+  describe('with a cut-off (password changed or account disabled)', () => {
+    // A cut-off 400 ms into a second: a token of that second may have been issued before it.
+    const cutOffSecond = nowSeconds() - 10;
+    beforeEach(() => {
+      accessState = {
+        userStatus: UserStatus.Active,
+        role: 'user',
+        tokensValidAfter: new Date(cutOffSecond * 1000 + 400),
+      };
+    });
+
+    it.each([
+      ['a second before', -1, 'INVALID_TOKEN'],
+      ['in the same second', 0, 'INVALID_TOKEN'],
+      ['a second after', 1, 'OK'],
+    ])('should judge a token issued %s', async (_case, offset, code) => {
+      const token = signToken(claims({ iat: cutOffSecond + offset }), { secret: SECRET });
+      expect(await codeOf(token)).toBe(code);
+    });
+
+    it('should accept a token issued in the second of the cut-off by TokenService', async () => {
+      const justNow = new Date();
+      accessState = { userStatus: UserStatus.Active, role: 'user', tokensValidAfter: justNow };
+      const token = tokens.issue({
+        id: 42,
+        username: 'alice',
+        role: 'user',
+        tokensValidAfter: justNow,
+      });
+      expect(await codeOf(token)).toBe('OK');
+    });
   });
 
   it('should refuse the token of a deleted account as INVALID_TOKEN', async () => {

@@ -46,17 +46,25 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: Claims): Promise<Principal> {
-    const userId = this.userIdOf(claims);
+    const { userId, iat } = this.checkedClaims(claims);
     const state = await this.users.accessStateOf(userId);
     if (!state) throw AuthErrors.invalidToken('its account no longer exists');
     if (state.userStatus !== UserStatus.Active) {
       throw AuthErrors.invalidToken('its account is not active');
     }
-    // The current role, not the one at login: a demotion takes effect within the cache's 30 s.
+    if (!issuedAfter(iat, state.tokensValidAfter)) {
+      throw AuthErrors.invalidToken(
+        'it was issued before its account’s password changed or it was disabled',
+      );
+    }
+    // The current role, not the one at login: a demotion takes effect within the cache's TTL.
     return { kind: 'user', userId, role: state.role };
   }
 
-  private userIdOf({ sub, username, role, jti, exp, iat }: Claims): number {
+  private checkedClaims({ sub, username, role, jti, exp, iat }: Claims): {
+    userId: number;
+    iat: number;
+  } {
     // jsonwebtoken accepts a token without exp; the contract does not.
     if (typeof exp !== 'number') throw AuthErrors.invalidToken('it has no expiry');
     // Ours live exactly one hour: anything longer was not issued here.
@@ -72,6 +80,15 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     ) {
       throw AuthErrors.invalidToken('its claims are incomplete');
     }
-    return Number(sub);
+    return { userId: Number(sub), iat };
   }
+}
+
+/**
+ * Whether a token issued at `iat` (whole seconds) postdates the account's cut-off
+ * (milliseconds). A token of the cut-off's own second may predate it, so it is refused;
+ * TokenService.issue dates a login made in that second to the next one.
+ */
+export function issuedAfter(iat: number, tokensValidAfter: Date | null): boolean {
+  return tokensValidAfter === null || iat > Math.floor(tokensValidAfter.getTime() / 1000);
 }

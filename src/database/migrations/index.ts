@@ -3,6 +3,7 @@ import { CreateCatalogue1795307210463 } from './1795307210463-CreateCatalogue.js
 import { CreatePetImages1795307848142 } from './1795307848142-CreatePetImages.js';
 import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
+import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValidAfter.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -10,4 +11,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   CreatePetImages1795307848142,
   CreateIdentity1795307879190,
   AddPetCounts1795309280190,
+  AddTokensValidAfter1795434961251,
 ];
