@@ -196,6 +196,14 @@ export class EnvironmentVariables {
   @IsBoolean()
   S3_FORCE_PATH_STYLE = false;
 
+  /** Longest wait for a TCP connection to the bucket's server; then 503. */
+  @IntegerText(100, 60_000)
+  S3_CONNECT_TIMEOUT_MS = 2_000;
+
+  /** Longest wait for an answer to one S3 request, and longest silence while one streams. */
+  @IntegerText(100, 300_000)
+  S3_REQUEST_TIMEOUT_MS = 5_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';
 

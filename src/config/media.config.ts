@@ -8,6 +8,8 @@ export interface S3Settings {
   region: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   forcePathStyle: boolean;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export const mediaConfig = registerAs('media', () => {
@@ -22,6 +24,8 @@ export const mediaConfig = registerAs('media', () => {
             ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
             : undefined,
         forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        connectTimeoutMs: env.S3_CONNECT_TIMEOUT_MS,
+        requestTimeoutMs: env.S3_REQUEST_TIMEOUT_MS,
       }
     : undefined;
   return {

@@ -10,6 +10,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { OnApplicationShutdown, Provider } from '@nestjs/common';
+import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { mediaConfig, type MediaConfig, type S3Settings } from '../config/media.config.js';
 import { isMediaKey } from './media-key.js';
 
@@ -100,12 +101,18 @@ export class LocalMediaStorage implements MediaStorage {
   }
 }
 
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 const isNotFound = (error: unknown) => {
   const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
 };
 
-/** An S3-compatible bucket (AWS, MinIO, Ceph, ...). The bucket must exist. */
+/**
+ * An S3-compatible bucket (AWS, MinIO, Ceph, ...). The bucket must exist. Every failure but
+ * "no such object" (refused or timed-out connections, a bucket that does not answer, denied
+ * access) is a BackendUnavailableError, i.e. 503 with Retry-After, never a hung request.
+ */
 export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
   private readonly client: S3Client;
   private readonly bucket: string;
@@ -117,43 +124,62 @@ export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
       endpoint: settings.endpoint,
       credentials: settings.credentials,
       forcePathStyle: settings.forcePathStyle,
+      // The SDK waits forever by default. socketTimeout bounds the silence while a body
+      // streams, after requestTimeout (which ends with the response's headers) is cleared.
+      requestHandler: {
+        connectionTimeout: settings.connectTimeoutMs,
+        requestTimeout: settings.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        socketTimeout: settings.requestTimeoutMs,
+      },
     });
   }
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertKey(key);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: data, ContentType: contentType }),
+    await this.attempt(() =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: data,
+          ContentType: contentType,
+        }),
+      ),
     );
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
     assertKey(key);
-    try {
-      const object = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key }),
-      );
-      return { body: object.Body as Readable, size: object.ContentLength ?? 0 };
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const object = await this.attempt(() =>
+      this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+    return object && { body: object.Body as Readable, size: object.ContentLength ?? 0 };
   }
 
   async exists(key: string): Promise<boolean> {
     assertKey(key);
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
+    const head = await this.attempt(() =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+    return head !== undefined;
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.attempt(() =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+  }
+
+  /** `undefined` for "no such object"; any other failure means the storage is unavailable. */
+  private async attempt<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw new BackendUnavailableError('Image storage', STORAGE_RETRY_AFTER_SECONDS, error);
+    }
   }
 
   onApplicationShutdown(): void {

@@ -19,6 +19,7 @@ import {
 import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { filesUnder, keyOf, uploadImage } from '../support/uploads.js';
+import { waitFor } from '../support/wait.js';
 
 jest.setTimeout(60_000);
 
@@ -456,8 +457,9 @@ describe('Media (e2e, local storage)', () => {
 
       await t.http.delete(`/v1/pets/${petId}`).set(t.user).expect(200, {});
 
-      expect((await filesUnder(mediaDir)).filter((f) => keys.some((k) => f.endsWith(k)))).toEqual(
-        [],
+      // The files go after the answer, off the request path.
+      await waitFor(async () =>
+        (await filesUnder(mediaDir)).every((f) => !keys.some((k) => f.endsWith(k))),
       );
       for (const key of keys) await t.http.get(`/media/${key}`).expect(404);
       await t.http.get(`/v1/pets/${petId}/images`).set(t.user).expect(404);
