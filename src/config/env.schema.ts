@@ -167,6 +167,17 @@ export class EnvironmentVariables {
   @IntegerText(1, 64)
   MEDIA_MAX_CONCURRENT_JOBS = 2;
 
+  /**
+   * Bytes all uploads in flight may hold in memory together; more is 503. At least one
+   * largest upload (5 MB plus 64 kB of form).
+   */
+  @IntegerText(5 * 1024 * 1024 + 64 * 1024, 4 * 1024 ** 3)
+  MEDIA_MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
+
+  /** Longest decode and resize of one upload, in whole seconds (sharp's timeout); then 400. */
+  @IntegerText(1, 600)
+  MEDIA_PROCESSING_TIMEOUT_SECONDS = 10;
+
   /** Setting a bucket switches image storage from MEDIA_DIR to S3. */
   @IsOptional()
   @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid S3 bucket name' })

@@ -32,9 +32,13 @@ export const mediaConfig = registerAs('media', () => {
     // Fixed by the contract rather than configurable: clients rely on these numbers.
     maxUploadBytes: 5 * 1024 * 1024,
     maxInputPixels: 40_000_000,
+    // Frames of an animated GIF: each one costs a decode and an encode, whatever its size.
+    maxFrames: 500,
     mainSize: 1024,
     thumbnailSize: 256,
     maxConcurrentJobs: env.MEDIA_MAX_CONCURRENT_JOBS,
+    maxBufferedBytes: env.MEDIA_MAX_BUFFERED_BYTES,
+    processingTimeoutSeconds: env.MEDIA_PROCESSING_TIMEOUT_SECONDS,
     localDir: env.MEDIA_DIR ?? join(env.DATA_DIR, 'media'),
     s3,
   };
