@@ -16,7 +16,7 @@ import type { ConfigType } from '@nestjs/config';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
 import { ImageProcessor } from './image-processor.js';
-import { contentTypeOfKey, etagOfKey, newMediaKey } from './media-key.js';
+import { contentTypeOfKey, etagOfKey, isMediaKey, newMediaKey } from './media-key.js';
 import { MEDIA_STORAGE, STORAGE_RETRY_AFTER_SECONDS, type MediaStorage } from './media-storage.js';
 import { PetImage } from './pet-image.entity.js';
 import type { ImageUpload } from './upload-image.pipe.js';
@@ -36,6 +36,8 @@ export type MediaResponse =
 
 /** Builds the absolute URL of a stored object. */
 export type MediaUrl = (key: string) => string;
+
+const KEY_OF_MEDIA_URL = new RegExp(`/${MEDIA_PATH}/([^/?#]+)$`);
 
 const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
 
@@ -64,6 +66,9 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
 
   onModuleInit(): void {
     this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
+    this.petsService.onPhotoUrlsReplaced((petId, photoUrls, manager) =>
+      this.releaseImagesNotIn(petId, photoUrls, manager),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -160,6 +165,31 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     // The pet is gone once this commits: a slow or hung storage must not hold the answer.
     return () => {
       this.inBackground(() => this.deleteQuietly(keys));
+      return Promise.resolve();
+    };
+  }
+
+  /**
+   * Runs in a PUT's transaction: an image whose URL the new photoUrls no longer hold goes
+   * (row now, files after the commit), so that /images and photoUrls stay one list. URLs are
+   * matched by their key, whatever base URL they were written with.
+   */
+  private async releaseImagesNotIn(
+    petId: string,
+    photoUrls: string[],
+    manager: EntityManager,
+  ): Promise<() => Promise<void>> {
+    const kept = photoUrls
+      .map((url) => KEY_OF_MEDIA_URL.exec(url)?.[1])
+      .filter((key): key is string => key !== undefined && isMediaKey(key));
+    const [dropped] = await manager.query<[{ key: string; thumbnail_key: string }[], number]>(
+      `DELETE FROM pet_images WHERE pet_id = $1 AND NOT (key = ANY($2::text[]))
+       RETURNING key, thumbnail_key`,
+      [petId, kept],
+    );
+    const keys = dropped.flatMap((image) => [image.key, image.thumbnail_key]);
+    return () => {
+      if (keys.length > 0) this.inBackground(() => this.deleteQuietly(keys));
       return Promise.resolve();
     };
   }
