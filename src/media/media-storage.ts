@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -29,6 +30,13 @@ export interface MediaStorage {
   exists(key: string): Promise<boolean>;
   /** Succeeds when the object is already gone. */
   delete(key: string): Promise<void>;
+  /** Every stored object named by a media key, with when it was written. */
+  list(): AsyncIterable<StoredKey>;
+}
+
+export interface StoredKey {
+  key: string;
+  modifiedAt: Date;
 }
 
 function assertKey(key: string): void {
@@ -93,6 +101,20 @@ export class LocalMediaStorage implements MediaStorage {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(): AsyncIterable<StoredKey> {
+    const fans = await readdir(this.root, { withFileTypes: true }).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    for (const fan of fans.filter((entry) => entry.isDirectory())) {
+      for (const name of await readdir(join(this.root, fan.name))) {
+        if (!isMediaKey(name) || !name.startsWith(fan.name)) continue;
+        const { mtime } = await stat(join(this.root, fan.name, name));
+        yield { key: name, modifiedAt: mtime };
+      }
+    }
   }
 
   private pathOf(key: string): string {
@@ -170,6 +192,23 @@ export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
     await this.attempt(() =>
       this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
     );
+  }
+
+  async *list(): AsyncIterable<StoredKey> {
+    try {
+      for await (const page of paginateListObjectsV2(
+        { client: this.client },
+        { Bucket: this.bucket },
+      )) {
+        for (const object of page.Contents ?? []) {
+          if (object.Key && isMediaKey(object.Key)) {
+            yield { key: object.Key, modifiedAt: object.LastModified ?? new Date(0) };
+          }
+        }
+      }
+    } catch (error) {
+      throw new BackendUnavailableError('Image storage', STORAGE_RETRY_AFTER_SECONDS, error);
+    }
   }
 
   /** `undefined` for "no such object"; any other failure means the storage is unavailable. */

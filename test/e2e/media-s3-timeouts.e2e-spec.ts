@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { MediaGc } from '../../src/media/media-gc.js';
+import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
 import { startBlackHoleServer, type BlackHoleServer } from '../support/black-hole-server.js';
 import { pngImage } from '../support/images.js';
 import { createPet } from '../support/pets.js';
@@ -115,5 +117,16 @@ describe('Media (e2e, a bucket that accepts connections and never answers)', () 
     await expect(
       client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })),
     ).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+
+    // What the clean-up left behind, media-gc finds in the bucket and removes.
+    hole.forwardTo(s3Port());
+    const gc = new MediaGc(t.dataSource, t.app.get<MediaStorage>(MEDIA_STORAGE));
+    const lines: string[] = [];
+    const result = await gc.run({ delete: true, minAgeMs: 0 }, (line) => lines.push(line));
+    expect(result.deleted).toBeGreaterThanOrEqual(2);
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^deleted ${key} `)));
+    await expect(
+      client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })),
+    ).rejects.toMatchObject({ name: 'NotFound' });
   });
 });
