@@ -31,6 +31,15 @@ describe('validateEnv', () => {
     });
   });
 
+  it('should bound the image path by default', () => {
+    expect(validateEnv({})).toMatchObject({
+      S3_CONNECT_TIMEOUT_MS: 2000,
+      S3_REQUEST_TIMEOUT_MS: 5000,
+      MEDIA_MAX_BUFFERED_BYTES: 50 * 1024 * 1024,
+      MEDIA_PROCESSING_TIMEOUT_SECONDS: 10,
+    });
+  });
+
   it('should refuse a headers timeout longer than the request timeout', () => {
     expect(() =>
       validateEnv({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }),
@@ -53,6 +62,10 @@ describe('validateEnv', () => {
     ['CORS_ORIGINS', 'shop.example.com'],
     ['CORS_ORIGINS', 'https://a.example.com,*'],
     ['SHUTDOWN_TIMEOUT_MS', '-1'],
+    ['S3_CONNECT_TIMEOUT_MS', '0'],
+    ['S3_REQUEST_TIMEOUT_MS', 'forever'],
+    ['MEDIA_MAX_BUFFERED_BYTES', String(5 * 1024 * 1024)],
+    ['MEDIA_PROCESSING_TIMEOUT_SECONDS', '0.5'],
   ])('should refuse %s=%s with a message naming the variable', (name, value) => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),
