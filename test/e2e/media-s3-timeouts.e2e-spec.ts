@@ -2,7 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MediaGc } from '../../src/media/media-gc.js';
 import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
-import { startBlackHoleServer, type BlackHoleServer } from '../support/black-hole-server.js';
+import {
+  startBlackHoleServer,
+  startUnacceptingServer,
+  type BlackHoleServer,
+  type UnacceptingServer,
+} from '../support/black-hole-server.js';
 import { pngImage } from '../support/images.js';
 import { createPet } from '../support/pets.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
@@ -128,5 +133,41 @@ describe('Media (e2e, a bucket that accepts connections and never answers)', () 
     await expect(
       client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })),
     ).rejects.toMatchObject({ name: 'NotFound' });
+  });
+});
+
+describe('Media (e2e, a bucket host whose connections are never established)', () => {
+  const CONNECT_TIMEOUT_MS = 500;
+  let s3: S3TestServer;
+  let server: UnacceptingServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    server = await startUnacceptingServer();
+    t = await createTestApp({
+      ...s3.env,
+      S3_ENDPOINT: server.endpoint,
+      S3_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      // Far longer than the test may take: only the connect timeout can end the wait.
+      S3_REQUEST_TIMEOUT_MS: '120000',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await server.stop();
+    await s3.stop();
+  });
+
+  it('should answer an upload 503 with Retry-After once the connect timeout fires', async () => {
+    const petId = await createPet(t);
+    const started = performance.now();
+
+    const res = await uploadImage(t, petId, await pngImage(20, 20), { contentType: 'image/png' });
+
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBe('5');
+    expect(performance.now() - started).toBeLessThan(3 * CONNECT_TIMEOUT_MS + 3_000);
   });
 });

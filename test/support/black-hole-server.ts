@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import net, { type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -49,6 +50,52 @@ export async function startBlackHoleServer(): Promise<BlackHoleServer> {
     stop: async () => {
       dropAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface UnacceptingServer {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+// Run in a process of its own, whose event loop then blocks for good: libuv never calls
+// accept(), so the kernel completes as many handshakes as the backlog holds, and no more.
+const LISTEN_AND_FREEZE = `
+const server = require('node:net').createServer();
+server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+  process.stdout.write(server.address().port + '\\n', () =>
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));
+});`;
+
+/**
+ * A server whose connections are never established: its accept queue is full (filled here),
+ * so the kernel drops every further SYN and a client's connect() hangs. The bucket host that
+ * is down behind a firewall that drops packets.
+ */
+export async function startUnacceptingServer(): Promise<UnacceptingServer> {
+  const child = spawn(process.execPath, ['-e', LISTEN_AND_FREEZE], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`listener exited ${code}`)));
+    child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+  });
+  // Backlog 1 queues two completed handshakes: take both, so the next connect() hangs.
+  const fillers: Socket[] = [];
+  for (let i = 0; i < 2; i += 1) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    fillers.push(socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+  }
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      fillers.forEach((socket) => socket.destroy());
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
