@@ -16,7 +16,7 @@ const MAX_BYTES = 5 * 1024 * 1024;
 const TARGET_BYTES = MAX_BYTES - 4 * 1024;
 
 /** A 4000×3000 (12 MP) photo-like JPEG at the highest quality that stays under 5 MB. */
-async function twelveMegapixelJpeg(): Promise<Buffer> {
+export async function twelveMegapixelJpeg(): Promise<Buffer> {
   const noisy = sharp({
     create: {
       width: 4000,

@@ -49,6 +49,15 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ API_KEYS_PER_USER: '101' })).toThrow(/API_KEYS_PER_USER/);
   });
 
+  it('should bound the image path by default', () => {
+    expect(validateEnv({})).toMatchObject({
+      S3_CONNECT_TIMEOUT_MS: 2000,
+      S3_REQUEST_TIMEOUT_MS: 5000,
+      MEDIA_MAX_BUFFERED_BYTES: 50 * 1024 * 1024,
+      MEDIA_PROCESSING_TIMEOUT_SECONDS: 10,
+    });
+  });
+
   it('should refuse a headers timeout longer than the request timeout', () => {
     expect(() =>
       validateEnv({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }),
@@ -117,6 +126,10 @@ describe('validateEnv', () => {
     ['ALLOW_EMBEDDED_DATABASE', 'perhaps'],
     ['MIGRATION_LOCK_TIMEOUT_MS', '0'],
     ['HTTP_MAX_CONNECTIONS', '0'],
+    ['S3_CONNECT_TIMEOUT_MS', '0'],
+    ['S3_REQUEST_TIMEOUT_MS', 'forever'],
+    ['MEDIA_MAX_BUFFERED_BYTES', String(5 * 1024 * 1024)],
+    ['MEDIA_PROCESSING_TIMEOUT_SECONDS', '0.5'],
   ])('should refuse %s=%s with a message naming the variable', (name, value) => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),

@@ -205,6 +205,17 @@ export class EnvironmentVariables {
   @IntegerText(1, 64)
   MEDIA_MAX_CONCURRENT_JOBS = 2;
 
+  /**
+   * Bytes all uploads in flight may hold in memory together; more is 503. At least one
+   * largest upload (5 MB plus 64 kB of form).
+   */
+  @IntegerText(5 * 1024 * 1024 + 64 * 1024, 4 * 1024 ** 3)
+  MEDIA_MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
+
+  /** Longest decode and resize of one upload, in whole seconds (sharp's timeout); then 400. */
+  @IntegerText(1, 600)
+  MEDIA_PROCESSING_TIMEOUT_SECONDS = 10;
+
   /** Setting a bucket switches image storage from MEDIA_DIR to S3. */
   @IsOptional()
   @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid S3 bucket name' })
@@ -233,6 +244,14 @@ export class EnvironmentVariables {
   @Transform(toBoolean)
   @IsBoolean()
   S3_FORCE_PATH_STYLE = false;
+
+  /** Longest wait for a TCP connection to the bucket's server; then 503. */
+  @IntegerText(100, 60_000)
+  S3_CONNECT_TIMEOUT_MS = 2_000;
+
+  /** Longest wait for an answer to one S3 request, and longest silence while one streams. */
+  @IntegerText(100, 300_000)
+  S3_REQUEST_TIMEOUT_MS = 5_000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';

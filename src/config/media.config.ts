@@ -8,6 +8,8 @@ export interface S3Settings {
   region: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   forcePathStyle: boolean;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export const mediaConfig = registerAs('media', () => {
@@ -22,15 +24,21 @@ export const mediaConfig = registerAs('media', () => {
             ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
             : undefined,
         forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        connectTimeoutMs: env.S3_CONNECT_TIMEOUT_MS,
+        requestTimeoutMs: env.S3_REQUEST_TIMEOUT_MS,
       }
     : undefined;
   return {
     // Fixed by the contract rather than configurable: clients rely on these numbers.
     maxUploadBytes: 5 * 1024 * 1024,
     maxInputPixels: 40_000_000,
+    // Frames of an animated GIF: each one costs a decode and an encode, whatever its size.
+    maxFrames: 500,
     mainSize: 1024,
     thumbnailSize: 256,
     maxConcurrentJobs: env.MEDIA_MAX_CONCURRENT_JOBS,
+    maxBufferedBytes: env.MEDIA_MAX_BUFFERED_BYTES,
+    processingTimeoutSeconds: env.MEDIA_PROCESSING_TIMEOUT_SECONDS,
     localDir: env.MEDIA_DIR ?? join(env.DATA_DIR, 'media'),
     s3,
   };

@@ -55,7 +55,7 @@ export class ImageProcessor {
     try {
       return await this.limiter.run(() => this.renderNow(input, format));
     } catch (error) {
-      throw toApiException(error, this.cfg.maxInputPixels);
+      throw toApiException(error, this.cfg);
     }
   }
 
@@ -68,6 +68,7 @@ export class ImageProcessor {
       // GIF carries no EXIF; for JPEG and PNG the orientation is applied before resizing.
       autoOrient: !animated,
     };
+    if (animated) await this.assertFrameCount(input, options);
     const main = await this.resized(sharp(input, options), format, this.cfg.mainSize);
     // From the main rendition: already decoded-size, oriented and clean, so far cheaper.
     const thumbnail = await this.resized(
@@ -78,8 +79,15 @@ export class ImageProcessor {
     return { main, thumbnail };
   }
 
+  /** From the header, before any frame is decoded. */
+  private async assertFrameCount(input: Buffer, options: SharpOptions): Promise<void> {
+    const { pages = 1 } = await sharp(input, options).metadata();
+    if (pages > this.cfg.maxFrames) throw new TooManyFramesError(this.cfg.maxFrames);
+  }
+
   private async resized(image: Sharp, format: ImageFormat, size: number): Promise<Rendition> {
-    const resized = image.resize({
+    // A pathological image within the pixel limit must not hold a job slot for long.
+    const resized = image.timeout({ seconds: this.cfg.processingTimeoutSeconds }).resize({
       width: size,
       height: size,
       fit: 'inside',
@@ -102,7 +110,13 @@ function encoder(image: Sharp, format: ImageFormat): Sharp {
   }
 }
 
-function toApiException(error: unknown, maxInputPixels: number): unknown {
+class TooManyFramesError extends Error {
+  constructor(readonly maxFrames: number) {
+    super(`more than ${maxFrames} frames`);
+  }
+}
+
+function toApiException(error: unknown, cfg: MediaConfig): unknown {
   if (error instanceof JobQueueFullError) {
     return new ApiException(
       HttpStatus.SERVICE_UNAVAILABLE,
@@ -112,10 +126,21 @@ function toApiException(error: unknown, maxInputPixels: number): unknown {
       { 'Retry-After': '1' },
     );
   }
-  // libvips' own wording stays in the server: clients get the contract's reason.
-  const message =
-    error instanceof Error && error.message.includes('pixel limit')
-      ? `The image exceeds ${maxInputPixels / 1_000_000} megapixels`
-      : 'The image could not be decoded (corrupt, truncated or not a JPEG, PNG or GIF)';
-  return new ApiException(HttpStatus.BAD_REQUEST, 'INVALID_IMAGE', message);
+  return new ApiException(HttpStatus.BAD_REQUEST, 'INVALID_IMAGE', invalidImageReason(error, cfg));
+}
+
+// libvips' own wording stays in the server: clients get the contract's reason.
+function invalidImageReason(error: unknown, cfg: MediaConfig): string {
+  if (error instanceof TooManyFramesError) {
+    return `The animation has more than ${error.maxFrames} frames`;
+  }
+  const message = error instanceof Error ? error.message : '';
+  if (message.includes('pixel limit')) {
+    return `The image exceeds ${cfg.maxInputPixels / 1_000_000} megapixels`;
+  }
+  // sharp's timeout: an image this costly to decode is refused like one too large.
+  if (message.startsWith('timeout')) {
+    return `The image takes over ${cfg.processingTimeoutSeconds} s to process`;
+  }
+  return 'The image could not be decoded (corrupt, truncated or not a JPEG, PNG or GIF)';
 }

@@ -11,6 +11,7 @@ import multer from 'multer';
 import type { Observable } from 'rxjs';
 import { ApiException } from '../common/errors/api-exception.js';
 import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+import { UploadBudget } from './upload-budget.js';
 
 const FILE_FIELD = 'image';
 // Room for the boundaries, part headers and a 500-character description around the file.
@@ -24,7 +25,10 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 export class ImageUploadInterceptor implements NestInterceptor {
   private readonly parse: RequestHandler;
 
-  constructor(@Inject(mediaConfig.KEY) private readonly cfg: MediaConfig) {
+  constructor(
+    @Inject(mediaConfig.KEY) private readonly cfg: MediaConfig,
+    private readonly budget: UploadBudget,
+  ) {
     this.parse = multer({
       storage: multer.memoryStorage(),
       limits: {
@@ -45,15 +49,33 @@ export class ImageUploadInterceptor implements NestInterceptor {
     const request = http.getRequest<Request>();
     const declared = Number(request.get('content-length'));
     // A body announced far beyond the limit is refused before a byte of it is read.
-    if (declared > this.cfg.maxUploadBytes + FORM_OVERHEAD_BYTES) {
+    const maxBody = this.cfg.maxUploadBytes + FORM_OVERHEAD_BYTES;
+    if (declared > maxBody) {
       throw this.tooLarge();
     }
+    // Node reads exactly Content-Length bytes of a body, so that is what it can hold; a
+    // body without one (chunked) may hold the most multer lets through.
+    const release = this.budget.tryReserve(declared > 0 ? declared : maxBody);
+    if (!release) throw this.busy();
+    // Held while the handler works on the buffer, until the answer is sent or abandoned.
+    http.getResponse<Response>().once('close', release);
     await new Promise<void>((resolve, reject) => {
       this.parse(request, http.getResponse<Response>(), (error?: unknown) =>
         error === undefined ? resolve() : reject(this.toApiException(error)),
       );
     });
     return next.handle();
+  }
+
+  private busy(): ApiException {
+    return new ApiException(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'SERVICE_UNAVAILABLE',
+      'Too many uploads are in progress; retry shortly',
+      undefined,
+      // Refused before the body is read: the connection is closed rather than drained.
+      { 'Retry-After': '1', Connection: 'close' },
+    );
   }
 
   private tooLarge(): ApiException {

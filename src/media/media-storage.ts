@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { OnApplicationShutdown, Provider } from '@nestjs/common';
+import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { mediaConfig, type MediaConfig, type S3Settings } from '../config/media.config.js';
 import { isMediaKey } from './media-key.js';
 
@@ -28,6 +30,13 @@ export interface MediaStorage {
   exists(key: string): Promise<boolean>;
   /** Succeeds when the object is already gone. */
   delete(key: string): Promise<void>;
+  /** Every stored object named by a media key, with when it was written. */
+  list(): AsyncIterable<StoredKey>;
+}
+
+export interface StoredKey {
+  key: string;
+  modifiedAt: Date;
 }
 
 function assertKey(key: string): void {
@@ -94,18 +103,38 @@ export class LocalMediaStorage implements MediaStorage {
     await rm(this.pathOf(key), { force: true });
   }
 
+  async *list(): AsyncIterable<StoredKey> {
+    const fans = await readdir(this.root, { withFileTypes: true }).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    for (const fan of fans.filter((entry) => entry.isDirectory())) {
+      for (const name of await readdir(join(this.root, fan.name))) {
+        if (!isMediaKey(name) || !name.startsWith(fan.name)) continue;
+        const { mtime } = await stat(join(this.root, fan.name, name));
+        yield { key: name, modifiedAt: mtime };
+      }
+    }
+  }
+
   private pathOf(key: string): string {
     assertKey(key);
     return join(this.root, key.slice(0, 2), key);
   }
 }
 
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 const isNotFound = (error: unknown) => {
   const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
 };
 
-/** An S3-compatible bucket (AWS, MinIO, Ceph, ...). The bucket must exist. */
+/**
+ * An S3-compatible bucket (AWS, MinIO, Ceph, ...). The bucket must exist. Every failure but
+ * "no such object" (refused or timed-out connections, a bucket that does not answer, denied
+ * access) is a BackendUnavailableError, i.e. 503 with Retry-After, never a hung request.
+ */
 export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
   private readonly client: S3Client;
   private readonly bucket: string;
@@ -117,43 +146,79 @@ export class S3MediaStorage implements MediaStorage, OnApplicationShutdown {
       endpoint: settings.endpoint,
       credentials: settings.credentials,
       forcePathStyle: settings.forcePathStyle,
+      // The SDK waits forever by default. socketTimeout bounds the silence while a body
+      // streams, after requestTimeout (which ends with the response's headers) is cleared.
+      requestHandler: {
+        connectionTimeout: settings.connectTimeoutMs,
+        requestTimeout: settings.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        socketTimeout: settings.requestTimeoutMs,
+      },
     });
   }
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {
     assertKey(key);
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: data, ContentType: contentType }),
+    await this.attempt(() =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: data,
+          ContentType: contentType,
+        }),
+      ),
     );
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
     assertKey(key);
-    try {
-      const object = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key }),
-      );
-      return { body: object.Body as Readable, size: object.ContentLength ?? 0 };
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const object = await this.attempt(() =>
+      this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+    return object && { body: object.Body as Readable, size: object.ContentLength ?? 0 };
   }
 
   async exists(key: string): Promise<boolean> {
     assertKey(key);
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
+    const head = await this.attempt(() =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+    return head !== undefined;
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.attempt(() =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+  }
+
+  async *list(): AsyncIterable<StoredKey> {
+    try {
+      for await (const page of paginateListObjectsV2(
+        { client: this.client },
+        { Bucket: this.bucket },
+      )) {
+        for (const object of page.Contents ?? []) {
+          if (object.Key && isMediaKey(object.Key)) {
+            yield { key: object.Key, modifiedAt: object.LastModified ?? new Date(0) };
+          }
+        }
+      }
+    } catch (error) {
+      throw new BackendUnavailableError('Image storage', STORAGE_RETRY_AFTER_SECONDS, error);
+    }
+  }
+
+  /** `undefined` for "no such object"; any other failure means the storage is unavailable. */
+  private async attempt<T>(call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw new BackendUnavailableError('Image storage', STORAGE_RETRY_AFTER_SECONDS, error);
+    }
   }
 
   onApplicationShutdown(): void {

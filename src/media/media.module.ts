@@ -6,12 +6,19 @@ import { MediaController } from './media.controller.js';
 import { mediaStorageProvider } from './media-storage.js';
 import { MediaService } from './media.service.js';
 import { PetImagesController } from './pet-images.controller.js';
+import { UploadBudget } from './upload-budget.js';
 
 /** Pet images: upload, renditions, storage and serving. Depends on pets, never the reverse. */
 @Module({
   imports: [PetsModule],
   controllers: [PetImagesController, MediaController],
-  providers: [MediaService, ImageProcessor, ImageUploadInterceptor, mediaStorageProvider],
+  providers: [
+    MediaService,
+    ImageProcessor,
+    ImageUploadInterceptor,
+    UploadBudget,
+    mediaStorageProvider,
+  ],
   exports: [MediaService],
 })
 export class MediaModule {}

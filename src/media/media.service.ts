@@ -1,15 +1,23 @@
-import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
+import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { appConfig } from '../config/app.config.js';
 import type { ConfigType } from '@nestjs/config';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
 import { ImageProcessor } from './image-processor.js';
-import { contentTypeOfKey, etagOfKey, newMediaKey } from './media-key.js';
-import { MEDIA_STORAGE, type MediaStorage } from './media-storage.js';
+import { contentTypeOfKey, etagOfKey, isMediaKey, newMediaKey } from './media-key.js';
+import { MEDIA_STORAGE, STORAGE_RETRY_AFTER_SECONDS, type MediaStorage } from './media-storage.js';
 import { PetImage } from './pet-image.entity.js';
 import type { ImageUpload } from './upload-image.pipe.js';
 
@@ -29,6 +37,8 @@ export type MediaResponse =
 /** Builds the absolute URL of a stored object. */
 export type MediaUrl = (key: string) => string;
 
+const KEY_OF_MEDIA_URL = new RegExp(`/${MEDIA_PATH}/([^/?#]+)$`);
+
 const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
 
 // Well-formed, so that it passes the storage's key check, and made of zeros, which random
@@ -36,8 +46,10 @@ const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
 const STORAGE_PROBE_KEY = `${'0'.repeat(32)}.jpg`;
 
 @Injectable()
-export class MediaService implements OnModuleInit {
+export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(MediaService.name);
+  /** File deletions that run after the response; shutdown waits for them. */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -54,6 +66,13 @@ export class MediaService implements OnModuleInit {
 
   onModuleInit(): void {
     this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
+    this.petsService.onPhotoUrlsReplaced((petId, photoUrls, manager) =>
+      this.releaseImagesNotIn(petId, photoUrls, manager),
+    );
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.background);
   }
 
   /** `PUBLIC_BASE_URL` when configured, else the origin the request came to. */
@@ -143,7 +162,43 @@ export class MediaService implements OnModuleInit {
       .getRepository(PetImage)
       .find({ where: { petId: Number(petId) }, select: { key: true, thumbnailKey: true } });
     const keys = images.flatMap((image) => [image.key, image.thumbnailKey]);
-    return () => this.deleteQuietly(keys);
+    // The pet is gone once this commits: a slow or hung storage must not hold the answer.
+    return () => {
+      this.inBackground(() => this.deleteQuietly(keys));
+      return Promise.resolve();
+    };
+  }
+
+  /**
+   * Runs in a PUT's transaction: an image whose URL the new photoUrls no longer hold goes
+   * (row now, files after the commit), so that /images and photoUrls stay one list. URLs are
+   * matched by their key, whatever base URL they were written with.
+   */
+  private async releaseImagesNotIn(
+    petId: string,
+    photoUrls: string[],
+    manager: EntityManager,
+  ): Promise<() => Promise<void>> {
+    const kept = photoUrls
+      .map((url) => KEY_OF_MEDIA_URL.exec(url)?.[1])
+      .filter((key): key is string => key !== undefined && isMediaKey(key));
+    const [dropped] = await manager.query<[{ key: string; thumbnail_key: string }[], number]>(
+      `DELETE FROM pet_images WHERE pet_id = $1 AND NOT (key = ANY($2::text[]))
+       RETURNING key, thumbnail_key`,
+      [petId, kept],
+    );
+    const keys = dropped.flatMap((image) => [image.key, image.thumbnail_key]);
+    return () => {
+      if (keys.length > 0) this.inBackground(() => this.deleteQuietly(keys));
+      return Promise.resolve();
+    };
+  }
+
+  /** Runs work off the request path; it never rejects (deleteQuietly logs its failures). */
+  private inBackground(work: () => Promise<void>): void {
+    const running = work();
+    this.background.add(running);
+    void running.finally(() => this.background.delete(running));
   }
 
   private async storeAll(objects: [string, Buffer][], contentType: string): Promise<void> {
@@ -152,15 +207,11 @@ export class MediaService implements OnModuleInit {
     );
     const failure = results.find((r) => r.status === 'rejected');
     if (!failure) return;
-    this.logger.error('Storing an image failed', failure.reason);
-    await this.deleteQuietly(objects.map(([key]) => key));
-    throw new ApiException(
-      HttpStatus.SERVICE_UNAVAILABLE,
-      'SERVICE_UNAVAILABLE',
-      'Image storage is unavailable; retry shortly',
-      undefined,
-      { 'Retry-After': '5' },
-    );
+    // Not awaited: when the storage hangs, its clean-up would hang the answer a second time.
+    this.inBackground(() => this.deleteQuietly(objects.map(([key]) => key)));
+    throw failure.reason instanceof BackendUnavailableError
+      ? failure.reason
+      : new BackendUnavailableError('Image storage', STORAGE_RETRY_AFTER_SECONDS, failure.reason);
   }
 
   /** Best effort: a file left behind is logged with its key, never turned into an error. */
@@ -168,7 +219,9 @@ export class MediaService implements OnModuleInit {
     const results = await Promise.allSettled(keys.map((key) => this.storage.delete(key)));
     results.forEach((result, i) => {
       if (result.status === 'rejected') {
-        this.logger.error(`Could not delete media ${keys[i]}`, result.reason);
+        this.logger.warn(
+          `Could not delete media ${keys[i]}; npm run cli -- media-gc removes it later: ${String(result.reason)}`,
+        );
       }
     });
   }

@@ -30,6 +30,16 @@ export type PetRemovalHook = (
   manager: EntityManager,
 ) => Promise<() => Promise<void>>;
 
+/**
+ * Work another module does when a PUT replaces a pet's photoUrls: it runs inside the update's
+ * transaction with the URLs kept, and returns what to do once that commits.
+ */
+export type PhotoUrlsReplacedHook = (
+  petId: string,
+  photoUrls: string[],
+  manager: EntityManager,
+) => Promise<() => Promise<void>>;
+
 export interface PetPage {
   pets: PetRow[];
   pagination: Pagination;
@@ -57,6 +67,7 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
 @Injectable()
 export class PetsService {
   private readonly removalHooks: PetRemovalHook[] = [];
+  private readonly photoUrlsHooks: PhotoUrlsReplacedHook[] = [];
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -127,12 +138,24 @@ export class PetsService {
       if (!current) throw petNotFound(id);
       throw invalidTransition(current.status, to ?? current.status);
     };
-    if (tags === undefined) return apply(this.dataSource.manager);
-    return this.dataSource.transaction(async (manager) => {
+    const { photoUrls } = fields;
+    if (tags === undefined && photoUrls === undefined) return apply(this.dataSource.manager);
+    const [pet, afterCommit] = await this.dataSource.transaction(async (manager) => {
       await apply(manager);
-      await this.replaceTags(manager, id, tags);
-      return this.load(manager, id);
+      if (tags !== undefined) await this.replaceTags(manager, id, tags);
+      const cleanups: (() => Promise<void>)[] = [];
+      if (photoUrls) {
+        for (const hook of this.photoUrlsHooks) cleanups.push(await hook(id, photoUrls, manager));
+      }
+      return [await this.load(manager, id), cleanups] as const;
     });
+    for (const cleanup of afterCommit) await cleanup();
+    return pet;
+  }
+
+  /** Lets a module keep what it stores for a pet's photos in step with a replaced photoUrls. */
+  onPhotoUrlsReplaced(hook: PhotoUrlsReplacedHook): void {
+    this.photoUrlsHooks.push(hook);
   }
 
   /**

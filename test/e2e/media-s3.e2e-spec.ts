@@ -11,6 +11,7 @@ import { createPet } from '../support/pets.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { keyOf, uploadImage } from '../support/uploads.js';
+import { waitFor } from '../support/wait.js';
 
 describe('Media (e2e, S3-compatible storage)', () => {
   let s3: S3TestServer;
@@ -92,9 +93,13 @@ describe('Media (e2e, S3-compatible storage)', () => {
 
     await t.http.delete(`/v1/pets/${petId}`).set(t.user).expect(200, {});
 
-    await expect(
-      client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })),
-    ).rejects.toMatchObject({ name: 'NotFound' });
+    // The objects go after the answer, off the request path.
+    await waitFor(() =>
+      client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })).then(
+        () => false,
+        (error: { name?: string }) => error.name === 'NotFound',
+      ),
+    );
     await t.http.get(`/media/${key}`).expect(404);
   });
 

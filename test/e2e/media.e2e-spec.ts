@@ -19,6 +19,7 @@ import {
 import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { filesUnder, keyOf, uploadImage } from '../support/uploads.js';
+import { waitFor } from '../support/wait.js';
 
 jest.setTimeout(60_000);
 
@@ -441,6 +442,37 @@ describe('Media (e2e, local storage)', () => {
     });
   });
 
+  describe('PUT /v1/pets/{petId} with photoUrls', () => {
+    it('should delete the images whose URLs it drops, rows and files, and keep the others', async () => {
+      const petId = await createPet(t);
+      const kept = await uploadImage(t, petId, await jpegImage(40, 40)).expect(201);
+      const dropped = await uploadImage(t, petId, await jpegImage(30, 30)).expect(201);
+      const [, droppedImage] = await imagesOf(petId);
+      const droppedKeys = [keyOf(droppedImage.url), keyOf(droppedImage.thumbnailUrl)];
+      expect(droppedImage.url).toBe(dropped.body.imageUrl);
+      const photoUrls = [kept.body.imageUrl as string, 'https://example.com/elsewhere.jpg'];
+
+      const res = await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ photoUrls }).expect(200);
+
+      expect(res.body.photoUrls).toEqual(photoUrls);
+      expect((await imagesOf(petId)).map((image) => image.url)).toEqual([kept.body.imageUrl]);
+      await waitFor(async () =>
+        (await filesUnder(mediaDir)).every((f) => !droppedKeys.some((k) => f.endsWith(k))),
+      );
+      for (const key of droppedKeys) await t.http.get(`/media/${key}`).expect(404);
+      await t.http.get(`/media/${keyOf(kept.body.imageUrl as string)}`).expect(200);
+    });
+
+    it('should leave the images alone when photoUrls is not in the body', async () => {
+      const petId = await createPet(t);
+      await uploadImage(t, petId, await jpegImage(20, 20)).expect(201);
+
+      await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ name: 'Renamed' }).expect(200);
+
+      expect(await imagesOf(petId)).toHaveLength(1);
+    });
+  });
+
   describe('DELETE /v1/pets/{petId}', () => {
     it("should delete the pet's stored images", async () => {
       const petId = await createPet(t);
@@ -456,8 +488,9 @@ describe('Media (e2e, local storage)', () => {
 
       await t.http.delete(`/v1/pets/${petId}`).set(t.user).expect(200, {});
 
-      expect((await filesUnder(mediaDir)).filter((f) => keys.some((k) => f.endsWith(k)))).toEqual(
-        [],
+      // The files go after the answer, off the request path.
+      await waitFor(async () =>
+        (await filesUnder(mediaDir)).every((f) => !keys.some((k) => f.endsWith(k))),
       );
       for (const key of keys) await t.http.get(`/media/${key}`).expect(404);
       await t.http.get(`/v1/pets/${petId}/images`).set(t.user).expect(404);

@@ -2,6 +2,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import type { ArgumentsHost } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
+import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 
 function respond(exception: unknown) {
@@ -80,5 +81,20 @@ describe(AllExceptionsFilter.name, () => {
   ])('should map the driver failure "%s" to 503', (message) => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     expect(respond(new Error(message)).statusCode).toBe(503);
+  });
+
+  it('should answer an unavailable backend 503 with its Retry-After and keep the cause in the log', () => {
+    const log = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const res = respond(
+      new BackendUnavailableError('Image storage', 7, new Error('connect ETIMEDOUT 10.0.0.9:9000')),
+    );
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['Retry-After']).toBe('7');
+    expect(res.body).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'Image storage is unavailable; retry shortly',
+      requestId: 'req-1',
+    });
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('ETIMEDOUT 10.0.0.9'));
   });
 });

@@ -9,6 +9,7 @@ import {
 import type { Request, Response } from 'express';
 import { ApiException, type ErrorCode } from '../errors/api-exception.js';
 import { allowedMethods, originalPath } from '../http/allowed-methods.js';
+import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import {
   isDatabaseUnavailable,
   isUniqueViolation,
@@ -101,6 +102,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
         'CONFLICT',
         field ? `${field} is already taken` : 'A unique value is already taken',
         field ? { field } : undefined,
+      );
+    }
+    if (exception instanceof BackendUnavailableError) {
+      return new ApiException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'SERVICE_UNAVAILABLE',
+        `${exception.backend} is unavailable; retry shortly`,
+        undefined,
+        { 'Retry-After': String(exception.retryAfterSeconds) },
       );
     }
     if (isDatabaseUnavailable(exception)) {

@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import pg from 'pg';
+import sharp from 'sharp';
+import { twelveMegapixelJpeg } from './media.bench.js';
+
+/**
+ * `npm run bench -- media-memory`: peak resident memory of the app under one 39 MP JPEG
+ * with EXIF orientation 6, then 20 concurrent uploads of a 5 MB JPEG, once without a
+ * bound on buffered upload bytes (as before MEDIA_MAX_BUFFERED_BYTES) and once with the
+ * default bound. The server runs alone in a fresh process per run (the client's own images
+ * and buffers stay out of its figures), on the machine's PostgreSQL (BENCH_DATABASE_URL), its
+ * RSS sampled from /proc every 5 ms.
+ */
+const CONCURRENT = 20;
+const ADMIN_PASSWORD = 'bench admin password';
+const UNBOUNDED = String(4 * 1024 ** 3);
+const MB = 1024 * 1024;
+// PostgreSQL in a process of its own: the embedded one would add hundreds of MB to the app's.
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = 'petstore_bench_memory';
+
+/** A fresh, empty database for one run; its URL. */
+async function freshDatabase(): Promise<string> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+}
+
+interface Measurement {
+  idleMb: number;
+  concurrentPeakMb: number;
+  statuses: Record<string, number>;
+  bigPeakMb: number;
+  bigStatus: number;
+}
+
+/** 7200×5400 (38.9 MP), stored sideways with orientation 6, as a phone writes a portrait photo. */
+function orientedBigJpeg(): Promise<Buffer> {
+  return sharp({
+    create: {
+      width: 7200,
+      height: 5400,
+      channels: 3,
+      background: { r: 90, g: 120, b: 160 },
+      noise: { type: 'gaussian', mean: 128, sigma: 8 },
+    },
+  })
+    .jpeg({ quality: 40 })
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
+}
+
+/** The resident set of process `pid` now, in bytes (Linux). */
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
+}
+
+/** Samples the server's RSS every 5 ms while `work` runs; the highest value, in MB. */
+async function peakRssDuring(pid: number, work: () => Promise<void>): Promise<number> {
+  let peak = await rssOf(pid);
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssOf(pid));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+  return Math.round(peak / MB);
+}
+
+/** The app alone in this process; images in a temporary directory. */
+async function serve(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bench-memory-'));
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD,
+    RATE_LIMIT_USER_PER_MINUTE: '100000',
+    RATE_LIMIT_USER_PER_HOUR: '100000',
+    LOG_LEVEL: 'error',
+  });
+  const { AppModule } = await import('../src/app.module.js');
+  const { configureApp } = await import('../src/app.setup.js');
+  const app = configureApp(
+    await NestFactory.create<NestExpressApplication>(AppModule, {
+      bodyParser: false,
+      logger: ['error'],
+    }),
+  );
+  app.enableShutdownHooks();
+  await app.listen(0, '127.0.0.1');
+  process.once('beforeExit', () => void rm(dataDir, { recursive: true, force: true }));
+  console.log(JSON.stringify({ port: (app.getHttpServer().address() as AddressInfo).port }));
+}
+
+async function measure(
+  budget: string | undefined,
+  fiveMb: Buffer,
+  big: Buffer,
+): Promise<Measurement> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BENCH_MEMORY_SERVER: '1',
+    DATABASE_URL: await freshDatabase(),
+  };
+  if (budget) env.MEDIA_MAX_BUFFERED_BYTES = budget;
+  else delete env.MEDIA_MAX_BUFFERED_BYTES;
+  const server = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stopped = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    const { port } = await new Promise<{ port: number }>((resolve, reject) => {
+      server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+      server.stdout.once('data', (chunk: Buffer) =>
+        resolve(JSON.parse(chunk.toString()) as { port: number }),
+      );
+    });
+    const base = `http://127.0.0.1:${port}/v1`;
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    });
+    const auth = { Authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    const post = async (path: string, body: object) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await res.json()) as { id: number };
+    };
+    const category = await post('/categories', { name: 'Memory' });
+    const pets = await Promise.all(
+      Array.from({ length: CONCURRENT + 1 }, () =>
+        post('/pets', { name: 'Bench', categoryId: category.id, status: 'available' }),
+      ),
+    );
+    const upload = async (petId: number, image: Buffer) => {
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'b.jpg');
+      const res = await fetch(`${base}/pets/${petId}/upload-image`, {
+        method: 'POST',
+        headers: auth,
+        body: form,
+      });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const pid = server.pid!;
+    const idleMb = Math.round((await rssOf(pid)) / MB);
+    // The single big image first: RSS rarely shrinks, so the burst would mask it.
+    let bigStatus = 0;
+    const bigPeakMb = await peakRssDuring(pid, async () => {
+      bigStatus = await upload(pets[CONCURRENT].id, big);
+    });
+    const statuses: Record<string, number> = {};
+    const concurrentPeakMb = await peakRssDuring(pid, async () => {
+      const results = await Promise.all(
+        pets.slice(0, CONCURRENT).map((pet) => upload(pet.id, fiveMb)),
+      );
+      for (const status of results) statuses[status] = (statuses[status] ?? 0) + 1;
+    });
+    return { idleMb, concurrentPeakMb, statuses, bigPeakMb, bigStatus };
+  } finally {
+    server.kill('SIGTERM');
+    await stopped;
+  }
+}
+
+export async function run(): Promise<void> {
+  // Made here, in the client, before any server starts.
+  const fiveMb = await twelveMegapixelJpeg();
+  const big = await orientedBigJpeg();
+  const runs = {
+    'unbounded buffering (before)': await measure(UNBOUNDED, fiveMb, big),
+    'MEDIA_MAX_BUFFERED_BYTES default (after)': await measure(undefined, fiveMb, big),
+  };
+  console.log(
+    `media-memory: one 39 MP JPEG (orientation 6), then ${CONCURRENT} concurrent 5 MB JPEG uploads`,
+  );
+  console.table(
+    Object.fromEntries(
+      Object.entries(runs).map(([name, m]) => [
+        name,
+        {
+          'idle RSS MB': m.idleMb,
+          'peak RSS, 20 uploads MB': m.concurrentPeakMb,
+          'answers to the 20': Object.entries(m.statuses)
+            .map(([status, count]) => `${count}×${status}`)
+            .join(' '),
+          'peak RSS, 39 MP MB': m.bigPeakMb,
+          '39 MP answer': m.bigStatus,
+        },
+      ]),
+    ),
+  );
+}
+
+if (process.env.BENCH_MEMORY_SERVER === '1') await serve();

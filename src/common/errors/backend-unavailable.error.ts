@@ -1,0 +1,17 @@
+/**
+ * A backend other than the database (the image storage) failed or did not answer in time.
+ * The exception filter answers it 503 SERVICE_UNAVAILABLE with `Retry-After`; the cause
+ * goes to the log only.
+ */
+export class BackendUnavailableError extends Error {
+  constructor(
+    /** Named in the client's message, e.g. "Image storage". */
+    readonly backend: string,
+    readonly retryAfterSeconds: number,
+    cause: unknown,
+  ) {
+    super(`${backend} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MEDIA_STORAGE, type MediaStorage, type StoredKey } from './media-storage.js';
+
+export interface MediaGcOptions {
+  /** Delete what is found; otherwise only report it. */
+  delete: boolean;
+  /** Only objects written at least this long ago: younger ones may belong to an upload in progress. */
+  minAgeMs: number;
+}
+
+export interface MediaGcResult {
+  scanned: number;
+  orphaned: number;
+  deleted: number;
+}
+
+// Keys checked against the database per query.
+const BATCH = 500;
+
+/**
+ * Finds stored objects that no image row names (left behind by a crash between storing and
+ * committing, or between committing a delete and removing the files) and deletes them when
+ * asked. Reports every orphan and its progress through `report`, one line each.
+ */
+@Injectable()
+export class MediaGc {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
+  ) {}
+
+  async run(options: MediaGcOptions, report: (line: string) => void): Promise<MediaGcResult> {
+    const result: MediaGcResult = { scanned: 0, orphaned: 0, deleted: 0 };
+    const cutoff = Date.now() - options.minAgeMs;
+    let batch: StoredKey[] = [];
+    const flush = async () => {
+      for (const orphan of await this.unreferenced(batch)) {
+        result.orphaned += 1;
+        if (!options.delete) {
+          report(`orphan ${orphan.key} (written ${orphan.modifiedAt.toISOString()})`);
+          continue;
+        }
+        await this.storage.delete(orphan.key);
+        result.deleted += 1;
+        report(`deleted ${orphan.key} (written ${orphan.modifiedAt.toISOString()})`);
+      }
+      report(`scanned ${result.scanned} objects, ${result.orphaned} orphaned`);
+      batch = [];
+    };
+    for await (const object of this.storage.list()) {
+      result.scanned += 1;
+      if (object.modifiedAt.getTime() <= cutoff) batch.push(object);
+      if (batch.length >= BATCH) await flush();
+    }
+    await flush();
+    return result;
+  }
+
+  private async unreferenced(objects: StoredKey[]): Promise<StoredKey[]> {
+    if (objects.length === 0) return [];
+    const rows = await this.dataSource.query<{ key: string }[]>(
+      `SELECT key FROM pet_images WHERE key = ANY($1::text[])
+       UNION SELECT thumbnail_key FROM pet_images WHERE thumbnail_key = ANY($1::text[])`,
+      [objects.map((object) => object.key)],
+    );
+    const referenced = new Set(rows.map((row) => row.key));
+    return objects.filter((object) => !referenced.has(object.key));
+  }
+}
