@@ -238,8 +238,12 @@ export class PetsService {
     await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
     const unique = [...new Set(names)];
     if (unique.length === 0) return;
+    // New tags are inserted (and so locked) in one order, the names' byte order: two writes
+    // of the same new tags in opposite orders would otherwise each wait for the other (40P01).
     await manager.query(
-      `INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING`,
+      `INSERT INTO tags (name)
+       SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
+       ON CONFLICT (name) DO NOTHING`,
       [unique],
     );
     await manager.query(
