@@ -54,6 +54,15 @@ export function uniqueViolationField(error: unknown): string | undefined {
   return /^Key \((?:lower\()?"?([a-z_]+)/i.exec(detail)?.[1];
 }
 
+// The transaction lost to a concurrent one (serialization_failure, deadlock_detected): the
+// request was fine, and sending it again is expected to succeed.
+const TRANSACTION_CONFLICT_CODES = new Set(['40001', '40P01']);
+
+export function isTransactionConflict(error: unknown): boolean {
+  const code = driverErrorOf(error)?.code;
+  return code !== undefined && TRANSACTION_CONFLICT_CODES.has(code);
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = driverErrorOf(error);
   if (!driverError) return false;

@@ -73,6 +73,26 @@ describe(AllExceptionsFilter.name, () => {
     },
   );
 
+  it.each(['40P01', '40001'])(
+    'should answer a lost deadlock or serialization conflict (%s) 503 with Retry-After: 1, logged as a warning',
+    (code) => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const res = respond(driverError({ code }));
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['Retry-After']).toBe('1');
+      expect(res.body).toEqual({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'A concurrent write got in the way; retry shortly',
+        requestId: 'req-1',
+      });
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('req-1'));
+      expect(error).not.toHaveBeenCalled();
+      warn.mockRestore();
+      error.mockRestore();
+    },
+  );
+
   it.each([
     'Connection terminated unexpectedly',
     'Connection terminated due to connection timeout',

@@ -12,6 +12,7 @@ import { allowedMethods, originalPath } from '../http/allowed-methods.js';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import {
   isDatabaseUnavailable,
+  isTransactionConflict,
   isUniqueViolation,
   uniqueViolationField,
 } from '../errors/database-errors.js';
@@ -29,6 +30,8 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
 };
 
 const DATABASE_RETRY_AFTER_SECONDS = '5';
+// A lost deadlock or serialization conflict is over once the other transaction ends.
+const CONFLICT_RETRY_AFTER_SECONDS = '1';
 
 /** The one place where anything thrown becomes the contract's error body. */
 @Catch()
@@ -111,6 +114,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
         `${exception.backend} is unavailable; retry shortly`,
         undefined,
         { 'Retry-After': String(exception.retryAfterSeconds) },
+      );
+    }
+    if (isTransactionConflict(exception)) {
+      return new ApiException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'SERVICE_UNAVAILABLE',
+        'A concurrent write got in the way; retry shortly',
+        undefined,
+        { 'Retry-After': CONFLICT_RETRY_AFTER_SECONDS },
       );
     }
     if (isDatabaseUnavailable(exception)) {
