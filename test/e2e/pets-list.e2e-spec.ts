@@ -183,6 +183,18 @@ describe('Pet list (e2e)', () => {
       expectValidationError(await list('cursor=not-a-cursor'), ['cursor']);
     });
 
+    // Cursors a client could forge that the database would not take: 400, never 500.
+    it.each([
+      ['the date "1"', '["1",1,0,null,null]'],
+      ['a date without milliseconds', '["2026-01-01T00:00:00Z",1,0,null,null]'],
+      ['year 0', '["0000-01-01T00:00:00.000Z",1,0,null,null]'],
+      ['an id beyond int64', '["2026-01-01T00:00:00.000Z",1e19,0,null,null]'],
+      ['a negative offset', '["2026-01-01T00:00:00.000Z",1,-1,null,null]'],
+    ])('should refuse a forged cursor with %s', async (_label, json) => {
+      const cursor = Buffer.from(json).toString('base64url');
+      expectValidationError(await list(`cursor=${cursor}`), ['cursor']);
+    });
+
     it('should refuse a cursor together with offset', async () => {
       const first = await list('limit=10');
       expectValidationError(await list(`offset=0&cursor=${first.body.pagination.nextCursor}`), [
