@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { expectValidationError } from '../support/errors.js';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { Logger } from 'pino';
+import { ROOT_LOGGER } from '../../src/logging/logging.module.js';
+import { expectError, expectValidationError } from '../support/errors.js';
 import { pngImage } from '../support/images.js';
 import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { uploadImage } from '../support/uploads.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * Contract section 7, "Credentials": strings with U+0000 and prototype keys are refused as
@@ -15,6 +19,8 @@ describe('Input safety (e2e)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
+    // Raw requests need a port.
+    await t.app.listen(0, '127.0.0.1');
     categoryId = (
       await t.http.post('/v1/categories').set(t.admin).send({ name: 'Safety dogs' }).expect(201)
     ).body.id;
@@ -125,8 +131,53 @@ describe('Input safety (e2e)', () => {
       expectValidationError(res, ['tags']);
     });
   });
+
+  describe('body-parser failures', () => {
+    it('should answer a gzip body that does not inflate with 400 INVALID_JSON', async () => {
+      const res = await t.http
+        .post('/v1/categories')
+        .set(t.admin)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send('not gzip at all');
+      expectError(res, 400, 'INVALID_JSON');
+    });
+
+    it('should not fail (no error logged) on a body shorter than its Content-Length', async () => {
+      const logger = t.app.get<Logger>(ROOT_LOGGER);
+      const errors = jest.spyOn(logger, 'error');
+      const warnings = jest.spyOn(logger, 'warn');
+      try {
+        await sendThenHalfClose(
+          t,
+          'POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+            'Content-Length: 100\r\nX-Request-Id: short-body\r\n\r\n{"username":',
+        );
+        // The request's log line ("aborted by the client"), then a moment for the body parser's
+        // failure to reach the exception filter, which logs what it answers with a 5xx.
+        await waitFor(async () => Promise.resolve(warnings.mock.calls.length > 0));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(errors).not.toHaveBeenCalled();
+      } finally {
+        errors.mockRestore();
+        warnings.mockRestore();
+      }
+    });
+  });
 });
 
 function nested(levels: number): string {
   return `${'['.repeat(levels)}${']'.repeat(levels)}`;
+}
+
+/** Writes a raw request, ends the sending side and resolves once the server closes. */
+function sendThenHalfClose(t: TestApp, raw: string): Promise<string> {
+  const address = t.app.getHttpServer().address() as { port: number } | null;
+  return new Promise((resolve, reject) => {
+    const socket = connect(address!.port, '127.0.0.1', () => socket.end(raw));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }
