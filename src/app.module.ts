@@ -11,6 +11,7 @@ import { validationExceptionFactory } from './common/errors/validation-errors.js
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
+import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -65,6 +66,9 @@ import { UsersModule } from './users/users.module.js';
     { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
+    // Global pipes run in this order: NUL, prototype keys and depth are refused before
+    // class-transformer copies the value.
+    { provide: APP_PIPE, useClass: SafeInputPipe },
     {
       provide: APP_PIPE,
       useValue: new ValidationPipe({

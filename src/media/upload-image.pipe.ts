@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiException } from '../common/errors/api-exception.js';
 import { toFieldErrors } from '../common/errors/validation-errors.js';
+import { unsafeInputErrors } from '../common/pipes/safe-input.pipe.js';
 import { UploadImageDto } from './dto/upload-image.dto.js';
 import type { UploadForm } from './upload-form.js';
 
@@ -18,6 +19,9 @@ export interface ImageUpload {
 @Injectable()
 export class UploadImagePipe implements PipeTransform<UploadForm, Promise<ImageUpload>> {
   async transform({ fields, file }: UploadForm): Promise<ImageUpload> {
+    // The global SafeInputPipe sees JSON bodies only: the form's fields get the same check.
+    const unsafe = unsafeInputErrors(fields);
+    if (unsafe.length > 0) throw ApiException.validation(unsafe);
     const dto = plainToInstance(UploadImageDto, { ...fields });
     const errors = toFieldErrors(
       await validate(dto, { whitelist: true, forbidNonWhitelisted: true }),

@@ -85,6 +85,13 @@ describe('Pets (e2e)', () => {
       expectValidationError(res, ['categoryId']);
     });
 
+    it('should refuse a categoryId beyond 2^53 - 1 (2^63 once overflowed a bigint: 500)', async () => {
+      for (const categoryId of [2 ** 53, 2 ** 63, 1e308]) {
+        const res = await createPet({ name: 'Rex', categoryId, status: 'available' });
+        expectValidationError(res, ['categoryId']);
+      }
+    });
+
     it.each([
       [
         'missing required fields',

@@ -15,33 +15,41 @@ const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: 'application/json
 export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     parseJson(req, res, (error?: unknown) => {
-      next(error === undefined ? undefined : toApiException(error));
+      next(error === undefined ? undefined : bodyParserError(error));
     });
   }
 }
 
-function toApiException(error: unknown): unknown {
-  switch ((error as { type?: unknown }).type) {
-    case 'entity.parse.failed':
-      return new ApiException(
-        HttpStatus.BAD_REQUEST,
-        'INVALID_JSON',
-        'The request body is not valid JSON',
-      );
-    case 'entity.too.large':
-      return new ApiException(
-        HttpStatus.PAYLOAD_TOO_LARGE,
-        'PAYLOAD_TOO_LARGE',
-        `JSON bodies are limited to ${JSON_BODY_LIMIT}`,
-      );
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return new ApiException(
-        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Only UTF-8 JSON bodies are accepted',
-      );
-    default:
-      return error;
+/**
+ * Every failure to read a JSON body is answered as the client's: a 413 or 415 keeps its
+ * status, anything else (a body that does not parse or inflate, a body cut short or not of
+ * its Content-Length, body-parser's own 500s for a stream it cannot read) is 400
+ * INVALID_JSON. Left to Nest, a 4xx would be answered by its status alone (400
+ * VALIDATION_ERROR without fields) and a 5xx as an internal error.
+ */
+export function bodyParserError(error: unknown): ApiException {
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  if (type === 'entity.too.large' || status === HttpStatus.PAYLOAD_TOO_LARGE) {
+    return new ApiException(
+      HttpStatus.PAYLOAD_TOO_LARGE,
+      'PAYLOAD_TOO_LARGE',
+      `JSON bodies are limited to ${JSON_BODY_LIMIT}`,
+    );
   }
+  if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
+    return new ApiException(
+      HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+      'UNSUPPORTED_MEDIA_TYPE',
+      type === 'encoding.unsupported'
+        ? 'The request body has an unsupported Content-Encoding'
+        : 'Only UTF-8 JSON bodies are accepted',
+    );
+  }
+  return new ApiException(
+    HttpStatus.BAD_REQUEST,
+    'INVALID_JSON',
+    type === 'entity.parse.failed'
+      ? 'The request body is not valid JSON'
+      : 'The request body could not be read as JSON',
+  );
 }

@@ -31,6 +31,8 @@ export class CreatePetDto {
   @ApiProperty({ ...ID_SCHEMA, description: 'An existing category, else 400 on categoryId' })
   @IsInt()
   @Min(1)
+  // As documented: a larger integer (2^63, 1e308) would overflow the bigint column (a 500).
+  @Max(ID_SCHEMA.maximum)
   categoryId: number;
 
   @ApiProperty({ enum: PET_STATUSES, description: 'See the allowed status moves' })
