@@ -1,6 +1,5 @@
 import {
   BeforeApplicationShutdown,
-  HttpStatus,
   Inject,
   Injectable,
   Logger,
@@ -71,7 +70,6 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
       const limit = this.cfg.apiKeysPerUser;
       if ((await manager.countBy(ApiKey, { userId })) >= limit) {
         throw new ApiException(
-          HttpStatus.CONFLICT,
           'API_KEY_LIMIT_REACHED',
           `A user holds at most ${limit} API keys; revoke one first`,
           { limit },
@@ -106,7 +104,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   async revoke(userId: number, id: string): Promise<void> {
     const result = await this.apiKeys.delete({ id: id as unknown as number, userId });
     if (!result.affected) {
-      throw ApiException.notFound('API_KEY_NOT_FOUND', `API key ${id} not found`);
+      throw new ApiException('API_KEY_NOT_FOUND', `API key ${id} not found`);
     }
   }
 

@@ -1,4 +1,3 @@
-import { HttpStatus } from '@nestjs/common';
 import { ApiException, type ErrorCode } from '../common/errors/api-exception.js';
 import { API_KEY_HEADER } from './credentials.js';
 
@@ -13,7 +12,7 @@ function unauthorized(
   challenge: string,
   details?: Record<string, unknown>,
 ): ApiException {
-  return new ApiException(HttpStatus.UNAUTHORIZED, code, message, details, {
+  return new ApiException(code, message, details, {
     'WWW-Authenticate': challenge,
   });
 }
@@ -41,6 +40,4 @@ export const AuthErrors = {
   invalidApiKey: () => unauthorized('INVALID_API_KEY', 'The API key is not valid', API_KEY),
   invalidCredentials: () =>
     unauthorized('INVALID_CREDENTIALS', 'Username or password is incorrect', BEARER),
-  forbidden: (message: string) =>
-    new ApiException(HttpStatus.FORBIDDEN, 'INSUFFICIENT_PERMISSIONS', message),
 };

@@ -1,4 +1,4 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -18,7 +18,7 @@ export class CategoriesService {
   async findOne(id: string): Promise<Category> {
     // The id stays the decimal string ParseIdPipe checked; PostgreSQL compares it exactly.
     const category = await this.categories.findOneBy({ id: id as unknown as number });
-    if (!category) throw ApiException.notFound('CATEGORY_NOT_FOUND', `Category ${id} not found`);
+    if (!category) throw new ApiException('CATEGORY_NOT_FOUND', `Category ${id} not found`);
     return category;
   }
 
@@ -37,12 +37,11 @@ export class CategoriesService {
     try {
       const result = await this.categories.delete(id);
       if (!result.affected) {
-        throw ApiException.notFound('CATEGORY_NOT_FOUND', `Category ${id} not found`);
+        throw new ApiException('CATEGORY_NOT_FOUND', `Category ${id} not found`);
       }
     } catch (error) {
       if (isForeignKeyViolation(error)) {
         throw new ApiException(
-          HttpStatus.CONFLICT,
           'CATEGORY_IN_USE',
           `Category ${id} still has pets; move or delete them first`,
         );

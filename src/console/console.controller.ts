@@ -38,7 +38,7 @@ export class ConsoleController {
   asset(@Param('file') file: string, @Res() res: Response): void {
     const type = this.bundle.contentTypeOf(file);
     if (!type) {
-      throw ApiException.notFound('NOT_FOUND', `No such file: /${CONSOLE_PATH}/assets/${file}`);
+      throw new ApiException('NOT_FOUND', `No such file: /${CONSOLE_PATH}/assets/${file}`);
     }
     res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     res.type(type);
@@ -59,7 +59,7 @@ export class ConsoleController {
   private async sendPage(res: Response): Promise<void> {
     const page = await this.bundle.page();
     if (page === undefined) {
-      throw ApiException.notFound('NOT_FOUND', 'The console is not built: run npm run build');
+      throw new ApiException('NOT_FOUND', 'The console is not built: run npm run build');
     }
     res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     // The page names the current build's assets, so it is checked on every visit.

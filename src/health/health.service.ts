@@ -1,10 +1,4 @@
-import {
-  HttpStatus,
-  Inject,
-  Injectable,
-  Logger,
-  ServiceUnavailableException,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheckService,
   HealthIndicatorService,
@@ -33,7 +27,7 @@ interface CheckOutcome {
 
 // A probe must answer quickly: a dependency slower than this counts as down.
 const CHECK_TIMEOUT_MS = 2_000;
-const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = 5;
 // How long a successful readiness answer is reused, counted from when its checks began.
 const READY_REUSE_MS = 1_000;
 
@@ -100,12 +94,11 @@ export class HealthService {
       const { details } = error.getResponse() as { details: Record<string, CheckOutcome> };
       this.noteReadiness(false, details);
       const down = Object.keys(details).filter((key) => details[key].status !== 'up');
-      throw new ApiException(
-        HttpStatus.SERVICE_UNAVAILABLE,
+      throw ApiException.retryLater(
         'SERVICE_UNAVAILABLE',
         `Not ready: ${down.join(', ')} down`,
+        RETRY_AFTER_SECONDS,
         { checks: statuses(details) },
-        { 'Retry-After': RETRY_AFTER_SECONDS },
       );
     }
   }

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { ApiException } from '../common/errors/api-exception.js';
 import { mediaConfig, type MediaConfig } from '../config/media.config.js';
@@ -118,15 +118,13 @@ class TooManyFramesError extends Error {
 
 function toApiException(error: unknown, cfg: MediaConfig): unknown {
   if (error instanceof JobQueueFullError) {
-    return new ApiException(
-      HttpStatus.SERVICE_UNAVAILABLE,
+    return ApiException.retryLater(
       'SERVICE_UNAVAILABLE',
       'Too many images are being processed; retry shortly',
-      undefined,
-      { 'Retry-After': '1' },
+      1,
     );
   }
-  return new ApiException(HttpStatus.BAD_REQUEST, 'INVALID_IMAGE', invalidImageReason(error, cfg));
+  return new ApiException('INVALID_IMAGE', invalidImageReason(error, cfg));
 }
 
 // libvips' own wording stays in the server: clients get the contract's reason.

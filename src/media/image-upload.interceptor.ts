@@ -1,11 +1,4 @@
-import {
-  CallHandler,
-  ExecutionContext,
-  HttpStatus,
-  Inject,
-  Injectable,
-  NestInterceptor,
-} from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { Observable } from 'rxjs';
@@ -68,19 +61,18 @@ export class ImageUploadInterceptor implements NestInterceptor {
   }
 
   private busy(): ApiException {
-    return new ApiException(
-      HttpStatus.SERVICE_UNAVAILABLE,
+    return ApiException.retryLater(
       'SERVICE_UNAVAILABLE',
       'Too many uploads are in progress; retry shortly',
+      1,
       undefined,
       // Refused before the body is read: the connection is closed rather than drained.
-      { 'Retry-After': '1', Connection: 'close' },
+      { Connection: 'close' },
     );
   }
 
   private tooLarge(): ApiException {
     return new ApiException(
-      HttpStatus.PAYLOAD_TOO_LARGE,
       'PAYLOAD_TOO_LARGE',
       `Images are limited to ${this.cfg.maxUploadBytes} bytes (5 MB)`,
       { maxBytes: this.cfg.maxUploadBytes },

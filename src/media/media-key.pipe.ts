@@ -6,7 +6,7 @@ import { isMediaKey } from './media-key.js';
 @Injectable()
 export class MediaKeyPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!isMediaKey(value)) throw ApiException.notFound('NOT_FOUND', 'No such media');
+    if (!isMediaKey(value)) throw new ApiException('NOT_FOUND', 'No such media');
     return value;
   }
 }

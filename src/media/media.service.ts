@@ -1,6 +1,5 @@
 import {
   BeforeApplicationShutdown,
-  HttpStatus,
   Inject,
   Injectable,
   Logger,
@@ -39,7 +38,7 @@ export type MediaUrl = (key: string) => string;
 
 const KEY_OF_MEDIA_URL = new RegExp(`/${MEDIA_PATH}/([^/?#]+)$`);
 
-const mediaNotFound = () => ApiException.notFound('NOT_FOUND', 'No such media');
+const mediaNotFound = () => new ApiException('NOT_FOUND', 'No such media');
 
 // Well-formed, so that it passes the storage's key check, and made of zeros, which random
 // keys never are in practice.
@@ -94,7 +93,6 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     const format = sniffImageFormat(upload.image);
     if (!format) {
       throw new ApiException(
-        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
         'UNSUPPORTED_MEDIA_TYPE',
         'Only JPEG, PNG and GIF images are accepted (decided by the file content)',
       );

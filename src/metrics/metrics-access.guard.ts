@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CanActivate, ExecutionContext, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiException } from '../common/errors/api-exception.js';
 import { observabilityConfig, type ObservabilityConfig } from '../config/observability.config.js';
@@ -17,14 +17,13 @@ export class MetricsAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (!this.config.metricsEnabled) {
-      throw ApiException.notFound('NOT_FOUND', `No route for ${request.method} /metrics`);
+      throw new ApiException('NOT_FOUND', `No route for ${request.method} /metrics`);
     }
     const expected = this.config.metricsToken;
     if (!expected) return true;
     const presented = /^Bearer (\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
     if (!presented) {
       throw new ApiException(
-        HttpStatus.UNAUTHORIZED,
         'AUTHENTICATION_REQUIRED',
         'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>',
         undefined,
@@ -33,7 +32,6 @@ export class MetricsAccessGuard implements CanActivate {
     }
     if (!sameSecret(presented, expected)) {
       throw new ApiException(
-        HttpStatus.UNAUTHORIZED,
         'INVALID_TOKEN',
         'The metrics token is not valid',
         undefined,

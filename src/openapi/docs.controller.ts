@@ -88,7 +88,7 @@ export class DocsController {
   @Get(':file')
   asset(@Param('file') file: string, @Res() res: Response): void {
     const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-    if (!type) throw ApiException.notFound('NOT_FOUND', `No such file: /${DOCS_PATH}/${file}`);
+    if (!type) throw new ApiException('NOT_FOUND', `No such file: /${DOCS_PATH}/${file}`);
     res.type(type);
     res.sendFile(join(SWAGGER_UI_DIR, file), { maxAge: '1d' });
   }

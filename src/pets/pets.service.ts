@@ -1,4 +1,4 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
@@ -45,23 +45,20 @@ export interface PetPage {
   pagination: Pagination;
 }
 
-const petNotFound = (id: string) => ApiException.notFound('PET_NOT_FOUND', `Pet ${id} not found`);
+const petNotFound = (id: string) => new ApiException('PET_NOT_FOUND', `Pet ${id} not found`);
 
 const photoUrlsFull = (id: string) =>
-  new ApiException(
-    HttpStatus.CONFLICT,
-    'CONFLICT',
-    `Pet ${id} already has ${MAX_PHOTO_URLS} photo URLs`,
-    { field: 'photoUrls', max: MAX_PHOTO_URLS },
-  );
+  new ApiException('CONFLICT', `Pet ${id} already has ${MAX_PHOTO_URLS} photo URLs`, {
+    field: 'photoUrls',
+    max: MAX_PHOTO_URLS,
+  });
 
 function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
-  return new ApiException(
-    HttpStatus.CONFLICT,
-    'INVALID_STATUS_TRANSITION',
-    `A pet cannot move from ${from} to ${to}`,
-    { from, to, allowed: allowedNextStatuses(from) },
-  );
+  return new ApiException('INVALID_STATUS_TRANSITION', `A pet cannot move from ${from} to ${to}`, {
+    from,
+    to,
+    allowed: allowedNextStatuses(from),
+  });
 }
 
 @Injectable()

@@ -1,4 +1,4 @@
-import { ExecutionContext, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -52,16 +52,17 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (!windows) return true;
     this.spent.delete(request);
     setRateLimitHeaders(context.switchToHttp().getResponse<Response>(), windows);
-    const refused = windows.filter((w) => w.retryAfter !== undefined);
+    const refused = windows.filter(
+      (w): w is WindowState & { retryAfter: number } => w.retryAfter !== undefined,
+    );
     if (refused.length === 0) return true;
-    const worst = refused.reduce((a, b) => ((b.retryAfter ?? 0) > (a.retryAfter ?? 0) ? b : a));
+    const worst = refused.reduce((a, b) => (b.retryAfter > a.retryAfter ? b : a));
     this.metricsService.countRateLimitRefusal(callerOf(request).tier, worst.window);
-    throw new ApiException(
-      HttpStatus.TOO_MANY_REQUESTS,
+    throw ApiException.retryLater(
       'RATE_LIMIT_EXCEEDED',
       `Rate limit of ${worst.limit} requests per ${worst.window} exceeded; retry in ${worst.retryAfter} s`,
+      worst.retryAfter,
       { limit: worst.limit, window: worst.window, retryAfter: worst.retryAfter },
-      { 'Retry-After': String(worst.retryAfter) },
     );
   }
 

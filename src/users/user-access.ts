@@ -1,20 +1,15 @@
-import { HttpStatus } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserStatus } from './user-status.js';
 
-function forbidden(message: string): ApiException {
-  return new ApiException(HttpStatus.FORBIDDEN, 'INSUFFICIENT_PERMISSIONS', message);
-}
-
 const isSelf = (principal: Principal, userId: string) => String(principal.userId) === userId;
 
 /** Admins read anyone; others only themselves. Checked before the look-up, so ids don't leak. */
 export function assertCanReadUser(principal: Principal, userId: string): void {
   if (principal.role !== 'admin' && !isSelf(principal, userId)) {
-    throw forbidden('Only an admin can read other users');
+    throw ApiException.forbidden('Only an admin can read other users');
   }
 }
 
@@ -27,7 +22,7 @@ function assertBearerForAccessChange(
   { role, userStatus }: Pick<UpdateUserDto, 'role' | 'userStatus'>,
 ): void {
   if (principal.kind === 'api-key' && (role !== undefined || userStatus !== undefined)) {
-    throw forbidden('Setting role or userStatus takes a bearer token, not an API key');
+    throw ApiException.forbidden('Setting role or userStatus takes a bearer token, not an API key');
   }
 }
 
@@ -43,19 +38,18 @@ export function assertCanUpdateUser(
 ): void {
   assertCanReadUser(principal, userId);
   if (principal.role !== 'admin' && (dto.role !== undefined || dto.userStatus !== undefined)) {
-    throw forbidden('Only an admin can change role or userStatus');
+    throw ApiException.forbidden('Only an admin can change role or userStatus');
   }
   assertBearerForAccessChange(principal, dto);
   // A leaked key must not be able to take the account over (and then mint keys).
   if (principal.kind === 'api-key' && dto.password !== undefined) {
-    throw forbidden('Changing a password takes a bearer token, not an API key');
+    throw ApiException.forbidden('Changing a password takes a bearer token, not an API key');
   }
   const demotesItself =
     (dto.role !== undefined && dto.role !== 'admin') ||
     (dto.userStatus !== undefined && dto.userStatus !== UserStatus.Active);
   if (principal.role === 'admin' && isSelf(principal, userId) && demotesItself) {
     throw new ApiException(
-      HttpStatus.CONFLICT,
       'CONFLICT',
       'An admin cannot remove its own admin role or deactivate itself',
     );
@@ -65,6 +59,6 @@ export function assertCanUpdateUser(
 /** Only reached by admins (the route is @Roles('admin')). */
 export function assertCanDeleteUser(principal: Principal, userId: string): void {
   if (isSelf(principal, userId)) {
-    throw new ApiException(HttpStatus.CONFLICT, 'CONFLICT', 'An admin cannot delete itself');
+    throw new ApiException('CONFLICT', 'An admin cannot delete itself');
   }
 }

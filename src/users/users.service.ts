@@ -31,7 +31,7 @@ export interface UserPage {
 const ACCESS_STATE_MAX_ENTRIES = 10_000;
 
 const userNotFound = (id: string | number) =>
-  ApiException.notFound('USER_NOT_FOUND', `User ${id} not found`);
+  new ApiException('USER_NOT_FOUND', `User ${id} not found`);
 
 @Injectable()
 export class UsersService {

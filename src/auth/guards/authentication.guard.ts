@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
+import { ApiException } from '../../common/errors/api-exception.js';
 import { AuthErrors } from '../auth-errors.js';
 import { BEARER_ONLY_KEY } from '../bearer-only.decorator.js';
 
@@ -20,7 +21,7 @@ export class AuthenticationGuard implements CanActivate {
       request.principal.kind === 'api-key' &&
       this.reflector.getAllAndOverride<boolean>(BEARER_ONLY_KEY, targets)
     ) {
-      throw AuthErrors.forbidden('API keys are managed with a bearer token only, not an API key');
+      throw ApiException.forbidden('API keys are managed with a bearer token only, not an API key');
     }
     return true;
   }

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ROLES_KEY } from '../../common/decorators/roles.decorator.js';
 import type { Role } from '../../common/types/principal.js';
-import { AuthErrors } from '../auth-errors.js';
+import { ApiException } from '../../common/errors/api-exception.js';
 
 /** Enforces @Roles(...); runs after AuthenticationGuard, so a principal is present. */
 @Injectable()
@@ -18,6 +18,6 @@ export class RolesGuard implements CanActivate {
     if (!roles || roles.length === 0) return true;
     const role = context.switchToHttp().getRequest<Request>().principal?.role;
     if (role && roles.includes(role)) return true;
-    throw AuthErrors.forbidden(`This operation requires the role ${roles.join(' or ')}`);
+    throw ApiException.forbidden(`This operation requires the role ${roles.join(' or ')}`);
   }
 }

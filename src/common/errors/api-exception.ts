@@ -1,65 +1,80 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-export const ERROR_CODES = [
-  'VALIDATION_ERROR',
-  'INVALID_JSON',
-  'INVALID_IMAGE',
-  'AUTHENTICATION_REQUIRED',
-  'INVALID_TOKEN',
-  'EXPIRED_TOKEN',
-  'INVALID_API_KEY',
-  'INVALID_CREDENTIALS',
-  'INSUFFICIENT_PERMISSIONS',
-  'NOT_FOUND',
-  'PET_NOT_FOUND',
-  'CATEGORY_NOT_FOUND',
-  'USER_NOT_FOUND',
-  'API_KEY_NOT_FOUND',
-  'METHOD_NOT_ALLOWED',
-  'INVALID_STATUS_TRANSITION',
-  'CONFLICT',
-  'CATEGORY_IN_USE',
-  'API_KEY_LIMIT_REACHED',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'RATE_LIMIT_EXCEEDED',
-  'INTERNAL_ERROR',
-  'SERVICE_UNAVAILABLE',
-] as const;
+/**
+ * Every error code and the one status it is answered with (contract sections 2 and 7). The
+ * order is the one the OpenAPI document lists them in.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: HttpStatus.BAD_REQUEST,
+  INVALID_JSON: HttpStatus.BAD_REQUEST,
+  INVALID_IMAGE: HttpStatus.BAD_REQUEST,
+  AUTHENTICATION_REQUIRED: HttpStatus.UNAUTHORIZED,
+  INVALID_TOKEN: HttpStatus.UNAUTHORIZED,
+  EXPIRED_TOKEN: HttpStatus.UNAUTHORIZED,
+  INVALID_API_KEY: HttpStatus.UNAUTHORIZED,
+  INVALID_CREDENTIALS: HttpStatus.UNAUTHORIZED,
+  INSUFFICIENT_PERMISSIONS: HttpStatus.FORBIDDEN,
+  NOT_FOUND: HttpStatus.NOT_FOUND,
+  PET_NOT_FOUND: HttpStatus.NOT_FOUND,
+  CATEGORY_NOT_FOUND: HttpStatus.NOT_FOUND,
+  USER_NOT_FOUND: HttpStatus.NOT_FOUND,
+  API_KEY_NOT_FOUND: HttpStatus.NOT_FOUND,
+  METHOD_NOT_ALLOWED: HttpStatus.METHOD_NOT_ALLOWED,
+  INVALID_STATUS_TRANSITION: HttpStatus.CONFLICT,
+  CONFLICT: HttpStatus.CONFLICT,
+  CATEGORY_IN_USE: HttpStatus.CONFLICT,
+  API_KEY_LIMIT_REACHED: HttpStatus.CONFLICT,
+  PAYLOAD_TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
+  UNSUPPORTED_MEDIA_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+  RATE_LIMIT_EXCEEDED: HttpStatus.TOO_MANY_REQUESTS,
+  INTERNAL_ERROR: HttpStatus.INTERNAL_SERVER_ERROR,
+  SERVICE_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
+} as const satisfies Record<string, HttpStatus>;
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export interface FieldError {
   field: string;
   message: string;
 }
 
-/** An error the client is meant to see, in the contract's shape. */
+/** An error the client is meant to see, in the contract's shape; its code sets the status. */
 export class ApiException extends HttpException {
   constructor(
-    status: HttpStatus,
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    /** Extra response headers, e.g. `Allow` or `Retry-After`. */
+    /** Extra response headers, e.g. `Allow` or `WWW-Authenticate`. */
     readonly headers: Record<string, string> = {},
   ) {
-    super(message, status);
+    super(message, ERROR_STATUS[code]);
   }
 
   static validation(fields: FieldError[]): ApiException {
     const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
-    return new ApiException(
-      HttpStatus.BAD_REQUEST,
-      'VALIDATION_ERROR',
-      `Validation failed (${summary})`,
-      {
-        fields,
-      },
-    );
+    return new ApiException('VALIDATION_ERROR', `Validation failed (${summary})`, { fields });
   }
 
-  static notFound(code: ErrorCode, message: string): ApiException {
-    return new ApiException(HttpStatus.NOT_FOUND, code, message);
+  static forbidden(message: string): ApiException {
+    return new ApiException('INSUFFICIENT_PERMISSIONS', message);
+  }
+
+  /**
+   * Refused for now, not for good: the contract sets `Retry-After` on every 429 and 503, so
+   * a client knows when to try again.
+   */
+  static retryLater(
+    code: 'RATE_LIMIT_EXCEEDED' | 'SERVICE_UNAVAILABLE',
+    message: string,
+    retryAfterSeconds: number,
+    details?: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): ApiException {
+    return new ApiException(code, message, details, {
+      'Retry-After': String(retryAfterSeconds),
+      ...headers,
+    });
   }
 }

@@ -1,13 +1,6 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  Logger,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiException, type ErrorCode } from '../errors/api-exception.js';
+import { ApiException, ERROR_STATUS, type ErrorCode } from '../errors/api-exception.js';
 import { allowedMethods, originalPath } from '../http/allowed-methods.js';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import {
@@ -17,21 +10,26 @@ import {
   uniqueViolationField,
 } from '../errors/database-errors.js';
 
-const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
-  400: 'VALIDATION_ERROR',
-  401: 'AUTHENTICATION_REQUIRED',
-  403: 'INSUFFICIENT_PERMISSIONS',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMIT_EXCEEDED',
-  503: 'SERVICE_UNAVAILABLE',
-};
+// The codes Nest's own HttpExceptions are answered with, found by their status.
+const CODE_BY_STATUS = new Map(
+  (
+    [
+      'VALIDATION_ERROR',
+      'AUTHENTICATION_REQUIRED',
+      'INSUFFICIENT_PERMISSIONS',
+      'NOT_FOUND',
+      'METHOD_NOT_ALLOWED',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'RATE_LIMIT_EXCEEDED',
+      'SERVICE_UNAVAILABLE',
+    ] satisfies ErrorCode[]
+  ).map((code) => [ERROR_STATUS[code] as number, code]),
+);
 
-const DATABASE_RETRY_AFTER_SECONDS = '5';
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 // A lost deadlock or serialization conflict is over once the other transaction ends.
-const CONFLICT_RETRY_AFTER_SECONDS = '1';
+const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
 /** The one place where anything thrown becomes the contract's error body. */
 @Catch()
@@ -78,10 +76,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const allow = allowedMethods(request);
     const path = originalPath(request);
     if (allow.length === 0) {
-      return ApiException.notFound('NOT_FOUND', `No route for ${request.method} ${path}`);
+      return new ApiException('NOT_FOUND', `No route for ${request.method} ${path}`);
     }
     return new ApiException(
-      HttpStatus.METHOD_NOT_ALLOWED,
       'METHOD_NOT_ALLOWED',
       `${request.method} is not allowed on ${path}`,
       { allowed: allow },
@@ -92,52 +89,40 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toApiException(exception: unknown, request: Request): ApiException {
     if (exception instanceof ApiException) return exception;
     if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const code = CODE_BY_STATUS[status];
+      const code = CODE_BY_STATUS.get(exception.getStatus());
       // Handlers throw ApiException for missing resources: a bare 404 is Nest's "no route".
       if (code === 'NOT_FOUND') return this.noRoute(request);
-      if (code) return new ApiException(status, code, exception.message);
+      if (code) return new ApiException(code, exception.message);
     }
     if (isUniqueViolation(exception)) {
       const field = uniqueViolationField(exception);
       return new ApiException(
-        HttpStatus.CONFLICT,
         'CONFLICT',
         field ? `${field} is already taken` : 'A unique value is already taken',
         field ? { field } : undefined,
       );
     }
     if (exception instanceof BackendUnavailableError) {
-      return new ApiException(
-        HttpStatus.SERVICE_UNAVAILABLE,
+      return ApiException.retryLater(
         'SERVICE_UNAVAILABLE',
         `${exception.backend} is unavailable; retry shortly`,
-        undefined,
-        { 'Retry-After': String(exception.retryAfterSeconds) },
+        exception.retryAfterSeconds,
       );
     }
     if (isTransactionConflict(exception)) {
-      return new ApiException(
-        HttpStatus.SERVICE_UNAVAILABLE,
+      return ApiException.retryLater(
         'SERVICE_UNAVAILABLE',
         'A concurrent write got in the way; retry shortly',
-        undefined,
-        { 'Retry-After': CONFLICT_RETRY_AFTER_SECONDS },
+        CONFLICT_RETRY_AFTER_SECONDS,
       );
     }
     if (isDatabaseUnavailable(exception)) {
-      return new ApiException(
-        HttpStatus.SERVICE_UNAVAILABLE,
+      return ApiException.retryLater(
         'SERVICE_UNAVAILABLE',
         'The database is unavailable; retry shortly',
-        undefined,
-        { 'Retry-After': DATABASE_RETRY_AFTER_SECONDS },
+        DATABASE_RETRY_AFTER_SECONDS,
       );
     }
-    return new ApiException(
-      HttpStatus.INTERNAL_SERVER_ERROR,
-      'INTERNAL_ERROR',
-      'An unexpected error occurred',
-    );
+    return new ApiException('INTERNAL_ERROR', 'An unexpected error occurred');
   }
 }

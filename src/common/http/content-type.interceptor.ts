@@ -1,10 +1,4 @@
-import {
-  CallHandler,
-  ExecutionContext,
-  HttpStatus,
-  Injectable,
-  NestInterceptor,
-} from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
@@ -30,11 +24,7 @@ export class ContentTypeInterceptor implements NestInterceptor {
         this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler()) ??
         'application/json';
       if (mediaTypeOf(request) !== expected) {
-        throw new ApiException(
-          HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-          'UNSUPPORTED_MEDIA_TYPE',
-          `Content-Type must be ${expected}`,
-        );
+        throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
       }
     }
     return next.handle();

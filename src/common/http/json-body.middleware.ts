@@ -30,15 +30,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
 export function bodyParserError(error: unknown): ApiException {
   const { type, status } = error as { type?: unknown; status?: unknown };
   if (type === 'entity.too.large' || status === HttpStatus.PAYLOAD_TOO_LARGE) {
-    return new ApiException(
-      HttpStatus.PAYLOAD_TOO_LARGE,
-      'PAYLOAD_TOO_LARGE',
-      `JSON bodies are limited to ${JSON_BODY_LIMIT}`,
-    );
+    return new ApiException('PAYLOAD_TOO_LARGE', `JSON bodies are limited to ${JSON_BODY_LIMIT}`);
   }
   if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
     return new ApiException(
-      HttpStatus.UNSUPPORTED_MEDIA_TYPE,
       'UNSUPPORTED_MEDIA_TYPE',
       type === 'encoding.unsupported'
         ? 'The request body has an unsupported Content-Encoding'
@@ -46,7 +41,6 @@ export function bodyParserError(error: unknown): ApiException {
     );
   }
   return new ApiException(
-    HttpStatus.BAD_REQUEST,
     'INVALID_JSON',
     type === 'entity.parse.failed'
       ? 'The request body is not valid JSON'
