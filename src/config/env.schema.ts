@@ -14,6 +14,7 @@ import {
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { MAX_UPLOAD_BODY_BYTES } from '../common/contract-limits.js';
 import { IntegerText } from '../common/dto/transforms.js';
 import { secretWeakness } from './secret-strength.js';
 import { USERNAME_PATTERN } from '../users/username.js';
@@ -207,9 +208,9 @@ export class EnvironmentVariables {
 
   /**
    * Bytes all uploads in flight may hold in memory together; more is 503. At least one
-   * largest upload (5 MB plus 64 kB of form).
+   * largest upload.
    */
-  @IntegerText(5 * 1024 * 1024 + 64 * 1024, 4 * 1024 ** 3)
+  @IntegerText(MAX_UPLOAD_BODY_BYTES, 4 * 1024 ** 3)
   MEDIA_MAX_BUFFERED_BYTES = 50 * 1024 * 1024;
 
   /** Longest decode and resize of one upload, in whole seconds (sharp's timeout); then 400. */

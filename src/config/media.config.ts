@@ -30,7 +30,6 @@ export const mediaConfig = registerAs('media', () => {
     : undefined;
   return {
     // Fixed by the contract rather than configurable: clients rely on these numbers.
-    maxUploadBytes: 5 * 1024 * 1024,
     maxInputPixels: 40_000_000,
     // Frames of an animated GIF: each one costs a decode and an encode, whatever its size.
     maxFrames: 500,

@@ -1,14 +1,12 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { Observable } from 'rxjs';
+import { MAX_IMAGE_BYTES, MAX_UPLOAD_BODY_BYTES } from '../common/contract-limits.js';
 import { ApiException } from '../common/errors/api-exception.js';
-import { mediaConfig, type MediaConfig } from '../config/media.config.js';
 import { UploadBudget } from './upload-budget.js';
 
 const FILE_FIELD = 'image';
-// Room for the boundaries, part headers and a 500-character description around the file.
-const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 /**
  * Parses the upload form with hard limits, into memory (at most one 5 MB file), and turns
@@ -18,14 +16,11 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 export class ImageUploadInterceptor implements NestInterceptor {
   private readonly parse: RequestHandler;
 
-  constructor(
-    @Inject(mediaConfig.KEY) private readonly cfg: MediaConfig,
-    private readonly budget: UploadBudget,
-  ) {
+  constructor(private readonly budget: UploadBudget) {
     this.parse = multer({
       storage: multer.memoryStorage(),
       limits: {
-        fileSize: cfg.maxUploadBytes,
+        fileSize: MAX_IMAGE_BYTES,
         files: 1,
         fields: 4,
         parts: 6,
@@ -42,13 +37,12 @@ export class ImageUploadInterceptor implements NestInterceptor {
     const request = http.getRequest<Request>();
     const declared = Number(request.get('content-length'));
     // A body announced far beyond the limit is refused before a byte of it is read.
-    const maxBody = this.cfg.maxUploadBytes + FORM_OVERHEAD_BYTES;
-    if (declared > maxBody) {
+    if (declared > MAX_UPLOAD_BODY_BYTES) {
       throw this.tooLarge();
     }
     // Node reads exactly Content-Length bytes of a body, so that is what it can hold; a
     // body without one (chunked) may hold the most multer lets through.
-    const release = this.budget.tryReserve(declared > 0 ? declared : maxBody);
+    const release = this.budget.tryReserve(declared > 0 ? declared : MAX_UPLOAD_BODY_BYTES);
     if (!release) throw this.busy();
     // Held while the handler works on the buffer, until the answer is sent or abandoned.
     http.getResponse<Response>().once('close', release);
@@ -74,8 +68,8 @@ export class ImageUploadInterceptor implements NestInterceptor {
   private tooLarge(): ApiException {
     return new ApiException(
       'PAYLOAD_TOO_LARGE',
-      `Images are limited to ${this.cfg.maxUploadBytes} bytes (5 MB)`,
-      { maxBytes: this.cfg.maxUploadBytes },
+      `Images are limited to ${MAX_IMAGE_BYTES} bytes (${MAX_IMAGE_BYTES / 2 ** 20} MB)`,
+      { maxBytes: MAX_IMAGE_BYTES },
       // Stop receiving: the rest of the body is not read, the connection is closed instead.
       { Connection: 'close' },
     );

@@ -7,6 +7,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { Consumes } from '../common/decorators/consumes.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
@@ -35,7 +36,7 @@ export class PetImagesController {
     description:
       'Stored resized within 1024×1024 with a 256×256 thumbnail, EXIF orientation applied and ' +
       'all metadata removed; its URL is appended to the pet’s photoUrls. Checks in order: ' +
-      'the form (400), the pet (404, 409 when it has 20 photoUrls), the bytes (415), ' +
+      `the form (400), the pet (404, 409 when it has ${MAX_PHOTO_URLS} photoUrls), the bytes (415), ` +
       'decoding (400 INVALID_IMAGE).',
   })
   @ApiConsumes('multipart/form-data')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
@@ -17,9 +18,6 @@ import {
   type PetRow,
 } from './pet.queries.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
-
-/** Most photo URLs a pet holds, as the create/update validation allows. */
-export const MAX_PHOTO_URLS = 20;
 
 /**
  * Work another module does when a pet is deleted. It runs inside the deleting transaction

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { MAX_PHOTO_URLS } from '../../common/contract-limits.js';
 import {
   ApiIdProperty,
   ApiTextProperty,
@@ -51,7 +52,7 @@ export class PetImageResponse {
 }
 
 export class PetImageListResponse {
-  @ApiProperty({ type: [PetImageResponse], maxItems: 20, description: 'Oldest first' })
+  @ApiProperty({ type: [PetImageResponse], maxItems: MAX_PHOTO_URLS, description: 'Oldest first' })
   images: PetImageResponse[];
 }
 

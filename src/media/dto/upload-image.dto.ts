@@ -1,5 +1,6 @@
 import { ApiPropertyOptional, type SchemaObject } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { MAX_IMAGE_BYTES } from '../../common/contract-limits.js';
 
 /** The text fields of the upload form; the file itself arrives through multer. */
 export class UploadImageDto {
@@ -10,8 +11,6 @@ export class UploadImageDto {
   description?: string;
 }
 
-export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
-
 /** The whole multipart form as documented: the `image` file part and the text fields. */
 export const UPLOAD_IMAGE_FORM_SCHEMA: SchemaObject = {
   type: 'object',
@@ -21,10 +20,10 @@ export const UPLOAD_IMAGE_FORM_SCHEMA: SchemaObject = {
     image: {
       type: 'string',
       format: 'binary',
-      maxLength: MAX_UPLOAD_BYTES,
+      maxLength: MAX_IMAGE_BYTES,
       description:
         'JPEG, PNG or GIF, decided by its bytes (file name and part type are ignored); at most ' +
-        '5 MB (5,242,880 bytes) and 40 megapixels',
+        `${MAX_IMAGE_BYTES / 2 ** 20} MB (${MAX_IMAGE_BYTES.toLocaleString('en-US')} bytes) and 40 megapixels`,
     },
     description: { type: 'string', maxLength: 500, description: 'Optional caption' },
   },

@@ -13,10 +13,14 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { MAX_PHOTO_URLS } from '../../common/contract-limits.js';
 import { IsOptionalNotNull } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ID_SCHEMA, URL_SCHEMA } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
+
+/** Tags per pet. */
+export const MAX_TAGS = 20;
 
 const trimEach = ({ value }: { value: unknown }): unknown =>
   Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim() : v)) : value;
@@ -42,12 +46,12 @@ export class CreatePetDto {
   @ApiPropertyOptional({
     type: 'array',
     items: URL_SCHEMA,
-    maxItems: 20,
+    maxItems: MAX_PHOTO_URLS,
     description: 'http or https URLs; on update the whole list is replaced',
   })
   @IsOptionalNotNull()
   @IsArray()
-  @ArrayMaxSize(20)
+  @ArrayMaxSize(MAX_PHOTO_URLS)
   @IsUrl(
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { each: true, message: 'each value in photoUrls must be an http or https URL' },
@@ -94,14 +98,14 @@ export class CreatePetDto {
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'string', minLength: 1, maxLength: 50 },
-    maxItems: 20,
+    maxItems: MAX_TAGS,
     description:
       'Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced',
   })
   @IsOptionalNotNull()
   @Transform(trimEach)
   @IsArray()
-  @ArrayMaxSize(20)
+  @ArrayMaxSize(MAX_TAGS)
   @IsString({ each: true })
   @Length(1, 50, { each: true })
   tags?: string[];

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CategoryResponse } from '../../categories/dto/category-response.dto.js';
+import { MAX_PHOTO_URLS } from '../../common/contract-limits.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
 import {
   ApiIdProperty,
@@ -8,6 +9,7 @@ import {
   URL_SCHEMA,
 } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
+import { MAX_TAGS } from './create-pet.dto.js';
 
 export class TagResponse {
   @ApiIdProperty('Tag id')
@@ -30,12 +32,12 @@ export class PetResponse {
   @ApiProperty({
     type: 'array',
     items: URL_SCHEMA,
-    maxItems: 20,
+    maxItems: MAX_PHOTO_URLS,
     description: 'Photo URLs, uploaded images included',
   })
   photoUrls: string[];
 
-  @ApiProperty({ type: [TagResponse], maxItems: 20, description: 'Sorted by name' })
+  @ApiProperty({ type: [TagResponse], maxItems: MAX_TAGS, description: 'Sorted by name' })
   tags: TagResponse[];
 
   @ApiProperty({ enum: PET_STATUSES })
