@@ -9,7 +9,7 @@ import {
   Unique,
 } from 'typeorm';
 import { User } from '../users/user.entity.js';
-import { API_KEY_MODES, type ApiKeyMode } from './api-key-format.js';
+import { API_KEY_MODES, API_KEY_PREFIX_LENGTH, type ApiKeyMode } from './api-key-format.js';
 
 @Entity({ name: 'api_keys' })
 @Unique('UQ_api_keys_key_hash', ['keyHash'])
@@ -32,8 +32,8 @@ export class ApiKey {
   @Column({ type: 'enum', enum: API_KEY_MODES, enumName: 'api_key_mode' })
   mode: ApiKeyMode;
 
-  /** The first 12 characters, kept in clear so that owners can tell their keys apart. */
-  @Column({ type: 'varchar', length: 12 })
+  /** The key's first characters, kept in clear so that owners can tell their keys apart. */
+  @Column({ type: 'varchar', length: API_KEY_PREFIX_LENGTH })
   prefix: string;
 
   /** SHA-256 of the whole key, hex; the key itself is never stored. */

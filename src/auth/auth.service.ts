@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { TOKEN_TTL_SECONDS } from '../config/auth.config.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { UserStatus } from '../users/user-status.js';
@@ -7,6 +6,7 @@ import { UsersService } from '../users/users.service.js';
 import { AuthErrors } from './auth-errors.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
+import { TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
 import { TokenService } from './token.service.js';
 
 @Injectable()

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../common/types/principal.js';
-import { authConfig, TOKEN_TTL_SECONDS, type AuthConfig } from '../config/auth.config.js';
-import { JWT_ALGORITHM } from './strategies/jwt.strategy.js';
+import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { JWT_ALGORITHM, TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
 
 export interface TokenSubject {
   id: number;
@@ -20,7 +20,7 @@ export class TokenService {
   ) {}
 
   /**
-   * A token for the user: claims sub, username, role, jti; exp = iat + 3600. `iat` counts
+   * A token for the user: claims sub, username, role, jti; exp = iat + TOKEN_TTL_SECONDS. `iat` counts
    * whole seconds, and a token of the second of the account's cut-off is refused (it may
    * predate it), so a login in that second is dated to the next one.
    */

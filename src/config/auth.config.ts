@@ -2,9 +2,6 @@ import { registerAs, type ConfigType } from '@nestjs/config';
 import type { ApiKeyMode } from '../auth/api-key-format.js';
 import { readEnv } from './env.schema.js';
 
-/** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
-export const TOKEN_TTL_SECONDS = 3600;
-
 export const authConfig = registerAs('auth', () => {
   const env = readEnv();
   const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');

@@ -6,7 +6,7 @@ import {
   ApiTimestampProperty,
   TIMESTAMP_SCHEMA,
 } from '../../common/openapi/schemas.js';
-import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format.js';
+import { API_KEY_MODES, API_KEY_PREFIX_LENGTH, type ApiKeyMode } from '../api-key-format.js';
 
 /** An API key without its hash, and without the key itself (shown once, at creation). */
 export class ApiKeyResponse {
@@ -19,9 +19,13 @@ export class ApiKeyResponse {
   @ApiProperty({ enum: API_KEY_MODES })
   mode: ApiKeyMode;
 
-  @ApiTextProperty(12, 'The first 12 characters of the key, to tell keys apart', {
-    pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
-  })
+  @ApiTextProperty(
+    API_KEY_PREFIX_LENGTH,
+    `The first ${API_KEY_PREFIX_LENGTH} characters of the key, to tell keys apart`,
+    {
+      pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
+    },
+  )
   prefix: string;
 
   @ApiTimestampProperty('Creation time')

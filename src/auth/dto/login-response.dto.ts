@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
 import { USERNAME_PATTERN } from '../../users/username.js';
+import { TOKEN_TTL_SECONDS } from '../strategies/jwt.strategy.js';
 
 export class LoginUser {
   @ApiIdProperty('User id')
@@ -25,9 +26,9 @@ export class LoginResponse {
   @ApiProperty({
     type: 'integer',
     format: 'int32',
-    enum: [3600],
-    minimum: 3600,
-    maximum: 3600,
+    enum: [TOKEN_TTL_SECONDS],
+    minimum: TOKEN_TTL_SECONDS,
+    maximum: TOKEN_TTL_SECONDS,
     description: 'Token lifetime in seconds',
   })
   expiresIn: number;

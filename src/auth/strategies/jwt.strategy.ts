@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ROLES, type Principal, type Role } from '../../common/types/principal.js';
-import { authConfig, TOKEN_TTL_SECONDS, type AuthConfig } from '../../config/auth.config.js';
+import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import { UserStatus } from '../../users/user-status.js';
 import { UsersService } from '../../users/users.service.js';
 import { AuthErrors } from '../auth-errors.js';
@@ -11,6 +11,9 @@ import { JWT_KEY } from '../jwt-key.module.js';
 
 /** The only algorithm signed with and accepted: never `none`, never the token's choice. */
 export const JWT_ALGORITHM = 'HS256';
+
+/** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
+export const TOKEN_TTL_SECONDS = 3600;
 
 interface Claims {
   sub?: unknown;
