@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureApp } from './app.setup.js';
+import { API_PREFIX, configureApp } from './app.setup.js';
+import { AdminBootstrapService } from './auth/admin-bootstrap.service.js';
 import type { AppConfig } from './config/app.config.js';
 import { readEnv } from './config/env.schema.js';
 import { closeOnSignals } from './lifecycle/shutdown-signals.js';
@@ -26,7 +28,16 @@ async function bootstrap(): Promise<void> {
   configureApp(app);
   const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   closeOnSignals(app, config.shutdownTimeoutMs);
-  await app.listen(config.port, config.host);
+  try {
+    await app.listen(config.port, config.host);
+    const url = await app.getUrl();
+    new Logger('Bootstrap').log(
+      `Listening on ${url}: API ${url}/${API_PREFIX}, console ${url}/console, docs ${url}/docs`,
+    );
+  } finally {
+    // Last, so that it stands out; also when listening failed, since the admin exists by then.
+    app.get(AdminBootstrapService).announceGeneratedPassword();
+  }
 }
 
 await bootstrap().catch((error: unknown) => {

@@ -4,9 +4,12 @@ import type { AuthConfig } from '../config/auth.config.js';
 import type { UsersService } from '../users/users.service.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 
-function setUp(adminPassword: string | undefined, created: boolean) {
+function setUp(adminPassword: string | undefined, created: boolean, adminExists = !created) {
   const ensureAdmin = jest.fn((_u: string, _e: string, _p: string) => Promise.resolve(created));
-  const users = { ensureAdmin } as unknown as UsersService;
+  const users = {
+    ensureAdmin,
+    adminExists: () => Promise.resolve(adminExists),
+  } as unknown as UsersService;
   const cfg = {
     adminUsername: 'root',
     adminEmail: 'root@petstore.invalid',
@@ -30,11 +33,14 @@ describe(AdminBootstrapService.name, () => {
     expect(JSON.stringify(log.mock.calls)).not.toContain('configured secret');
   });
 
-  it('should generate a password and print it once in a warning', async () => {
+  it('should generate a password and print it once in a warning, when announced', async () => {
     const { sut, ensureAdmin, warn } = setUp(undefined, true);
     await sut.onApplicationBootstrap();
     const password = ensureAdmin.mock.calls[0][2];
     expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(warn).not.toHaveBeenCalled();
+    sut.announceGeneratedPassword();
+    sut.announceGeneratedPassword();
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0][0])).toContain(password);
   });
@@ -42,7 +48,22 @@ describe(AdminBootstrapService.name, () => {
   it('should print nothing when an admin already exists', async () => {
     const { sut, warn, log } = setUp(undefined, false);
     await sut.onApplicationBootstrap();
+    sut.announceGeneratedPassword();
     expect(warn).not.toHaveBeenCalled();
     expect(log).not.toHaveBeenCalled();
+  });
+
+  it('should warn that ADMIN_PASSWORD is ignored when an admin already exists', async () => {
+    const { sut, warn } = setUp('a new password', false);
+    await sut.onApplicationBootstrap();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0][0])).toMatch(/^ADMIN_PASSWORD is ignored/);
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('a new password');
+  });
+
+  it('should not claim an admin exists when the username was taken by a user', async () => {
+    const { sut, warn } = setUp('a new password', false, false);
+    await sut.onApplicationBootstrap();
+    expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -7,6 +7,7 @@ import { UsersService } from '../users/users.service.js';
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AdminBootstrap');
+  private generatedPassword?: string;
 
   constructor(
     private readonly users: UsersService,
@@ -20,15 +21,30 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       this.cfg.adminEmail,
       password,
     );
-    if (!created) return;
-    if (this.cfg.adminPassword !== undefined) {
+    if (created && this.cfg.adminPassword === undefined) {
+      this.generatedPassword = password;
+    } else if (created) {
       this.logger.log(`Created the first admin "${this.cfg.adminUsername}" (ADMIN_PASSWORD)`);
-    } else {
-      // The only time this password is ever shown: it is not stored anywhere in clear.
+    } else if (this.cfg.adminPassword !== undefined && (await this.users.adminExists())) {
+      // A changed ADMIN_PASSWORD would otherwise look accepted while the old password holds.
       this.logger.warn(
-        `Created the first admin "${this.cfg.adminUsername}" with the generated password ` +
-          `${password} - it is shown only this once; log in and change it`,
+        'ADMIN_PASSWORD is ignored: it sets the password of the first admin only, and an admin ' +
+          'exists already; change a password with PUT /v1/users/{id}',
       );
     }
+  }
+
+  /**
+   * Prints the generated password, once. main.ts calls it as the last line of start-up,
+   * where it cannot be lost among the framework's lines.
+   */
+  announceGeneratedPassword(): void {
+    if (this.generatedPassword === undefined) return;
+    // The only time this password is ever shown: it is not stored anywhere in clear.
+    this.logger.warn(
+      `==== First admin "${this.cfg.adminUsername}" created with the generated password ` +
+        `${this.generatedPassword} - it is shown only this once; log in and change it ====`,
+    );
+    this.generatedPassword = undefined;
   }
 }

@@ -152,13 +152,17 @@ export class UsersService {
     return state;
   }
 
+  adminExists(): Promise<boolean> {
+    return this.users.existsBy({ role: 'admin' });
+  }
+
   /**
    * Creates the first admin when there is none. Safe when several instances start at
    * once: the insert does nothing if another one has just taken the username.
    * Returns whether this call created it.
    */
   async ensureAdmin(username: string, email: string, password: string): Promise<boolean> {
-    if (await this.users.existsBy({ role: 'admin' })) return false;
+    if (await this.adminExists()) return false;
     const passwordHash = await this.passwords.hashPassword(password);
     const inserted: unknown[] = await this.users.query(
       `INSERT INTO users (username, email, password_hash, role, user_status)
@@ -168,7 +172,7 @@ export class UsersService {
       [username, email, passwordHash, UserStatus.Active],
     );
     if (inserted.length > 0) return true;
-    if (!(await this.users.existsBy({ role: 'admin' }))) {
+    if (!(await this.adminExists())) {
       this.logger.warn(
         `No admin exists and the username or email of ${username} is taken by another user; ` +
           'create an admin with `npm run cli -- create-admin`',

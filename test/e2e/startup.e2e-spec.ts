@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { AppProcess } from '../support/app-process.js';
 import { createTestApp } from '../support/test-app.js';
+import { createTestDatabase } from '../support/test-database.js';
 
 const STRONG_SECRET = randomBytes(32).toString('base64url');
 
@@ -44,6 +45,74 @@ describe('Start-up (e2e)', () => {
     // Two boots that each initialise a data directory from scratch.
     120_000,
   );
+
+  describe('its log (the built service)', () => {
+    const messages = (app: AppProcess) => app.logs().map((line) => String(line.msg));
+
+    it(
+      'should end with the URLs and a generated admin password, and warn when ADMIN_PASSWORD comes too late',
+      async () => {
+        const database = await createTestDatabase();
+        const env = { ...database.env, JWT_SECRET: database.jwtSecret, LOG_LEVEL: 'info' };
+        try {
+          const first = await AppProcess.start({ ...env, ADMIN_PASSWORD: undefined });
+          expect(await first.stop()).toBe(0);
+          const log = messages(first);
+          const listening = log.findIndex((msg) => msg.startsWith('Listening on '));
+          const url = first.url;
+          expect(log[listening]).toBe(
+            `Listening on ${url}: API ${url}/v1, console ${url}/console, docs ${url}/docs`,
+          );
+          // The password is the last line of start-up, after every framework line.
+          const announced =
+            /^==== First admin "admin" created with the generated password (\S+) - it is shown only this once; log in and change it ====$/;
+          expect(log[listening + 1]).toMatch(announced);
+          expect(log.slice(0, listening).join('\n')).toContain(
+            'Nest application successfully started',
+          );
+          expect(log.filter((msg) => announced.test(msg))).toHaveLength(1);
+          const password = announced.exec(log[listening + 1])![1];
+
+          // Routes outside /v1 are announced where they are served, and nothing says otherwise.
+          expect(log).toEqual(expect.arrayContaining(['Mapped {/metrics, GET} route']));
+          expect(log).toEqual(expect.arrayContaining(['Mapped {/console, GET} route']));
+          expect(
+            log.filter((msg) => /\/v1\/(metrics|health|docs|console|media)/.test(msg)),
+          ).toEqual([]);
+
+          const second = await AppProcess.start({ ...env, ADMIN_PASSWORD: 'a later password' });
+          try {
+            const login = (body: object) =>
+              fetch(`${second.url}/v1/auth/login`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(body),
+              });
+            expect((await login({ username: 'admin', password })).status).toBe(200);
+            expect((await login({ username: 'admin', password: 'a later password' })).status).toBe(
+              401,
+            );
+          } finally {
+            expect(await second.stop()).toBe(0);
+          }
+          const ignored = second
+            .logs()
+            .filter((line) => String(line.msg).startsWith('ADMIN_PASSWORD is ignored'));
+          expect(ignored).toEqual([
+            expect.objectContaining({
+              level: 'warn',
+              msg: 'ADMIN_PASSWORD is ignored: it sets the password of the first admin only, and an admin exists already; change a password with PUT /v1/users/{id}',
+            }),
+          ]);
+          expect(messages(second).join('\n')).not.toContain('First admin');
+        } finally {
+          await database.drop();
+        }
+      },
+      // Two starts of the built service.
+      120_000,
+    );
+  });
 
   describe('in production (the built service)', () => {
     let dataDir: string;

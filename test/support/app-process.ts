@@ -33,8 +33,11 @@ export class AppProcess {
     this.exited = new Promise((done) => child.once('close', (code) => done(code)));
   }
 
-  /** Starts the service and waits until GET /health/live answers. */
-  static async start(env: Record<string, string>): Promise<AppProcess> {
+  /**
+   * Starts the service and waits until GET /health/live answers. A variable given as
+   * undefined is left out of the environment.
+   */
+  static async start(env: Record<string, string | undefined>): Promise<AppProcess> {
     const app = await AppProcess.spawn(env);
     await app.waitUntilLive();
     return app;
@@ -52,7 +55,7 @@ export class AppProcess {
     return { code, lines: app.lines };
   }
 
-  private static async spawn(env: Record<string, string>): Promise<AppProcess> {
+  private static async spawn(env: Record<string, string | undefined>): Promise<AppProcess> {
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], {
       env: {
