@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AppModule } from '../app.module.js';
-import { API_PREFIX, UNPREFIXED_ROUTES } from '../app.setup.js';
+import { API_PREFIX, UNPREFIXED_ROUTES } from '../common/http/route-space.js';
 import { createOpenApiDocument } from './openapi.document.js';
 
 /**
