@@ -6,12 +6,12 @@ import type { AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { API_PREFIX, UNPREFIXED_ROUTES } from './common/http/route-space.js';
-import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
 import { requestLogger } from './logging/request-logger.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { publishOpenApiDocument } from './openapi/openapi.setup.js';
+import { publishOpenApiDocument } from './api-description/openapi.setup.js';
 
 // How often Node looks for requests past their timeouts (its default is 30 s).
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
