@@ -5,7 +5,7 @@ import helmet from 'helmet';
 import type { AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
-import { API_PREFIX, UNPREFIXED_ROUTES } from './common/http/route-space.js';
+import { applyApiPrefix } from './common/http/route-space.js';
 import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
@@ -56,7 +56,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     });
   }
   app.use(outsidePrefixNotFound);
-  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  applyApiPrefix(app);
   publishOpenApiDocument(app);
   return app;
 }

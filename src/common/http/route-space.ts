@@ -1,3 +1,5 @@
+import type { INestApplication } from '@nestjs/common';
+
 /**
  * The one owner of the route space: the API lives under its version prefix, and only the
  * paths below live outside it (image files, interactive docs, the web console, operational
@@ -13,7 +15,7 @@ export const HEALTH_PATH = 'health';
 export const METRICS_PATH = 'metrics';
 
 /** The route templates served outside the prefix, as Nest's `setGlobalPrefix` excludes them. */
-export const UNPREFIXED_ROUTES = [
+const UNPREFIXED_ROUTES = [
   `${MEDIA_PATH}/:key`,
   DOCS_PATH,
   `${DOCS_PATH}/:file`,
@@ -23,6 +25,11 @@ export const UNPREFIXED_ROUTES = [
   `${HEALTH_PATH}/ready`,
   METRICS_PATH,
 ];
+
+/** Puts every route under the prefix except those above: for the app and the document generator. */
+export function applyApiPrefix(app: INestApplication): void {
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+}
 
 /** Whether a path or route template is the prefix itself or lies under it. */
 export function isUnderApiPrefix(path: string): boolean {
