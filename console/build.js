@@ -1,5 +1,5 @@
 // Builds the web console into dist/console-app: one script and one style sheet named after
-// their content, an icon likewise, and the page that loads them (served by src/console/).
+// their content, an icon likewise, and the page that loads them (served by src/console-host/).
 // `node console/build.js --watch` rebuilds on every change.
 import * as esbuild from 'esbuild';
 import { createHash } from 'node:crypto';

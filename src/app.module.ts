@@ -6,7 +6,7 @@ import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { IdentifyGuard } from './auth/guards/identify.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
-import { ConsoleModule } from './console/console.module.js';
+import { ConsoleHostModule } from './console-host/console-host.module.js';
 import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
@@ -16,11 +16,11 @@ import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
-import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
-import { OpenApiModule } from './openapi/openapi.module.js';
+import { ApiDescriptionModule } from './api-description/api-description.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -33,7 +33,7 @@ import { UsersModule } from './users/users.module.js';
   imports: [
     AppConfigModule,
     LoggingModule,
-    LifecycleModule,
+    ShutdownModule,
     DatabaseModule,
     MetricsModule,
     HealthModule,
@@ -48,8 +48,8 @@ import { UsersModule } from './users/users.module.js';
       inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],
       useFactory: throttlerOptions,
     }),
-    OpenApiModule,
-    ConsoleModule,
+    ApiDescriptionModule,
+    ConsoleHostModule,
     // Last: its catch-all route must come after every real one.
     UnknownRouteModule,
   ],

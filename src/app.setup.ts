@@ -5,28 +5,13 @@ import helmet from 'helmet';
 import type { AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
-import { ShutdownService } from './lifecycle/shutdown.service.js';
+import { applyApiPrefix } from './common/http/route-space.js';
+import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
 import { requestLogger } from './logging/request-logger.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { publishOpenApiDocument } from './openapi/openapi.setup.js';
-
-export const API_PREFIX = 'v1';
-/**
- * Routes served outside the API prefix: image files, interactive docs, the web console,
- * operational endpoints.
- */
-export const UNPREFIXED_ROUTES = [
-  'media/:key',
-  'docs',
-  'docs/:file',
-  'console',
-  'console/*route',
-  'health/live',
-  'health/ready',
-  'metrics',
-];
+import { publishOpenApiDocument } from './api-description/openapi.setup.js';
 
 // How often Node looks for requests past their timeouts (its default is 30 s).
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
@@ -70,8 +55,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
       maxAge: 600,
     });
   }
-  app.use(outsidePrefixNotFound(API_PREFIX));
-  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  app.use(outsidePrefixNotFound);
+  applyApiPrefix(app);
   publishOpenApiDocument(app);
   return app;
 }

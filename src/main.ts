@@ -6,7 +6,7 @@ import { API_PREFIX, configureApp } from './app.setup.js';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service.js';
 import type { AppConfig } from './config/app.config.js';
 import { readEnv } from './config/env.schema.js';
-import { closeOnSignals } from './lifecycle/shutdown-signals.js';
+import { closeOnSignals } from './shutdown/shutdown-signals.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
 

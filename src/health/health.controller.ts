@@ -1,13 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../common/decorators/public.decorator.js';
+import { HEALTH_PATH } from '../common/http/route-space.js';
 import { HealthService, type Readiness } from './health.service.js';
 
 /** Probes for balancers and orchestrators, outside /v1 and not rate limited. */
 @Public()
 // Operational, for balancers and scrapers: documented in docs/operations.md, not in the API document.
 @ApiExcludeController()
-@Controller('health')
+@Controller(HEALTH_PATH)
 export class HealthController {
   constructor(private readonly healthService: HealthService) {}
 

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/terminus';
 import { ApiException } from '../common/errors/api-exception.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
-import { ShutdownService } from '../lifecycle/shutdown.service.js';
+import { ShutdownService } from '../shutdown/shutdown.service.js';
 import { MediaService } from '../media/media.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import {

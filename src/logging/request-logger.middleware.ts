@@ -1,9 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { routeOf } from '../common/http/route-label.js';
-
-// Probes arrive every few seconds from balancers and scrapers: logged at debug only.
-const PROBE_PATHS = /^\/(health\/|metrics$)/;
+import { isProbePath } from '../common/http/route-space.js';
 
 /**
  * One line per request once its response is finished or the client has gone: request id,
@@ -30,7 +28,8 @@ export function requestLogger(logger: Logger) {
         logger.warn({ ...line, aborted: true }, 'request aborted by the client');
       } else if (status >= 500 && status !== 503) {
         logger.error(line, 'request failed');
-      } else if (PROBE_PATHS.test(req.path)) {
+      } else if (isProbePath(req.path)) {
+        // Probes arrive every few seconds: logged at debug only.
         logger.debug(line, 'request completed');
       } else if (status === 503) {
         logger.warn(line, 'request refused: service unavailable');

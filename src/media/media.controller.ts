@@ -3,11 +3,12 @@ import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { Public } from '../common/decorators/public.decorator.js';
+import { MEDIA_PATH } from '../common/http/route-space.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { CONTENT_TYPES } from './image-format.js';
 import { MEDIA_KEY_PATTERN } from './media-key.js';
 import { MediaKeyPipe } from './media-key.pipe.js';
-import { MEDIA_PATH, MediaService } from './media.service.js';
+import { MediaService } from './media.service.js';
 
 const ETAG_HEADER = {
   description: 'Strong validator of the bytes: the key’s random part, quoted',

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
+import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig } from '../config/app.config.js';
 import type { ConfigType } from '@nestjs/config';
 import { PetsService } from '../pets/pets.service.js';
@@ -19,8 +20,6 @@ import { contentTypeOfKey, etagOfKey, isMediaKey, newMediaKey } from './media-ke
 import { MEDIA_STORAGE, STORAGE_RETRY_AFTER_SECONDS, type MediaStorage } from './media-storage.js';
 import { PetImage } from './pet-image.entity.js';
 import type { ImageUpload } from './upload-image.pipe.js';
-
-export const MEDIA_PATH = 'media';
 
 export interface MediaHeaders {
   'Content-Type': string;

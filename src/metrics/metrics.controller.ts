@@ -2,6 +2,7 @@ import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { prometheusContentType } from 'prom-client';
 import { Public } from '../common/decorators/public.decorator.js';
+import { METRICS_PATH } from '../common/http/route-space.js';
 import { MetricsAccessGuard } from './metrics-access.guard.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -9,7 +10,7 @@ import { MetricsService } from './metrics.service.js';
 @Public()
 // Operational, for balancers and scrapers: documented in docs/operations.md, not in the API document.
 @ApiExcludeController()
-@Controller('metrics')
+@Controller(METRICS_PATH)
 @UseGuards(MetricsAccessGuard)
 export class MetricsController {
   constructor(private readonly metricsService: MetricsService) {}

@@ -11,8 +11,8 @@ import {
 // Not re-exported by the package's index: the metadata key @SkipThrottle() writes.
 import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { Request, Response } from 'express';
-import { API_PREFIX } from '../app.setup.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { isUnderApiPrefix } from '../common/http/route-space.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { callerOf, counterKey, ownerTrackerOf, type WindowName } from './caller.js';
@@ -105,7 +105,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     // Decided by the route that matched, never by the request's spelling of the path.
     // Operational endpoints outside the API prefix (health, docs, media) are not limited.
     const route = (request.route as { path?: string } | undefined)?.path ?? '';
-    if (!route.startsWith(`/${API_PREFIX}/`)) return Promise.resolve(true);
+    if (!isUnderApiPrefix(route)) return Promise.resolve(true);
     // A refused credential spends the address's budget even where requests are not counted.
     if (request.authFailure) return Promise.resolve(false);
     const skip = this.reflector.getAllAndOverride<boolean | undefined>(`${THROTTLER_SKIP}default`, [

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { load } from 'js-yaml';
 import { readFile } from 'node:fs/promises';
 import request from 'supertest';
-import { OpenApiDocument } from '../../src/openapi/openapi-document.js';
+import { PublishedOpenApi } from '../../src/api-description/published-openapi.js';
 import { conformanceOf, conformingAgent } from '../support/conforming-agent.js';
 import { expectError } from '../support/errors.js';
 import { OpenApiConformance, type ObservedResponse } from '../support/openapi-conformance.js';
@@ -158,7 +158,7 @@ describe('OpenAPI description (e2e)', () => {
     });
 
     it('should fail the request whose response departs from the document', async () => {
-      const doctored = structuredClone(t.app.get(OpenApiDocument).json) as unknown as {
+      const doctored = structuredClone(t.app.get(PublishedOpenApi).json) as unknown as {
         components: { schemas: Record<string, { properties: Record<string, unknown> }> };
       };
       delete doctored.components.schemas.CategoryResponse.properties.description;

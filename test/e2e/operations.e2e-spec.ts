@@ -2,7 +2,7 @@ import { createConnection, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { expectError } from '../support/errors.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { ShutdownService } from '../../src/lifecycle/shutdown.service.js';
+import { ShutdownService } from '../../src/shutdown/shutdown.service.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';

@@ -1,10 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { bearer, type Headers } from './headers.js';
 import type { TestApp } from './test-app.js';
 
-export type Headers = Record<string, string>;
-
-export const bearer = (token: string): Headers => ({ Authorization: `Bearer ${token}` });
-export const apiKey = (key: string): Headers => ({ 'X-API-Key': key });
+// Kept apart so that test-app.ts needs them without importing this file, which needs it.
+export { apiKey, bearer, type Headers } from './headers.js';
 
 /** Logs in through the API and returns the token. */
 export async function loginAs(t: TestApp, username: string, password: string): Promise<string> {

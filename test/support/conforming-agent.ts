@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type request from 'supertest';
 import type { Response, Test } from 'supertest';
-import { OpenApiDocument } from '../../src/openapi/openapi-document.js';
+import { PublishedOpenApi } from '../../src/api-description/published-openapi.js';
 import { OpenApiConformance, type ObservedResponse } from './openapi-conformance.js';
 
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
@@ -10,7 +10,7 @@ let cached: { key: string; conformance: OpenApiConformance } | undefined;
 
 /** The checker for the document this app serves (compiled once per document). */
 export function conformanceOf(app: INestApplication): OpenApiConformance {
-  const document = app.get(OpenApiDocument).json;
+  const document = app.get(PublishedOpenApi).json;
   const key = JSON.stringify(document);
   if (cached?.key !== key) {
     cached = {

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
-import { bearer } from './auth.js';
+import { bearer } from './headers.js';
 import { conformanceOf, conformingAgent } from './conforming-agent.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { generousRateLimits } from './rate-limits.js';

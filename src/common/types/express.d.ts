@@ -6,7 +6,7 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** Set by the request-id middleware before anything else runs. */
     requestId: string;
-    /** Set by the credential resolver when the request carries a valid credential. */
+    /** Set by IdentifyGuard when the request carries a valid credential. */
     principal?: Principal;
     /**
      * Set instead of `principal` when a credential was sent but is not valid; the

@@ -2,8 +2,8 @@ import { NestFactory } from '@nestjs/core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AppModule } from '../app.module.js';
-import { API_PREFIX, UNPREFIXED_ROUTES } from '../app.setup.js';
-import { createOpenApiDocument } from './openapi.document.js';
+import { applyApiPrefix } from '../common/http/route-space.js';
+import { createOpenApiDocument } from './openapi-builder.js';
 
 /**
  * Writes the API description without starting the service: preview mode builds the module
@@ -12,7 +12,7 @@ import { createOpenApiDocument } from './openapi.document.js';
  */
 async function generate(target: string): Promise<void> {
   const app = await NestFactory.create(AppModule, { preview: true, logger: ['error'] });
-  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_ROUTES });
+  applyApiPrefix(app);
   const document = createOpenApiDocument(app);
   await mkdir(dirname(target), { recursive: true });
   await writeFile(target, `${JSON.stringify(document, null, 2)}\n`);

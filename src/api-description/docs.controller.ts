@@ -5,8 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Public } from '../common/decorators/public.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
-
-export const DOCS_PATH = 'docs';
+import { API_PREFIX, DOCS_PATH } from '../common/http/route-space.js';
 
 const SWAGGER_UI_DIR = dirname(
   createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'),
@@ -41,7 +40,7 @@ const PAGE = `<!doctype html>
 // validator; everything here is served by the app itself.
 const INITIALIZER = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/v1/openapi.json',
+    url: '/${API_PREFIX}/openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController, type OpenAPIObject } from '@nestjs/swagger';
 import { Public } from '../common/decorators/public.decorator.js';
-import { OpenApiDocument } from './openapi-document.js';
+import { PublishedOpenApi } from './published-openapi.js';
 
 /**
  * The API description itself, under /v1 like the API it describes: public, and counted
@@ -11,7 +11,7 @@ import { OpenApiDocument } from './openapi-document.js';
 @Public()
 @Controller()
 export class OpenApiController {
-  constructor(private readonly document: OpenApiDocument) {}
+  constructor(private readonly document: PublishedOpenApi) {}
 
   @Get('openapi.json')
   json(): OpenAPIObject {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 /**
  * Where `npm run build` writes the console (console/build.js). Resolved from this file, so
- * that the compiled service (dist/console/) and the tests running the sources (src/console/)
+ * that the compiled service (dist/console-host/) and the tests running the sources (src/console-host/)
  * find the same directory.
  */
 export const CONSOLE_BUILD_DIR = resolve(import.meta.dirname, '../../dist/console-app');

@@ -4,7 +4,7 @@ import { dump } from 'js-yaml';
 
 /** The API description, built once at start-up (configureApp) and served as is. */
 @Injectable()
-export class OpenApiDocument {
+export class PublishedOpenApi {
   private published?: { json: OpenAPIObject; yaml: string };
 
   publish(document: OpenAPIObject): void {

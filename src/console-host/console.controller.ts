@@ -3,9 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/decorators/public.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { CONSOLE_PATH } from '../common/http/route-space.js';
 import { ConsoleBundle } from './console-bundle.js';
-
-export const CONSOLE_PATH = 'console';
 
 /**
  * The console's pages may load only what the service itself serves: its script and style

@@ -7,4 +7,4 @@ import { ConsoleController } from './console.controller.js';
   controllers: [ConsoleController],
   providers: [ConsoleBundle],
 })
-export class ConsoleModule {}
+export class ConsoleHostModule {}

@@ -3,4 +3,4 @@ import { ShutdownService } from './shutdown.service.js';
 
 @Global()
 @Module({ providers: [ShutdownService], exports: [ShutdownService] })
-export class LifecycleModule {}
+export class ShutdownModule {}

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { API_PREFIX } from '../app.setup.js';
 import { API_KEY_HEADER } from '../auth/credentials.js';
+import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
 import { errorSchema } from '../common/openapi/api-errors.decorator.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../common/openapi/api-docs.decorators.js';
 import { ErrorResponse } from '../common/openapi/error-response.dto.js';
@@ -10,10 +10,10 @@ import { ErrorResponse } from '../common/openapi/error-response.dto.js';
 export const API_DESCRIPTION_VERSION = '1.0.0';
 
 const DESCRIPTION = `A pet store's catalogue: pets (with category, status, photos and tags),
-categories, users and API keys, under \`/v1\`. Stored images are served at \`/media/{key}\`.
+categories, users and API keys, under \`/${API_PREFIX}\`. Stored images are served at \`/${MEDIA_PATH}/{key}\`.
 
 Every response carries \`X-Request-Id\`; every error has the body \`{code, message, details?, requestId}\`.
-Every response under \`/v1\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+Every response under \`/${API_PREFIX}\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
 \`X-RateLimit-Reset\` for the caller's tightest window (except a request refused before it is
 counted: a body that is not valid JSON, too large, or not UTF-8); past a limit the answer is
 429 with \`Retry-After\`. An unknown route is 404 NOT_FOUND; a known path with another method
@@ -74,7 +74,7 @@ const STATUSES_WITHOUT_RATE_LIMIT_HEADERS = new Set(['400', '413', '415', '500',
 
 function headersFor(path: string, status: string): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'X-Request-Id': ref('RequestId') };
-  if (path.startsWith(`/${API_PREFIX}/`)) {
+  if (isUnderApiPrefix(path)) {
     const counted = !STATUSES_WITHOUT_RATE_LIMIT_HEADERS.has(status);
     for (const name of Object.keys(RATE_LIMIT_HEADERS)) {
       headers[name] = ref(headerKey(name, counted));

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DocsController } from './docs.controller.js';
-import { OpenApiDocument } from './openapi-document.js';
+import { PublishedOpenApi } from './published-openapi.js';
 import { OpenApiController } from './openapi.controller.js';
 
 @Module({
   controllers: [OpenApiController, DocsController],
-  providers: [OpenApiDocument],
-  exports: [OpenApiDocument],
+  providers: [PublishedOpenApi],
+  exports: [PublishedOpenApi],
 })
-export class OpenApiModule {}
+export class ApiDescriptionModule {}
