@@ -2,8 +2,9 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { API_PREFIX, configureApp } from './app.setup.js';
+import { configureApp } from './app.setup.js';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service.js';
+import { API_PREFIX, CONSOLE_PATH, DOCS_PATH } from './common/http/route-space.js';
 import type { AppConfig } from './config/app.config.js';
 import { readEnv } from './config/env.schema.js';
 import { closeOnSignals } from './shutdown/shutdown-signals.js';
@@ -32,7 +33,7 @@ async function bootstrap(): Promise<void> {
     await app.listen(config.port, config.host);
     const url = await app.getUrl();
     new Logger('Bootstrap').log(
-      `Listening on ${url}: API ${url}/${API_PREFIX}, console ${url}/console, docs ${url}/docs`,
+      `Listening on ${url}: API ${url}/${API_PREFIX}, console ${url}/${CONSOLE_PATH}, docs ${url}/${DOCS_PATH}`,
     );
   } finally {
     // Last, so that it stands out; also when listening failed, since the admin exists by then.
