@@ -15,7 +15,7 @@ import {
   SELECT_PET_BY_ID,
   updatePetQuery,
   type PetRow,
-} from './pet.queries.js';
+} from './pets.repository.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 
 /** Most photo URLs a pet holds, as the create/update validation allows. */
