@@ -3,6 +3,7 @@ import { PetsModule } from '../pets/pets.module.js';
 import { ImageProcessor } from './image-processor.js';
 import { ImageUploadInterceptor } from './image-upload.interceptor.js';
 import { MediaController } from './media.controller.js';
+import { MediaRepository } from './media.repository.js';
 import { mediaStorageProvider } from './media-storage.js';
 import { MediaService } from './media.service.js';
 import { PetImagesController } from './pet-images.controller.js';
@@ -14,6 +15,7 @@ import { UploadBudget } from './upload-budget.js';
   controllers: [PetImagesController, MediaController],
   providers: [
     MediaService,
+    MediaRepository,
     ImageProcessor,
     ImageUploadInterceptor,
     UploadBudget,
