@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MediaRepository } from './media.repository.js';
-import { MEDIA_STORAGE, type MediaStorage, type StoredKey } from './media-storage.js';
+import { MEDIA_STORAGE, type MediaStorage, type StoredKey } from './storage/media-storage.js';
 
 export interface MediaGcOptions {
   /** Delete what is found; otherwise only report it. */

@@ -13,13 +13,17 @@ import { BackendUnavailableError } from '../common/errors/backend-unavailable.er
 import { appConfig } from '../config/app.config.js';
 import type { ConfigType } from '@nestjs/config';
 import { PetsService } from '../pets/pets.service.js';
-import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
-import { ImageProcessor } from './image-processor.js';
+import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
+import { ImageProcessor } from './processing/image-processor.js';
 import { contentTypeOfKey, etagOfKey, isMediaKey, newMediaKey } from './media-key.js';
-import { MEDIA_STORAGE, STORAGE_RETRY_AFTER_SECONDS, type MediaStorage } from './media-storage.js';
+import {
+  MEDIA_STORAGE,
+  STORAGE_RETRY_AFTER_SECONDS,
+  type MediaStorage,
+} from './storage/media-storage.js';
 import { MediaRepository } from './media.repository.js';
 import type { PetImage } from './pet-image.entity.js';
-import type { ImageUpload } from './upload-image.pipe.js';
+import type { ImageUpload } from './upload/upload-image.pipe.js';
 
 export const MEDIA_PATH = 'media';
 

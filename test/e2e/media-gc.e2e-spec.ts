@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaGc } from '../../src/media/media-gc.js';
 import { MediaRepository } from '../../src/media/media.repository.js';
-import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
+import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/storage/media-storage.js';
 import { jpegImage } from '../support/images.js';
 import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MediaGc } from '../../src/media/media-gc.js';
 import { MediaRepository } from '../../src/media/media.repository.js';
-import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
+import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/storage/media-storage.js';
 import {
   startBlackHoleServer,
   startUnacceptingServer,

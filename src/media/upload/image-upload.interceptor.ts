@@ -9,9 +9,9 @@ import {
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { Observable } from 'rxjs';
-import { ApiException } from '../common/errors/api-exception.js';
-import { mediaConfig, type MediaConfig } from '../config/media.config.js';
-import { UploadBudget } from './upload-budget.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
+import { UploadBudget } from '../processing/upload-budget.js';
 
 const FILE_FIELD = 'image';
 // Room for the boundaries, part headers and a 500-character description around the file.

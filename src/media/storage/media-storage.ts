@@ -11,9 +11,9 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { OnApplicationShutdown, Provider } from '@nestjs/common';
-import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
-import { mediaConfig, type MediaConfig, type S3Settings } from '../config/media.config.js';
-import { isMediaKey } from './media-key.js';
+import { BackendUnavailableError } from '../../common/errors/backend-unavailable.error.js';
+import { mediaConfig, type MediaConfig, type S3Settings } from '../../config/media.config.js';
+import { isMediaKey } from '../media-key.js';
 
 export const MEDIA_STORAGE = Symbol('MediaStorage');
 

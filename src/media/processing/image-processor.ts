@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import { ApiException } from '../common/errors/api-exception.js';
-import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
 import type { ImageFormat } from './image-format.js';
 import { JobLimiter, JobQueueFullError } from './job-limiter.js';
 
