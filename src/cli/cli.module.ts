@@ -3,7 +3,7 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { MediaGc } from '../media/media-gc.js';
 import { MediaRepository } from '../media/media.repository.js';
-import { mediaStorageProvider } from '../media/storage/media-storage.js';
+import { mediaStorageProvider } from '../media/storage/media-storage.provider.js';
 import { UsersModule } from '../users/users.module.js';
 
 /**

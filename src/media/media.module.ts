@@ -4,7 +4,7 @@ import { ImageProcessor } from './processing/image-processor.js';
 import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
 import { MediaController } from './media.controller.js';
 import { MediaRepository } from './media.repository.js';
-import { mediaStorageProvider } from './storage/media-storage.js';
+import { mediaStorageProvider } from './storage/media-storage.provider.js';
 import { MediaService } from './media.service.js';
 import { PetImagesController } from './pet-images.controller.js';
 import { UploadBudget } from './processing/upload-budget.js';
