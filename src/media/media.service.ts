@@ -68,6 +68,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     await this.storage.exists(STORAGE_PROBE_KEY);
   }
 
+  /** Media's two hooks into pets' writes (src/pets/pet-hooks.ts, docs/media.md). */
   onModuleInit(): void {
     this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
     this.petsService.onPhotoUrlsReplaced((petId, photoUrls, manager) =>

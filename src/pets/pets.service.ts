@@ -6,30 +6,12 @@ import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
+import type { PetRemovalHook, PhotoUrlsReplacedHook } from './pet-hooks.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
 
 /** Most photo URLs a pet holds, as the create/update validation allows. */
 const MAX_PHOTO_URLS = 20;
-
-/**
- * Work another module does when a pet is deleted. It runs inside the deleting transaction
- * (after the pet's row is locked, before it goes) and returns what to do once that commits.
- */
-export type PetRemovalHook = (
-  petId: string,
-  manager: EntityManager,
-) => Promise<() => Promise<void>>;
-
-/**
- * Work another module does when a PUT replaces a pet's photoUrls: it runs inside the update's
- * transaction with the URLs kept, and returns what to do once that commits.
- */
-export type PhotoUrlsReplacedHook = (
-  petId: string,
-  photoUrls: string[],
-  manager: EntityManager,
-) => Promise<() => Promise<void>>;
 
 export interface PetPage {
   pets: PetRow[];
@@ -130,7 +112,7 @@ export class PetsService {
     return pet;
   }
 
-  /** Lets a module keep what it stores for a pet's photos in step with a replaced photoUrls. */
+  /** Registers work to run with every PUT that replaces photoUrls (see pet-hooks.ts). */
   onPhotoUrlsReplaced(hook: PhotoUrlsReplacedHook): void {
     this.photoUrlsHooks.push(hook);
   }
@@ -150,7 +132,7 @@ export class PetsService {
     for (const cleanup of afterCommit) await cleanup();
   }
 
-  /** Lets a module that depends on pets take part in deletions without pets depending on it. */
+  /** Registers work to run with every pet deletion (see pet-hooks.ts). */
   onRemove(hook: PetRemovalHook): void {
     this.removalHooks.push(hook);
   }
