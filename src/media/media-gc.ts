@@ -9,7 +9,7 @@ export interface MediaGcOptions {
   minAgeMs: number;
 }
 
-export interface MediaGcResult {
+interface MediaGcResult {
   scanned: number;
   orphaned: number;
   deleted: number;

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PetImage } from './pet-image.entity.js';
 
 /** What an upload records; the id and the creation time come from the database. */
-export type NewPetImage = Omit<PetImage, 'id' | 'pet' | 'createdAt'>;
+type NewPetImage = Omit<PetImage, 'id' | 'pet' | 'createdAt'>;
 
 /**
  * The media module's only door to the database: the `pet_images` rows. Methods that take a

@@ -27,14 +27,14 @@ import type { ImageUpload } from './upload/upload-image.pipe.js';
 
 export const MEDIA_PATH = 'media';
 
-export interface MediaHeaders {
+interface MediaHeaders {
   'Content-Type': string;
   ETag: string;
   'Cache-Control': string;
   'X-Content-Type-Options': string;
 }
 
-export type MediaResponse =
+type MediaResponse =
   | { notModified: true; headers: MediaHeaders }
   | { notModified: false; headers: MediaHeaders; body: Readable; size: number };
 

@@ -36,7 +36,7 @@ export const SELECT_PET_BY_ID = `
     FROM pets p JOIN categories c ON c.id = p.category_id
    WHERE p.id = $1`;
 
-export interface PetListFilters {
+interface PetListFilters {
   category?: string;
   status?: PetStatus;
   limit: number;

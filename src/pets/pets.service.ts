@@ -13,7 +13,7 @@ import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.reposi
 /** Most photo URLs a pet holds, as the create/update validation allows. */
 const MAX_PHOTO_URLS = 20;
 
-export interface PetPage {
+interface PetPage {
   pets: PetRow[];
   pagination: Pagination;
 }

@@ -8,14 +8,14 @@ import { MetricsService } from '../../metrics/metrics.service.js';
 import type { ImageFormat } from './image-format.js';
 import { JobLimiter, JobQueueFullError } from './job-limiter.js';
 
-export interface Rendition {
+interface Rendition {
   data: Buffer;
   width: number;
   /** Of one frame, for animated GIFs. */
   height: number;
 }
 
-export interface Renditions {
+interface Renditions {
   main: Rendition;
   thumbnail: Rendition;
 }

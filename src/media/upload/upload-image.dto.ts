@@ -10,7 +10,7 @@ export class UploadImageDto {
   description?: string;
 }
 
-export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 /** The whole multipart form as documented: the `image` file part and the text fields. */
 export const UPLOAD_IMAGE_FORM_SCHEMA: SchemaObject = {

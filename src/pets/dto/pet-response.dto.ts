@@ -9,7 +9,7 @@ import {
 } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 
-export class TagResponse {
+class TagResponse {
   @ApiIdProperty('Tag id')
   id: number;
 
