@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from '../src/pets/pet.queries.js';
+import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from '../src/pets/pets.repository.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { MediaGc } from '../media/media-gc.js';
-import { mediaStorageProvider } from '../media/media-storage.js';
+import { MediaRepository } from '../media/media.repository.js';
+import { mediaStorageProvider } from '../media/storage/media-storage.provider.js';
 import { UsersModule } from '../users/users.module.js';
 
 /**
@@ -12,6 +13,6 @@ import { UsersModule } from '../users/users.module.js';
  */
 @Module({
   imports: [AppConfigModule, DatabaseModule, UsersModule],
-  providers: [mediaStorageProvider, MediaGc],
+  providers: [mediaStorageProvider, MediaRepository, MediaGc],
 })
 export class CliModule {}

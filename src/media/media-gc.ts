@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { MEDIA_STORAGE, type MediaStorage, type StoredKey } from './media-storage.js';
+import { MediaRepository } from './media.repository.js';
+import { MEDIA_STORAGE, type MediaStorage, type StoredKey } from './storage/media-storage.js';
 
 export interface MediaGcOptions {
   /** Delete what is found; otherwise only report it. */
@@ -10,7 +9,7 @@ export interface MediaGcOptions {
   minAgeMs: number;
 }
 
-export interface MediaGcResult {
+interface MediaGcResult {
   scanned: number;
   orphaned: number;
   deleted: number;
@@ -27,7 +26,7 @@ const BATCH = 500;
 @Injectable()
 export class MediaGc {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly images: MediaRepository,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
   ) {}
 
@@ -60,12 +59,7 @@ export class MediaGc {
 
   private async unreferenced(objects: StoredKey[]): Promise<StoredKey[]> {
     if (objects.length === 0) return [];
-    const rows = await this.dataSource.query<{ key: string }[]>(
-      `SELECT key FROM pet_images WHERE key = ANY($1::text[])
-       UNION SELECT thumbnail_key FROM pet_images WHERE thumbnail_key = ANY($1::text[])`,
-      [objects.map((object) => object.key)],
-    );
-    const referenced = new Set(rows.map((row) => row.key));
+    const referenced = await this.images.referencedKeys(objects.map((object) => object.key));
     return objects.filter((object) => !referenced.has(object.key));
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CONTENT_TYPES, EXTENSIONS, type ImageFormat } from './image-format.js';
+import { CONTENT_TYPES, EXTENSIONS, type ImageFormat } from './processing/image-format.js';
 
 /**
  * 128 random bits in hex plus the format's extension. Being the whole grammar of a key,

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { Public } from '../common/decorators/public.decorator.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { CONTENT_TYPES } from './image-format.js';
+import { CONTENT_TYPES } from './processing/image-format.js';
 import { MEDIA_KEY_PATTERN } from './media-key.js';
 import { MediaKeyPipe } from './media-key.pipe.js';
 import { MediaService } from './media.service.js';

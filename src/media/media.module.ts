@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { PetsModule } from '../pets/pets.module.js';
-import { ImageProcessor } from './image-processor.js';
-import { ImageUploadInterceptor } from './image-upload.interceptor.js';
+import { ImageProcessor } from './processing/image-processor.js';
+import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
 import { MediaController } from './media.controller.js';
-import { mediaStorageProvider } from './media-storage.js';
+import { MediaRepository } from './media.repository.js';
+import { mediaStorageProvider } from './storage/media-storage.provider.js';
 import { MediaService } from './media.service.js';
 import { PetImagesController } from './pet-images.controller.js';
-import { UploadBudget } from './upload-budget.js';
+import { UploadBudget } from './processing/upload-budget.js';
 
 /** Pet images: upload, renditions, storage and serving. Depends on pets, never the reverse. */
 @Module({
@@ -14,6 +15,7 @@ import { UploadBudget } from './upload-budget.js';
   controllers: [PetImagesController, MediaController],
   providers: [
     MediaService,
+    MediaRepository,
     ImageProcessor,
     ImageUploadInterceptor,
     UploadBudget,

@@ -5,30 +5,34 @@ import {
   Logger,
   OnModuleInit,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig } from '../config/app.config.js';
 import type { ConfigType } from '@nestjs/config';
 import { PetsService } from '../pets/pets.service.js';
-import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
-import { ImageProcessor } from './image-processor.js';
+import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
+import { ImageProcessor } from './processing/image-processor.js';
 import { contentTypeOfKey, etagOfKey, isMediaKey, newMediaKey } from './media-key.js';
-import { MEDIA_STORAGE, STORAGE_RETRY_AFTER_SECONDS, type MediaStorage } from './media-storage.js';
-import { PetImage } from './pet-image.entity.js';
-import type { ImageUpload } from './upload-image.pipe.js';
+import {
+  MEDIA_STORAGE,
+  STORAGE_RETRY_AFTER_SECONDS,
+  type MediaStorage,
+} from './storage/media-storage.js';
+import { MediaRepository } from './media.repository.js';
+import type { PetImage } from './pet-image.entity.js';
+import type { ImageUpload } from './upload/upload-image.pipe.js';
 
-export interface MediaHeaders {
+interface MediaHeaders {
   'Content-Type': string;
   ETag: string;
   'Cache-Control': string;
   'X-Content-Type-Options': string;
 }
 
-export type MediaResponse =
+type MediaResponse =
   | { notModified: true; headers: MediaHeaders }
   | { notModified: false; headers: MediaHeaders; body: Readable; size: number };
 
@@ -50,7 +54,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly background = new Set<Promise<void>>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly images: MediaRepository,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
     @Inject(appConfig.KEY) private readonly app: ConfigType<typeof appConfig>,
     private readonly petsService: PetsService,
@@ -62,6 +66,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     await this.storage.exists(STORAGE_PROBE_KEY);
   }
 
+  /** Media's two hooks into pets' writes (src/pets/pet-hooks.ts, docs/media.md). */
   onModuleInit(): void {
     this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
     this.petsService.onPhotoUrlsReplaced((petId, photoUrls, manager) =>
@@ -107,18 +112,21 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
       CONTENT_TYPES[format],
     );
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.images.transaction(async (manager) => {
         await this.petsService.appendPhotoUrl(petId, urlOf(key), manager);
-        return manager.getRepository(PetImage).save({
-          petId: Number(petId),
-          key,
-          thumbnailKey,
-          description: upload.description ?? null,
-          width: main.width,
-          height: main.height,
-          format,
-          bytes: main.data.length,
-        });
+        return this.images.insert(
+          {
+            petId: Number(petId),
+            key,
+            thumbnailKey,
+            description: upload.description ?? null,
+            width: main.width,
+            height: main.height,
+            format,
+            bytes: main.data.length,
+          },
+          manager,
+        );
       });
     } catch (error) {
       await this.deleteQuietly([key, thumbnailKey]);
@@ -128,9 +136,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
 
   async list(petId: string): Promise<PetImage[]> {
     await this.petsService.assertExists(petId);
-    return this.dataSource
-      .getRepository(PetImage)
-      .find({ where: { petId: Number(petId) }, order: { id: 'ASC' } });
+    return this.images.findByPet(petId);
   }
 
   /** A stored object for `GET /media/{key}`, or 304 when the client's copy is current. */
@@ -155,10 +161,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     petId: string,
     manager: EntityManager,
   ): Promise<() => Promise<void>> {
-    const images = await manager
-      .getRepository(PetImage)
-      .find({ where: { petId: Number(petId) }, select: { key: true, thumbnailKey: true } });
-    const keys = images.flatMap((image) => [image.key, image.thumbnailKey]);
+    const keys = await this.images.keysOfPet(petId, manager);
     // The pet is gone once this commits: a slow or hung storage must not hold the answer.
     return () => {
       this.inBackground(() => this.deleteQuietly(keys));
@@ -179,12 +182,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     const kept = photoUrls
       .map((url) => KEY_OF_MEDIA_URL.exec(url)?.[1])
       .filter((key): key is string => key !== undefined && isMediaKey(key));
-    const [dropped] = await manager.query<[{ key: string; thumbnail_key: string }[], number]>(
-      `DELETE FROM pet_images WHERE pet_id = $1 AND NOT (key = ANY($2::text[]))
-       RETURNING key, thumbnail_key`,
-      [petId, kept],
-    );
-    const keys = dropped.flatMap((image) => [image.key, image.thumbnail_key]);
+    const keys = await this.images.deleteAllBut(petId, kept, manager);
     return () => {
       if (keys.length > 0) this.inBackground(() => this.deleteQuietly(keys));
       return Promise.resolve();

@@ -9,7 +9,7 @@ import {
   Unique,
 } from 'typeorm';
 import { Pet } from '../pets/pet.entity.js';
-import { IMAGE_FORMATS, type ImageFormat } from './image-format.js';
+import { IMAGE_FORMATS, type ImageFormat } from './processing/image-format.js';
 
 /** One upload: the main rendition's facts plus where both renditions are stored. */
 @Entity({ name: 'pet_images' })

@@ -13,12 +13,12 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { PetImageListResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
-import { UPLOAD_IMAGE_FORM_SCHEMA } from './dto/upload-image.dto.js';
-import { ImageUploadInterceptor } from './image-upload.interceptor.js';
+import { UPLOAD_IMAGE_FORM_SCHEMA } from './upload/upload-image.dto.js';
+import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
 import { MediaService } from './media.service.js';
 import { toPetImageResponse, toUploadImageResponse } from './pet-image.mapper.js';
-import { RequestOrigin, UploadedForm } from './upload-form.js';
-import { UploadImagePipe, type ImageUpload } from './upload-image.pipe.js';
+import { RequestOrigin, UploadedForm } from './upload/upload-form.js';
+import { UploadImagePipe, type ImageUpload } from './upload/upload-image.pipe.js';
 
 @ApiTags('pets')
 @ApiAuth()

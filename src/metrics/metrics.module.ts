@@ -3,7 +3,7 @@ import { MetricsAccessGuard } from './metrics-access.guard.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
-/** Global, so that any feature (rate limits now, media later) can record its own metrics. */
+/** Global, so that any feature (rate limits, readiness, media) can record its own metrics. */
 @Global()
 @Module({
   controllers: [MetricsController],

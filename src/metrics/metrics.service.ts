@@ -52,7 +52,7 @@ export class MetricsService {
   });
   private readonly imageProcessing = new Histogram({
     name: 'petstore_image_processing_seconds',
-    help: 'Time to decode, resize and store an uploaded image',
+    help: 'Time to decode and resize one uploaded image into its two renditions, queue wait excluded',
     buckets: IMAGE_BUCKETS,
     registers: [this.registry],
   });
@@ -107,7 +107,7 @@ export class MetricsService {
     if (this.enabled) this.readinessChecks.inc({ outcome: ready ? 'ready' : 'not_ready' });
   }
 
-  /** For the media module: how long one upload took to process. */
+  /** Recorded by media's ImageProcessor for every image it decodes, refused ones included. */
   observeImageProcessing(seconds: number): void {
     if (this.enabled) this.imageProcessing.observe(seconds);
   }

@@ -1,5 +1,5 @@
 import { PetResponse } from './dto/pet-response.dto.js';
-import type { PetRow } from './pet.queries.js';
+import type { PetRow } from './pets.repository.js';
 
 // Unset fields become undefined, which JSON leaves out (contract: never null); one object
 // literal per row keeps every pet the same shape, with no copy to delete keys from.

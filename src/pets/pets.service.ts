@@ -1,44 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
-import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
-import { Pet } from './pet.entity.js';
-import {
-  insertPetQuery,
-  listPetsQuery,
-  SELECT_PET_BY_ID,
-  updatePetQuery,
-  type PetRow,
-} from './pet.queries.js';
+import type { PetRemovalHook, PhotoUrlsReplacedHook } from './pet-hooks.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
+import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
 
-/**
- * Work another module does when a pet is deleted. It runs inside the deleting transaction
- * (after the pet's row is locked, before it goes) and returns what to do once that commits.
- */
-export type PetRemovalHook = (
-  petId: string,
-  manager: EntityManager,
-) => Promise<() => Promise<void>>;
-
-/**
- * Work another module does when a PUT replaces a pet's photoUrls: it runs inside the update's
- * transaction with the URLs kept, and returns what to do once that commits.
- */
-export type PhotoUrlsReplacedHook = (
-  petId: string,
-  photoUrls: string[],
-  manager: EntityManager,
-) => Promise<() => Promise<void>>;
-
-export interface PetPage {
+interface PetPage {
   pets: PetRow[];
   pagination: Pagination;
 }
@@ -64,25 +37,18 @@ export class PetsService {
   private readonly removalHooks: PetRemovalHook[] = [];
   private readonly photoUrlsHooks: PhotoUrlsReplacedHook[] = [];
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly pets: PetsRepository) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
     const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
     const offset = cursor?.offset ?? query.offset ?? 0;
-    const { sql, params, countSql, countParams } = listPetsQuery({
+    const { pets, total } = await this.pets.findPage({
       category: query.category,
       status: query.status,
       limit: query.limit,
       offset,
       after: cursor && { createdAt: cursor.createdAt, id: cursor.id },
     });
-    const pets = await this.dataSource.query<(PetRow & { total: number })[]>(sql, params);
-    // An empty page carries no total; only past the start can there still be matches.
-    const total =
-      pets[0]?.total ??
-      (offset > 0
-        ? (await this.dataSource.query<{ total: number }[]>(countSql, countParams))[0].total
-        : 0);
 
     const pagination = paginationOf(query.limit, offset, pets.length, total);
     const last = pets.at(-1);
@@ -99,21 +65,18 @@ export class PetsService {
   }
 
   findOne(id: string): Promise<PetRow> {
-    return this.load(this.dataSource.manager, id);
+    return this.load(id);
   }
 
   async create(dto: CreatePetDto): Promise<PetRow> {
     const { tags, ...fields } = dto;
-    const { sql, params } = insertPetQuery({ ...fields, photoUrls: fields.photoUrls ?? [] });
+    const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
     // Without tags a single statement inserts and reads back; with them, one transaction.
-    if (!tags?.length) {
-      const [pet] = await this.write(dto, () => this.dataSource.query<PetRow[]>(sql, params));
-      return pet;
-    }
-    return this.dataSource.transaction(async (manager) => {
-      const [pet] = await this.write(dto, () => manager.query<PetRow[]>(sql, params));
-      await this.replaceTags(manager, String(pet.id), tags);
-      return this.load(manager, String(pet.id));
+    if (!tags?.length) return this.write(dto, () => this.pets.insert(row));
+    return this.pets.transaction(async (manager) => {
+      const pet = await this.write(dto, () => this.pets.insert(row, manager));
+      await this.pets.replaceTags(String(pet.id), tags, manager);
+      return this.load(String(pet.id), manager);
     });
   }
 
@@ -121,34 +84,30 @@ export class PetsService {
     const { tags, ...fields } = dto;
     const to = dto.status;
     const fromStatuses = to && PET_STATUSES.filter((from) => isAllowedMove(from, to));
-    const { sql, params } = updatePetQuery(id, fields, fromStatuses);
-    const apply = async (manager: EntityManager) => {
-      const [pet] = await this.write(dto, () => manager.query<PetRow[]>(sql, params));
+    const apply = async (manager?: EntityManager) => {
+      const pet = await this.write(dto, () => this.pets.update(id, fields, fromStatuses, manager));
       if (pet) return pet;
       // Nothing matched: the pet is gone, or its status (read now) does not allow the move.
-      const [current] = await manager.query<{ status: PetStatus }[]>(
-        'SELECT status FROM pets WHERE id = $1',
-        [id],
-      );
+      const current = await this.pets.statusOf(id, manager);
       if (!current) throw petNotFound(id);
-      throw invalidTransition(current.status, to ?? current.status);
+      throw invalidTransition(current, to ?? current);
     };
     const { photoUrls } = fields;
-    if (tags === undefined && photoUrls === undefined) return apply(this.dataSource.manager);
-    const [pet, afterCommit] = await this.dataSource.transaction(async (manager) => {
+    if (tags === undefined && photoUrls === undefined) return apply();
+    const [pet, afterCommit] = await this.pets.transaction(async (manager) => {
       await apply(manager);
-      if (tags !== undefined) await this.replaceTags(manager, id, tags);
+      if (tags !== undefined) await this.pets.replaceTags(id, tags, manager);
       const cleanups: (() => Promise<void>)[] = [];
       if (photoUrls) {
         for (const hook of this.photoUrlsHooks) cleanups.push(await hook(id, photoUrls, manager));
       }
-      return [await this.load(manager, id), cleanups] as const;
+      return [await this.load(id, manager), cleanups] as const;
     });
     for (const cleanup of afterCommit) await cleanup();
     return pet;
   }
 
-  /** Lets a module keep what it stores for a pet's photos in step with a replaced photoUrls. */
+  /** Registers work to run with every PUT that replaces photoUrls (see pet-hooks.ts). */
   onPhotoUrlsReplaced(hook: PhotoUrlsReplacedHook): void {
     this.photoUrlsHooks.push(hook);
   }
@@ -158,58 +117,40 @@ export class PetsService {
    * upload that commits meanwhile is either seen by the hooks or finds the pet gone.
    */
   async remove(id: string): Promise<void> {
-    const afterCommit = await this.dataSource.transaction(async (manager) => {
-      const locked = await manager.query<unknown[]>(
-        'SELECT id FROM pets WHERE id = $1 FOR UPDATE',
-        [id],
-      );
-      if (locked.length === 0) throw petNotFound(id);
+    const afterCommit = await this.pets.transaction(async (manager) => {
+      if (!(await this.pets.lock(id, manager))) throw petNotFound(id);
       const cleanups: (() => Promise<void>)[] = [];
       for (const hook of this.removalHooks) cleanups.push(await hook(id, manager));
-      await manager.delete(Pet, id);
+      await this.pets.delete(id, manager);
       return cleanups;
     });
     for (const cleanup of afterCommit) await cleanup();
   }
 
-  /** Lets a module that depends on pets take part in deletions without pets depending on it. */
+  /** Registers work to run with every pet deletion (see pet-hooks.ts). */
   onRemove(hook: PetRemovalHook): void {
     this.removalHooks.push(hook);
   }
 
   async assertExists(id: string): Promise<void> {
-    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
-    if (rows.length === 0) throw petNotFound(id);
+    if (!(await this.pets.exists(id))) throw petNotFound(id);
   }
 
   /** Checked before costly work on the pet's behalf; appendPhotoUrl enforces it for real. */
   async assertCanAddPhoto(id: string): Promise<void> {
-    const rows = await this.dataSource.query<{ count: number }[]>(
-      'SELECT cardinality(photo_urls) AS count FROM pets WHERE id = $1',
-      [id],
-    );
-    if (rows.length === 0) throw petNotFound(id);
-    if (rows[0].count >= MAX_PHOTO_URLS) throw photoUrlsFull(id);
+    const count = await this.pets.photoUrlCount(id);
+    if (count === undefined) throw petNotFound(id);
+    if (count >= MAX_PHOTO_URLS) throw photoUrlsFull(id);
   }
 
   /** Adds one URL to the pet's photoUrls, within the caller's transaction when given one. */
-  async appendPhotoUrl(
-    id: string,
-    url: string,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<void> {
-    const [rows] = await manager.query<[unknown[], number]>(
-      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp()
-       WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING id`,
-      [id, url, MAX_PHOTO_URLS],
-    );
-    if (rows.length > 0) return;
-    const exists = await manager.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
-    throw exists.length === 0 ? petNotFound(id) : photoUrlsFull(id);
+  async appendPhotoUrl(id: string, url: string, manager?: EntityManager): Promise<void> {
+    if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, manager)) return;
+    throw (await this.pets.exists(id, manager)) ? photoUrlsFull(id) : petNotFound(id);
   }
 
-  private async load(manager: EntityManager, id: string): Promise<PetRow> {
-    const [pet] = await manager.query<PetRow[]>(SELECT_PET_BY_ID, [id]);
+  private async load(id: string, manager?: EntityManager): Promise<PetRow> {
+    const pet = await this.pets.findById(id, manager);
     if (!pet) throw petNotFound(id);
     return pet;
   }
@@ -219,31 +160,12 @@ export class PetsService {
     try {
       return await statement();
     } catch (error) {
-      if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
+      if (error instanceof UnknownCategoryError) {
         throw ApiException.validation([
           { field: 'categoryId', message: `category ${dto.categoryId} does not exist` },
         ]);
       }
       throw error;
     }
-  }
-
-  /** Tags are created on first use; the pet's set is replaced as a whole. */
-  private async replaceTags(manager: EntityManager, petId: string, names: string[]): Promise<void> {
-    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
-    const unique = [...new Set(names)];
-    if (unique.length === 0) return;
-    // New tags are inserted (and so locked) in one order, the names' byte order: two writes
-    // of the same new tags in opposite orders would otherwise each wait for the other (40P01).
-    await manager.query(
-      `INSERT INTO tags (name)
-       SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
-       ON CONFLICT (name) DO NOTHING`,
-      [unique],
-    );
-    await manager.query(
-      `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
-      [petId, unique],
-    );
   }
 }

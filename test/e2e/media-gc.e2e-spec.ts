@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaGc } from '../../src/media/media-gc.js';
-import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
+import { MediaRepository } from '../../src/media/media.repository.js';
+import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/storage/media-storage.js';
 import { jpegImage } from '../support/images.js';
 import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -31,7 +32,7 @@ describe('media-gc (e2e, local storage)', () => {
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), 'petstore-media-gc-'));
     t = await createTestApp({ MEDIA_DIR: mediaDir });
-    gc = new MediaGc(t.dataSource, t.app.get<MediaStorage>(MEDIA_STORAGE));
+    gc = new MediaGc(t.app.get(MediaRepository), t.app.get<MediaStorage>(MEDIA_STORAGE));
   });
   afterAll(async () => {
     await t.close();

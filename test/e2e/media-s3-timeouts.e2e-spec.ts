@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MediaGc } from '../../src/media/media-gc.js';
-import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/media-storage.js';
+import { MediaRepository } from '../../src/media/media.repository.js';
+import { MEDIA_STORAGE, type MediaStorage } from '../../src/media/storage/media-storage.js';
 import {
   startBlackHoleServer,
   startUnacceptingServer,
@@ -125,7 +126,7 @@ describe('Media (e2e, a bucket that accepts connections and never answers)', () 
 
     // What the clean-up left behind, media-gc finds in the bucket and removes.
     hole.forwardTo(s3Port());
-    const gc = new MediaGc(t.dataSource, t.app.get<MediaStorage>(MEDIA_STORAGE));
+    const gc = new MediaGc(t.app.get(MediaRepository), t.app.get<MediaStorage>(MEDIA_STORAGE));
     const lines: string[] = [];
     const result = await gc.run({ delete: true, minAgeMs: 0 }, (line) => lines.push(line));
     expect(result.deleted).toBeGreaterThanOrEqual(2);

@@ -1,9 +1,11 @@
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { expectError } from '../support/errors.js';
+import { jpegImage } from '../support/images.js';
+import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { uploadImage } from '../support/uploads.js';
 import { ShutdownService } from '../../src/shutdown/shutdown.service.js';
-import { MetricsService } from '../../src/metrics/metrics.service.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -128,13 +130,12 @@ describe('Operations endpoints and headers (e2e)', () => {
       expectError(await t.http.get('/metrics'), 404, 'NOT_FOUND');
     });
 
-    it('should count requests by route template and status, refusals, pool and image timings', async () => {
+    it('should count requests by route template and status, refusals and pool use', async () => {
       // Signing in spent one of the admin's three: creating the plain user.
       const t = await start({ METRICS_ENABLED: 'true', RATE_LIMIT_USER_PER_MINUTE: '3' });
       await t.http.get('/v1/pets/1').set(t.admin);
       await t.http.get('/v1/pets/2').set(t.admin);
       expect((await t.http.get('/v1/pets/3').set(t.admin)).status).toBe(429);
-      t.app.get(MetricsService).observeImageProcessing(0.2);
 
       const res = await t.http.get('/metrics');
       expect(res.status).toBe(200);
@@ -153,8 +154,20 @@ describe('Operations endpoints and headers (e2e)', () => {
       );
       expect(res.text).toMatch(/petstore_db_pool_connections\{state="idle"\} \d+/);
       expect(res.text).toMatch(/petstore_db_pool_waiting \d+/);
-      expect(res.text).toContain('petstore_image_processing_seconds_count 1');
       expect(res.text).toContain('process_resident_memory_bytes');
+    });
+
+    it('should time every image the processor decodes, refused ones included', async () => {
+      const t = await start({ METRICS_ENABLED: 'true' });
+      const petId = await createPet(t);
+      expect((await uploadImage(t, petId, await jpegImage(40, 30))).status).toBe(201);
+      // Sniffed as JPEG, then refused by the decoder: processing ran, and is timed too.
+      const jpeg = await jpegImage(800, 600);
+      const truncated = jpeg.subarray(0, Math.floor(jpeg.length * 0.6));
+      expectError(await uploadImage(t, petId, truncated), 400, 'INVALID_IMAGE');
+
+      const res = await t.http.get('/metrics');
+      expect(res.text).toContain('petstore_image_processing_seconds_count 2');
     });
 
     it('should require the bearer METRICS_TOKEN when one is set', async () => {

@@ -6,7 +6,7 @@ import {
   ApiTimestampProperty,
   URL_SCHEMA,
 } from '../../common/openapi/schemas.js';
-import { IMAGE_FORMATS, type ImageFormat } from '../image-format.js';
+import { IMAGE_FORMATS, type ImageFormat } from '../processing/image-format.js';
 
 const INT32_MAX = 2_147_483_647;
 

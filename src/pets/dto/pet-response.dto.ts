@@ -11,7 +11,7 @@ import {
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 import { MAX_TAGS } from './create-pet.dto.js';
 
-export class TagResponse {
+class TagResponse {
   @ApiIdProperty('Tag id')
   id: number;
 

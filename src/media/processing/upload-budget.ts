@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
 
 /**
  * The bytes that uploads in flight may hold in memory, all together. Multipart parsing

@@ -1,10 +1,10 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { ApiException } from '../common/errors/api-exception.js';
-import { toFieldErrors } from '../common/errors/validation-errors.js';
-import { unsafeInputErrors } from '../common/pipes/safe-input.pipe.js';
-import { UploadImageDto } from './dto/upload-image.dto.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { toFieldErrors } from '../../common/errors/validation-errors.js';
+import { unsafeInputErrors } from '../../common/pipes/safe-input.pipe.js';
+import { UploadImageDto } from './upload-image.dto.js';
 import type { UploadForm } from './upload-form.js';
 
 export interface ImageUpload {

@@ -1,19 +1,21 @@
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
-import { ApiException } from '../common/errors/api-exception.js';
-import { mediaConfig, type MediaConfig } from '../config/media.config.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import type { ImageFormat } from './image-format.js';
 import { JobLimiter, JobQueueFullError } from './job-limiter.js';
 
-export interface Rendition {
+interface Rendition {
   data: Buffer;
   width: number;
   /** Of one frame, for animated GIFs. */
   height: number;
 }
 
-export interface Renditions {
+interface Renditions {
   main: Rendition;
   thumbnail: Rendition;
 }
@@ -34,7 +36,10 @@ const WAITING_JOBS_PER_SLOT = 8;
 export class ImageProcessor {
   private readonly limiter: JobLimiter;
 
-  constructor(@Inject(mediaConfig.KEY) private readonly cfg: MediaConfig) {
+  constructor(
+    @Inject(mediaConfig.KEY) private readonly cfg: MediaConfig,
+    private readonly metrics: MetricsService,
+  ) {
     sharp.block({ operation: ['VipsForeignLoad'] });
     sharp.unblock({ operation: ALLOWED_LOADERS });
     // Uploads are never processed twice: a cache would only hold memory.
@@ -53,9 +58,19 @@ export class ImageProcessor {
    */
   async render(input: Buffer, format: ImageFormat): Promise<Renditions> {
     try {
-      return await this.limiter.run(() => this.renderNow(input, format));
+      return await this.limiter.run(() => this.timed(() => this.renderNow(input, format)));
     } catch (error) {
       throw toApiException(error, this.cfg);
+    }
+  }
+
+  /** The work itself, refused images included: the time waiting for a slot is not counted. */
+  private async timed<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.metrics.observeImageProcessing((performance.now() - started) / 1000);
     }
   }
 

@@ -2,9 +2,9 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import type { Observable } from 'rxjs';
-import { MAX_IMAGE_BYTES, MAX_UPLOAD_BODY_BYTES } from '../common/contract-limits.js';
-import { ApiException } from '../common/errors/api-exception.js';
-import { UploadBudget } from './upload-budget.js';
+import { MAX_IMAGE_BYTES, MAX_UPLOAD_BODY_BYTES } from '../../common/contract-limits.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { UploadBudget } from '../processing/upload-budget.js';
 
 const FILE_FIELD = 'image';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { MediaConfig } from '../config/media.config.js';
+import type { MediaConfig } from '../../config/media.config.js';
 import { UploadBudget } from './upload-budget.js';
 
 describe(UploadBudget.name, () => {

@@ -1,0 +1,295 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
+import type { PetStatus } from './pet-status.js';
+
+/** A pet as the read queries return it: one row with its category and tags. */
+export interface PetRow {
+  id: number;
+  name: string;
+  status: PetStatus;
+  photoUrls: string[];
+  age: number | null;
+  breed: string | null;
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  categoryId: number;
+  categoryName: string;
+  categoryDescription: string | null;
+  tags: { id: number; name: string }[];
+}
+
+// Hand-written SQL on the hot paths: one round trip per request, rows mapped explicitly
+// (no entity hydration, no to-many join that would break LIMIT).
+const PET_COLUMNS = `
+  p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+  COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+              FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
+             WHERE pt.pet_id = p.id), '[]') AS tags`;
+
+export const SELECT_PET_BY_ID = `
+  SELECT ${PET_COLUMNS}
+    FROM pets p JOIN categories c ON c.id = p.category_id
+   WHERE p.id = $1`;
+
+interface PetListFilters {
+  category?: string;
+  status?: PetStatus;
+  limit: number;
+  offset: number;
+  after?: { createdAt: string; id: number };
+}
+
+/**
+ * The page and the exact total in one statement: `total` is an uncorrelated sub-select
+ * (evaluated once) over the per-(category, status) counters that triggers keep.
+ */
+export function listPetsQuery(filters: PetListFilters): {
+  sql: string;
+  params: unknown[];
+  countSql: string;
+  countParams: unknown[];
+} {
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const petWhere: string[] = [];
+  const countWhere: string[] = [];
+  if (filters.category !== undefined) {
+    const category = `(SELECT id FROM categories WHERE lower(name) = lower(${param(filters.category)}))`;
+    petWhere.push(`p.category_id = ${category}`);
+    countWhere.push(`category_id = ${category}`);
+  }
+  if (filters.status !== undefined) {
+    const status = `${param(filters.status)}::pet_status`;
+    petWhere.push(`p.status = ${status}`);
+    countWhere.push(`status = ${status}`);
+  }
+  const countSql = `SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts${where(countWhere)}`;
+  const countParams = [...params];
+  if (filters.after) {
+    petWhere.push(
+      `(p.created_at, p.id) < (${param(filters.after.createdAt)}::timestamptz, ${param(filters.after.id)}::int8)`,
+    );
+  }
+  const sql = `
+    SELECT ${PET_COLUMNS}, (${countSql}) AS total
+      FROM pets p JOIN categories c ON c.id = p.category_id${where(petWhere)}
+     ORDER BY p.created_at DESC, p.id DESC
+     LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}`;
+  return { sql, params, countSql, countParams };
+}
+
+const where = (conditions: string[]) =>
+  conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
+
+/** Request fields as columns, in one place for INSERT and UPDATE. */
+const WRITE_COLUMNS = {
+  name: 'name',
+  categoryId: 'category_id',
+  status: 'status',
+  photoUrls: 'photo_urls',
+  age: 'age',
+  breed: 'breed',
+  description: 'description',
+} as const;
+type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
+
+/** Reads back what the preceding `changed` CTE wrote, in the read shape, same statement. */
+const selectChanged = (ctes: string) => `
+  WITH ${ctes}
+  SELECT ${PET_COLUMNS} FROM changed p JOIN categories c ON c.id = p.category_id`;
+
+function insertPetQuery(fields: PetWriteFields): { sql: string; params: unknown[] } {
+  const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
+  const sql = selectChanged(
+    `changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)`,
+  );
+  return { sql, params: entries.map(([, value]) => value) };
+}
+
+/**
+ * One statement. With `fromStatuses` the update is conditional on the status read at its
+ * start (`before`): when another move commits first, PostgreSQL re-checks the row, finds
+ * a different status and updates nothing, so two moves from one status cannot both win.
+ */
+function updatePetQuery(
+  id: string,
+  fields: PetWriteFields,
+  fromStatuses?: readonly PetStatus[],
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [id];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const assignments = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(
+      ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
+    );
+  assignments.push('updated_at = clock_timestamp()');
+  const set = assignments.join(', ');
+  if (!fromStatuses) {
+    return {
+      sql: selectChanged(`changed AS (UPDATE pets SET ${set} WHERE id = $1 RETURNING *)`),
+      params,
+    };
+  }
+  const sql = selectChanged(`
+    before AS (SELECT status FROM pets WHERE id = $1),
+    changed AS (UPDATE pets p SET ${set} FROM before
+                 WHERE p.id = $1 AND p.status = before.status
+                   AND before.status = ANY(${param(fromStatuses)}::pet_status[])
+                RETURNING p.*)`);
+  return { sql, params };
+}
+
+/** A write named a category that does not exist (the pets' foreign key refused it). */
+export class UnknownCategoryError extends Error {
+  constructor() {
+    super('unknown category');
+  }
+}
+
+/**
+ * The pets module's only door to the database. Methods that take a `manager` run inside the
+ * caller's transaction (see `transaction`); without one they use the pool.
+ */
+@Injectable()
+export class PetsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** A page and the filters' total; an empty page past the start counts on its own. */
+  async findPage(filters: PetListFilters): Promise<{ pets: PetRow[]; total: number }> {
+    const { sql, params, countSql, countParams } = listPetsQuery(filters);
+    const pets = await this.dataSource.query<(PetRow & { total: number })[]>(sql, params);
+    // An empty page carries no total; only past the start can there still be matches.
+    const total =
+      pets[0]?.total ??
+      (filters.offset > 0
+        ? (await this.dataSource.query<{ total: number }[]>(countSql, countParams))[0].total
+        : 0);
+    return { pets, total };
+  }
+
+  async findById(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PetRow | undefined> {
+    const [pet] = await manager.query<PetRow[]>(SELECT_PET_BY_ID, [id]);
+    return pet;
+  }
+
+  async insert(
+    fields: PetWriteFields,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PetRow> {
+    const { sql, params } = insertPetQuery(fields);
+    const [pet] = await refusingUnknownCategory(() => manager.query<PetRow[]>(sql, params));
+    return pet;
+  }
+
+  /**
+   * `undefined` when nothing matched: no such pet, or (with `fromStatuses`) its status at
+   * the statement's start was not one of them.
+   */
+  async update(
+    id: string,
+    fields: PetWriteFields,
+    fromStatuses: readonly PetStatus[] | undefined,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PetRow | undefined> {
+    const { sql, params } = updatePetQuery(id, fields, fromStatuses);
+    const [pet] = await refusingUnknownCategory(() => manager.query<PetRow[]>(sql, params));
+    return pet;
+  }
+
+  async statusOf(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PetStatus | undefined> {
+    const [row] = await manager.query<{ status: PetStatus }[]>(
+      'SELECT status FROM pets WHERE id = $1',
+      [id],
+    );
+    return row?.status;
+  }
+
+  async exists(id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
+    return rows.length > 0;
+  }
+
+  /** `undefined` when there is no such pet. */
+  async photoUrlCount(id: string): Promise<number | undefined> {
+    const [row] = await this.dataSource.query<{ count: number }[]>(
+      'SELECT cardinality(photo_urls) AS count FROM pets WHERE id = $1',
+      [id],
+    );
+    return row?.count;
+  }
+
+  /** False when nothing was appended: no such pet, or it already holds `max` URLs. */
+  async appendPhotoUrl(
+    id: string,
+    url: string,
+    max: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const [rows] = await manager.query<[unknown[], number]>(
+      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp()
+       WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING id`,
+      [id, url, max],
+    );
+    return rows.length > 0;
+  }
+
+  /** Locks the pet's row until the transaction ends; false when there is no such pet. */
+  async lock(id: string, manager: EntityManager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>('SELECT id FROM pets WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
+    return rows.length > 0;
+  }
+
+  async delete(id: string, manager: EntityManager): Promise<void> {
+    await manager.query('DELETE FROM pets WHERE id = $1', [id]);
+  }
+
+  /** Tags are created on first use; the pet's set is replaced as a whole. */
+  async replaceTags(petId: string, names: string[], manager: EntityManager): Promise<void> {
+    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
+    const unique = [...new Set(names)];
+    if (unique.length === 0) return;
+    // New tags are inserted (and so locked) in one order, the names' byte order: two writes
+    // of the same new tags in opposite orders would otherwise each wait for the other (40P01).
+    await manager.query(
+      `INSERT INTO tags (name)
+       SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
+       ON CONFLICT (name) DO NOTHING`,
+      [unique],
+    );
+    await manager.query(
+      `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
+      [petId, unique],
+    );
+  }
+}
+
+async function refusingUnknownCategory<T>(statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (error) {
+    if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
+      throw new UnknownCategoryError();
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,302 @@
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { EntityManager } from 'typeorm';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import { decodeCursor } from './pet-cursor.js';
+import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
+import { PetsService } from './pets.service.js';
+
+const manager = {} as EntityManager;
+
+function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
+  return {
+    id,
+    name: `pet ${id}`,
+    status: 'available',
+    photoUrls: [],
+    age: null,
+    breed: null,
+    description: null,
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, id)),
+    updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, id)),
+    categoryId: 1,
+    categoryName: 'Dogs',
+    categoryDescription: null,
+    tags: [],
+    ...fields,
+  };
+}
+
+/** Every repository method a stub; `transaction` runs its work at once and records it. */
+function fakeRepository() {
+  return {
+    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
+    findPage: jest.fn<PetsRepository['findPage']>(),
+    findById: jest.fn<PetsRepository['findById']>(),
+    insert: jest.fn<PetsRepository['insert']>(),
+    update: jest.fn<PetsRepository['update']>(),
+    statusOf: jest.fn<PetsRepository['statusOf']>(),
+    exists: jest.fn<PetsRepository['exists']>(),
+    photoUrlCount: jest.fn<PetsRepository['photoUrlCount']>(),
+    appendPhotoUrl: jest.fn<PetsRepository['appendPhotoUrl']>(),
+    lock: jest.fn<PetsRepository['lock']>(),
+    delete: jest.fn<PetsRepository['delete']>(),
+    replaceTags: jest.fn<PetsRepository['replaceTags']>(),
+  } satisfies Record<keyof PetsRepository, unknown>;
+}
+
+const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
+
+async function refusal(promise: Promise<unknown>): Promise<ApiException> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof ApiException)) {
+    throw new Error(`expected an ApiException: ${String(error)}`);
+  }
+  return error;
+}
+
+describe(PetsService.name, () => {
+  let repository: ReturnType<typeof fakeRepository>;
+  let sut: PetsService;
+
+  beforeEach(() => {
+    repository = fakeRepository();
+    sut = new PetsService(repository as unknown as PetsRepository);
+  });
+
+  describe('list', () => {
+    it('should give a cursor to the next page that carries the filters and the position', async () => {
+      repository.findPage.mockResolvedValue({ pets: [petRow(9), petRow(8)], total: 5 });
+
+      const page = await sut.list(query({ status: 'available' }));
+
+      expect(repository.findPage).toHaveBeenCalledWith({
+        category: undefined,
+        status: 'available',
+        limit: 2,
+        offset: 0,
+        after: undefined,
+      });
+      expect(page.pagination).toMatchObject({ limit: 2, offset: 0, total: 5, hasMore: true });
+      const next = decodeCursor(page.pagination.nextCursor!, query({ status: 'available' }));
+      expect(next).toEqual({
+        createdAt: petRow(8).createdAt.toISOString(),
+        id: 8,
+        offset: 2,
+        category: null,
+        status: 'available',
+      });
+    });
+
+    it('should read after the cursor, from its offset', async () => {
+      repository.findPage.mockResolvedValue({ pets: [petRow(9), petRow(8)], total: 3 });
+      const first = await sut.list(query({}));
+      repository.findPage.mockResolvedValue({ pets: [petRow(7)], total: 3 });
+
+      const second = await sut.list(query({ cursor: first.pagination.nextCursor }));
+
+      expect(repository.findPage).toHaveBeenLastCalledWith(
+        expect.objectContaining({
+          offset: 2,
+          after: { createdAt: petRow(8).createdAt.toISOString(), id: 8 },
+        }),
+      );
+      expect(second.pagination).toMatchObject({ offset: 2, total: 3, hasMore: false });
+      expect(second.pagination.nextCursor).toBeUndefined();
+    });
+  });
+
+  describe('findOne', () => {
+    it('should answer 404 PET_NOT_FOUND for a pet that does not exist', async () => {
+      repository.findById.mockResolvedValue(undefined);
+
+      const error = await refusal(sut.findOne('41'));
+
+      expect(error.getStatus()).toBe(404);
+      expect(error.code).toBe('PET_NOT_FOUND');
+    });
+  });
+
+  describe('create', () => {
+    it('should insert with an empty photoUrls and outside a transaction when there are no tags', async () => {
+      repository.insert.mockResolvedValue(petRow(1));
+
+      await sut.create({ name: 'Rex', categoryId: 1, status: 'available' });
+
+      expect(repository.insert).toHaveBeenCalledWith({
+        name: 'Rex',
+        categoryId: 1,
+        status: 'available',
+        photoUrls: [],
+      });
+      expect(repository.transaction).not.toHaveBeenCalled();
+    });
+
+    it('should write the tags in the insert’s transaction and read the pet back with them', async () => {
+      repository.insert.mockResolvedValue(petRow(3));
+      const withTags = petRow(3, { tags: [{ id: 1, name: 'calm' }] });
+      repository.findById.mockResolvedValue(withTags);
+
+      const pet = await sut.create({
+        name: 'Rex',
+        categoryId: 1,
+        status: 'available',
+        tags: ['calm'],
+      });
+
+      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), manager);
+      expect(repository.replaceTags).toHaveBeenCalledWith('3', ['calm'], manager);
+      expect(pet).toBe(withTags);
+    });
+
+    it('should answer 400 naming categoryId when the category does not exist', async () => {
+      repository.insert.mockRejectedValue(new UnknownCategoryError());
+
+      const error = await refusal(sut.create({ name: 'Rex', categoryId: 77, status: 'available' }));
+
+      expect(error.getStatus()).toBe(400);
+      expect(error.details).toEqual({
+        fields: [{ field: 'categoryId', message: 'category 77 does not exist' }],
+      });
+    });
+  });
+
+  describe('update', () => {
+    it('should allow only the statuses that may move to the requested one', async () => {
+      repository.update.mockResolvedValue(petRow(1, { status: 'sold' }));
+
+      await sut.update('1', { status: 'sold' });
+
+      expect(repository.update).toHaveBeenCalledWith(
+        '1',
+        { status: 'sold' },
+        ['pending', 'sold'],
+        undefined,
+      );
+    });
+
+    it('should answer 409 INVALID_STATUS_TRANSITION with the allowed moves when the status forbids it', async () => {
+      repository.update.mockResolvedValue(undefined);
+      repository.statusOf.mockResolvedValue('available');
+
+      const error = await refusal(sut.update('1', { status: 'sold' }));
+
+      expect(error.getStatus()).toBe(409);
+      expect(error.code).toBe('INVALID_STATUS_TRANSITION');
+      expect(error.details).toEqual({
+        from: 'available',
+        to: 'sold',
+        allowed: ['available', 'pending'],
+      });
+    });
+
+    it('should answer 404 PET_NOT_FOUND when nothing matched and the pet is gone', async () => {
+      repository.update.mockResolvedValue(undefined);
+      repository.statusOf.mockResolvedValue(undefined);
+
+      const error = await refusal(sut.update('1', { name: 'Rex' }));
+
+      expect(error.code).toBe('PET_NOT_FOUND');
+    });
+
+    it('should run the photoUrls hooks in the transaction and their clean-up after it', async () => {
+      const events: string[] = [];
+      repository.update.mockResolvedValue(petRow(1));
+      repository.findById.mockResolvedValue(petRow(1));
+      repository.transaction.mockImplementation(async (work) => {
+        const result = await work(manager);
+        events.push('commit');
+        return result;
+      });
+      sut.onPhotoUrlsReplaced((petId, photoUrls, hookManager) => {
+        events.push(`hook ${petId} ${photoUrls.join(',')}`);
+        expect(hookManager).toBe(manager);
+        return Promise.resolve(() => {
+          events.push('clean-up');
+          return Promise.resolve();
+        });
+      });
+
+      await sut.update('1', { photoUrls: ['https://x/a.jpg'] });
+
+      expect(events).toEqual(['hook 1 https://x/a.jpg', 'commit', 'clean-up']);
+    });
+
+    it('should not run the photoUrls hooks when photoUrls is not replaced', async () => {
+      repository.update.mockResolvedValue(petRow(1));
+      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      sut.onPhotoUrlsReplaced(hook);
+
+      await sut.update('1', { name: 'Rex' });
+
+      expect(hook).not.toHaveBeenCalled();
+      expect(repository.transaction).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('remove', () => {
+    it('should lock, run the removal hooks, delete, and clean up after the commit', async () => {
+      const events: string[] = [];
+      repository.lock.mockImplementation(() => {
+        events.push('lock');
+        return Promise.resolve(true);
+      });
+      repository.delete.mockImplementation(() => {
+        events.push('delete');
+        return Promise.resolve();
+      });
+      repository.transaction.mockImplementation(async (work) => {
+        const result = await work(manager);
+        events.push('commit');
+        return result;
+      });
+      sut.onRemove((petId) => {
+        events.push(`hook ${petId}`);
+        return Promise.resolve(() => {
+          events.push('clean-up');
+          return Promise.resolve();
+        });
+      });
+
+      await sut.remove('5');
+
+      expect(events).toEqual(['lock', 'hook 5', 'delete', 'commit', 'clean-up']);
+    });
+
+    it('should answer 404 PET_NOT_FOUND and run no hook when there is no such pet', async () => {
+      repository.lock.mockResolvedValue(false);
+      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      sut.onRemove(hook);
+
+      const error = await refusal(sut.remove('5'));
+
+      expect(error.code).toBe('PET_NOT_FOUND');
+      expect(hook).not.toHaveBeenCalled();
+      expect(repository.delete).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('photos', () => {
+    it('should refuse a 21st photo with 409 CONFLICT before any work is done', async () => {
+      repository.photoUrlCount.mockResolvedValue(20);
+
+      const error = await refusal(sut.assertCanAddPhoto('1'));
+
+      expect(error.getStatus()).toBe(409);
+      expect(error.details).toEqual({ field: 'photoUrls', max: 20 });
+    });
+
+    it('should report a pet that is gone as 404, and a full one as 409, when nothing was appended', async () => {
+      repository.appendPhotoUrl.mockResolvedValue(false);
+      repository.exists.mockResolvedValue(false);
+      expect((await refusal(sut.appendPhotoUrl('1', 'u', manager))).code).toBe('PET_NOT_FOUND');
+
+      repository.exists.mockResolvedValue(true);
+      expect((await refusal(sut.appendPhotoUrl('1', 'u', manager))).code).toBe('CONFLICT');
+      expect(repository.appendPhotoUrl).toHaveBeenCalledWith('1', 'u', 20, manager);
+    });
+  });
+});
