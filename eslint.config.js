@@ -49,9 +49,13 @@ export default tseslint.config(
     },
   },
   {
-    // CommonJS on purpose: Jest's own require() must load @nestjs/throttler once.
+    // CommonJS on purpose: Jest's own require() must load @nestjs/throttler once, and the
+    // schematics engine require()s the factories in schematics/.
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

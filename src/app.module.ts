@@ -75,7 +75,7 @@ import { UsersModule } from './users/users.module.js';
         whitelist: true,
         forbidNonWhitelisted: true,
         transform: true,
-        stopAtFirstError: true,
+        // Every constraint runs: the factory picks the one message per field that comes first.
         exceptionFactory: validationExceptionFactory,
       }),
     },

@@ -1,5 +1,6 @@
 import type { Middleware } from 'openapi-fetch';
 import { createPetstoreClient, type Schemas } from '../../client/index.js';
+import { plainFieldMessage } from './field-messages';
 import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 
 export type Pet = Schemas['PetResponse'];
@@ -23,7 +24,10 @@ export class ApiError extends Error {
     return this.body.code;
   }
 
-  /** The first message for each failing field of a VALIDATION_ERROR, by top-level field name. */
+  /**
+   * The first message for each failing field of a VALIDATION_ERROR, in plain words, by
+   * top-level field name.
+   */
   get fieldErrors(): Record<string, string> {
     const fields = (
       this.body.details as { fields?: { field: string; message: string }[] } | undefined
@@ -31,7 +35,8 @@ export class ApiError extends Error {
     const errors: Record<string, string> = {};
     for (const { field, message } of fields ?? []) {
       // `tags.3` belongs to the tags field.
-      errors[field.split('.')[0]] ??= message;
+      const name = field.split('.')[0];
+      errors[name] ??= plainFieldMessage(name, message);
     }
     return errors;
   }

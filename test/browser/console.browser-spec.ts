@@ -256,7 +256,9 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByRole('button', { name: 'Add pet' }).click();
 
       await page.locator('#field-name-error').waitFor();
-      expect(await page.locator('#field-age-error').textContent()).toMatch(/age/);
+      // The API's messages, in plain words under their inputs.
+      expect(await page.locator('#field-name-error').textContent()).toBe('This cannot be empty.');
+      expect(await page.locator('#field-age-error').textContent()).toBe('Enter 0 or more.');
       expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
       await page.waitForFunction(() => document.activeElement?.id === 'field-name');
       await screenshot(page, 'pet-form-errors');
@@ -281,6 +283,7 @@ describeInBrowser('Web console in Chromium', () => {
       await page.getByLabel('Age in years (optional)').fill('250');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('#field-age-error').waitFor();
+      expect(await page.locator('#field-age-error').textContent()).toBe('Enter 200 or less.');
       expect(await page.locator('#field-breed-error').count()).toBe(0);
       expect(await apiPet(id)).not.toHaveProperty('breed');
 
@@ -408,7 +411,12 @@ describeInBrowser('Web console in Chromium', () => {
       });
       const thumbnail = page.getByRole('img', { name: 'On the sofa' });
       await thumbnail.waitFor();
-      await page.getByText('Photo uploaded.').waitFor();
+      // Confirmed next to the form that was used, not at the top of the page.
+      await page
+        .getByRole('form', { name: 'Upload a photo' })
+        .getByRole('status')
+        .getByText('Photo uploaded.')
+        .waitFor();
       await cdp.send('Network.emulateNetworkConditions', {
         offline: false,
         latency: 0,
@@ -429,6 +437,20 @@ describeInBrowser('Web console in Chromium', () => {
       await listed.waitFor();
       expect(await listed.getAttribute('src')).toBe(images[0].thumbnailUrl);
       await screenshot(page, 'pets');
+    });
+
+    it('should show a placeholder, not an empty square, for a pet without photos', async () => {
+      const { id: categoryId, name } = await category();
+      await pet({ name: 'Camera shy', categoryId, status: 'available' });
+      const page = await signedInPage(
+        'admin',
+        `/console/pets?category=${encodeURIComponent(name)}`,
+      );
+      const card = page.getByRole('listitem').filter({ hasText: 'Camera shy' });
+      const placeholder = card.locator('svg.thumb-empty');
+      await placeholder.waitFor();
+      expect(await placeholder.locator('ellipse').count()).toBe(5);
+      expect(await card.locator('img').count()).toBe(0);
     });
 
     it('should show the API refusal of a file that is not an image next to the file field', async () => {

@@ -131,6 +131,18 @@ describe('Pets (e2e)', () => {
       const body = { name: 'Rex', categoryId: category.id, status: 'available', ...override };
       expectValidationError(await createPet(body), fields);
     });
+
+    it.each([
+      ['a categoryId sent as text', { categoryId: '1' }, 'categoryId must be an integer number'],
+      ['a missing categoryId', { categoryId: undefined }, 'categoryId is required'],
+      ['an age that is not a number', { age: 'abc' }, 'age must be an integer number'],
+      ['tags that are not a list', { tags: 'x' }, 'tags must be an array'],
+    ])('should name the first thing wrong with %s', async (_label, override, message) => {
+      const body = { name: 'Rex', categoryId: category.id, status: 'available', ...override };
+      const res = await createPet(body);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.details.fields).toEqual([{ field: Object.keys(override)[0], message }]);
+    });
   });
 
   describe('read', () => {

@@ -152,7 +152,6 @@ export function PetDetailPage({ id }: { id: number }) {
         <UploadForm
           petId={id}
           onUploaded={() => {
-            announce('Photo uploaded.');
             images.reload();
             pet.reload();
           }}
@@ -202,6 +201,8 @@ const FILE_ERRORS: ApiError['code'][] = [
 function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => void }) {
   const form = useRef<HTMLFormElement>(null);
   const [progress, setProgress] = useState<number>();
+  // Said next to the form, where the user's eyes (and the screen magnifier) are.
+  const [confirmation, confirm] = useAnnouncement();
   const { busy, error, run } = useSubmit();
   // Refusals of the file itself (type, size, content) belong next to the file field.
   const aboutFile = error instanceof ApiError && FILE_ERRORS.includes(error.code);
@@ -214,11 +215,13 @@ function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => vo
     if (!(data.get('description') as string)) data.delete('description');
     const file = data.get('image');
     if (file instanceof File && file.size === 0 && !file.name) data.delete('image');
+    confirm('');
     void run(async () => {
       setProgress(0);
       try {
         await uploadPetImage(petId, data, setProgress);
         form.current!.reset();
+        confirm('Photo uploaded.');
         onUploaded();
       } finally {
         setProgress(undefined);
@@ -227,8 +230,8 @@ function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => vo
   };
 
   return (
-    <form ref={form} class="panel" onSubmit={onSubmit} noValidate>
-      <h3>Upload a photo</h3>
+    <form ref={form} class="panel" onSubmit={onSubmit} noValidate aria-labelledby="upload-title">
+      <h3 id="upload-title">Upload a photo</h3>
       <ErrorAlert error={general} />
       <Field name="image" label="Image file" hint="JPEG, PNG or GIF, up to 5 MB." error={fileError}>
         {(control) => <input {...control} type="file" accept="image/jpeg,image/png,image/gif" />}
@@ -247,6 +250,7 @@ function UploadForm({ petId, onUploaded }: { petId: number; onUploaded: () => vo
       <button type="submit" disabled={busy}>
         {busy ? 'Uploading…' : 'Upload photo'}
       </button>
+      <StatusMessage>{confirmation}</StatusMessage>
     </form>
   );
 }

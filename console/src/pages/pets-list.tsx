@@ -145,6 +145,21 @@ function PetThumbnail({ pet }: { pet: Pet }) {
       current = false;
     };
   }, [pet.id, hasUpload]);
-  if (!src) return <div class="thumb thumb-empty" aria-hidden="true" />;
+  if (!src) return <PhotoPlaceholder />;
   return <img class="thumb" src={src} alt="" width={96} height={96} loading="lazy" />;
+}
+
+/** A paw print where a pet has no photo: drawn inline, since the console loads nothing else. */
+function PhotoPlaceholder() {
+  return (
+    <svg class="thumb thumb-empty" viewBox="0 0 96 96" width={96} height={96} aria-hidden="true">
+      <g fill="currentColor">
+        <ellipse cx="48" cy="60" rx="17" ry="14" />
+        <ellipse cx="27" cy="41" rx="7" ry="9" />
+        <ellipse cx="40" cy="29" rx="7" ry="9" />
+        <ellipse cx="56" cy="29" rx="7" ry="9" />
+        <ellipse cx="69" cy="41" rx="7" ry="9" />
+      </g>
+    </svg>
+  );
 }
