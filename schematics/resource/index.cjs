@@ -311,10 +311,10 @@ describe('${n.Plural} (e2e)', () => {
   });
 
   it.each([
-    ['missing name', {}, ['name']],
-    ['blank name', { name: '  ' }, ['name']],
-    ['unknown field', { name: 'Ok', id: 7 }, ['id']],
-  ])('should refuse a %s with 400 VALIDATION_ERROR', async (_label, body, fields) => {
+    ['a missing name', {}, ['name']],
+    ['a blank name', { name: '  ' }, ['name']],
+    ['an unknown field', { name: 'Ok', id: 7 }, ['id']],
+  ])('should refuse %s with 400 VALIDATION_ERROR', async (_label, body, fields) => {
     expectValidationError(await create(body), fields);
   });
 
