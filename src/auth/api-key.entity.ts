@@ -9,7 +9,7 @@ import {
   Unique,
 } from 'typeorm';
 import { User } from '../users/user.entity.js';
-import { API_KEY_MODES, type ApiKeyMode } from './api-key-format.js';
+import { API_KEY_MODES, type ApiKeyMode } from '../common/types/api-key-mode.js';
 
 @Entity({ name: 'api_keys' })
 @Unique('UQ_api_keys_key_hash', ['keyHash'])

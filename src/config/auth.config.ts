@@ -1,5 +1,5 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
-import type { ApiKeyMode } from '../auth/api-key-format.js';
+import type { ApiKeyMode } from '../common/types/api-key-mode.js';
 import { readEnv } from './env.schema.js';
 
 /** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { IntegerText } from '../common/dto/transforms.js';
 import { secretWeakness } from './secret-strength.js';
-import { USERNAME_PATTERN } from '../users/username.js';
+import { USERNAME_PATTERN } from '../common/dto/username.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;

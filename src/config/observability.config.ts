@@ -1,5 +1,4 @@
 import { registerAs } from '@nestjs/config';
-import { wantsPrettyLogs } from '../logging/logger.js';
 import { readEnv } from './env.schema.js';
 
 export const observabilityConfig = registerAs('observability', () => {
@@ -13,3 +12,8 @@ export const observabilityConfig = registerAs('observability', () => {
 });
 
 export type ObservabilityConfig = ReturnType<typeof observabilityConfig>;
+
+/** Colourful lines for a person at a terminal; JSON for everything that collects logs. */
+export function wantsPrettyLogs(nodeEnv: string): boolean {
+  return nodeEnv === 'development' && process.stdout.isTTY === true;
+}
