@@ -1,9 +1,9 @@
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
-import type { AppConfig } from './config/app.config.js';
-import { readEnv } from './config/env.schema.js';
+import { appConfig, type AppConfig } from './config/app.config.js';
+import { loadEnv } from './config/load-env.js';
 import { closeOnSignals } from './lifecycle/shutdown-signals.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
@@ -12,10 +12,8 @@ import { PinoLoggerService } from './logging/pino-logger.service.js';
 const startupLogger = new PinoLoggerService(await createLogger(startupLoggerOptions()));
 
 async function bootstrap(): Promise<void> {
-  // Validated before AppModule is loaded: ConfigModule validates it too, but in a promise
-  // of its own that would end the process with a bare stack trace.
-  readEnv();
-  const { AppModule } = await import('./app.module.js');
+  // Before Nest: a bad variable then fails on one line, without Nest's stack trace.
+  loadEnv();
   // bodyParser off: JsonBodyMiddleware parses JSON and maps its errors to the contract.
   // abortOnError off: a failed start throws, so that it is reported and exits 1.
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
@@ -24,7 +22,7 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
   });
   configureApp(app);
-  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  const config = app.get<AppConfig>(appConfig.KEY);
   closeOnSignals(app, config.shutdownTimeoutMs);
   await app.listen(config.port, config.host);
 }

@@ -1,25 +1,21 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { configNamespace } from './config-namespace.js';
 
-export const appConfig = registerAs('app', () => {
-  const env = readEnv();
-  return {
-    nodeEnv: env.NODE_ENV,
-    port: env.PORT,
-    host: env.HOST,
-    dataDir: env.DATA_DIR,
-    publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    corsOrigins: env.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
-    http: {
-      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
-      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
-      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-      maxConnections: env.HTTP_MAX_CONNECTIONS,
-    },
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-  };
-});
+export const appConfig = configNamespace('app', (env) => ({
+  nodeEnv: env.NODE_ENV,
+  port: env.PORT,
+  host: env.HOST,
+  dataDir: env.DATA_DIR,
+  publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+  trustProxy: parseTrustProxy(env.TRUST_PROXY),
+  corsOrigins: env.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
+  http: {
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: env.HTTP_MAX_CONNECTIONS,
+  },
+  shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+}));
 
 export type AppConfig = ReturnType<typeof appConfig>;
 

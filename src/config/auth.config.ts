@@ -1,12 +1,10 @@
-import { registerAs, type ConfigType } from '@nestjs/config';
 import type { ApiKeyMode } from '../common/types/api-key-mode.js';
-import { readEnv } from './env.schema.js';
+import { configNamespace } from './config-namespace.js';
 
 /** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
 export const TOKEN_TTL_SECONDS = 3600;
 
-export const authConfig = registerAs('auth', () => {
-  const env = readEnv();
+export const authConfig = configNamespace('auth', (env) => {
   const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');
   return {
     jwtSecret: env.JWT_SECRET,
@@ -24,4 +22,4 @@ export const authConfig = registerAs('auth', () => {
   };
 });
 
-export type AuthConfig = ConfigType<typeof authConfig>;
+export type AuthConfig = ReturnType<typeof authConfig>;

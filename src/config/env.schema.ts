@@ -309,8 +309,3 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   }
   return env;
 }
-
-/** Reads and validates `process.env`; every config namespace starts here. */
-export function readEnv(): EnvironmentVariables {
-  return validateEnv(process.env);
-}

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { registerAs, type ConfigType } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { configNamespace } from './config-namespace.js';
 
 export interface S3Settings {
   bucket: string;
@@ -12,8 +11,7 @@ export interface S3Settings {
   requestTimeoutMs: number;
 }
 
-export const mediaConfig = registerAs('media', () => {
-  const env = readEnv();
+export const mediaConfig = configNamespace('media', (env) => {
   const s3: S3Settings | undefined = env.S3_BUCKET
     ? {
         bucket: env.S3_BUCKET,
@@ -44,4 +42,4 @@ export const mediaConfig = registerAs('media', () => {
   };
 });
 
-export type MediaConfig = ConfigType<typeof mediaConfig>;
+export type MediaConfig = ReturnType<typeof mediaConfig>;

@@ -1,15 +1,11 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { configNamespace } from './config-namespace.js';
 
-export const observabilityConfig = registerAs('observability', () => {
-  const env = readEnv();
-  return {
-    logLevel: env.LOG_LEVEL,
-    prettyLogs: wantsPrettyLogs(env.NODE_ENV),
-    metricsEnabled: env.METRICS_ENABLED,
-    metricsToken: env.METRICS_TOKEN,
-  };
-});
+export const observabilityConfig = configNamespace('observability', (env) => ({
+  logLevel: env.LOG_LEVEL,
+  prettyLogs: wantsPrettyLogs(env.NODE_ENV),
+  metricsEnabled: env.METRICS_ENABLED,
+  metricsToken: env.METRICS_TOKEN,
+}));
 
 export type ObservabilityConfig = ReturnType<typeof observabilityConfig>;
 

@@ -1,25 +1,21 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { configNamespace } from './config-namespace.js';
 
-export const rateLimitConfig = registerAs('rateLimit', () => {
-  const env = readEnv();
-  return {
-    redisUrl: env.REDIS_URL,
-    redisKeyPrefix: env.REDIS_KEY_PREFIX,
-    memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
-    loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
-    tiers: {
-      'api-key': {
-        hour: env.RATE_LIMIT_API_KEY_PER_HOUR,
-        minute: env.RATE_LIMIT_API_KEY_PER_MINUTE,
-      },
-      user: { hour: env.RATE_LIMIT_USER_PER_HOUR, minute: env.RATE_LIMIT_USER_PER_MINUTE },
-      anonymous: {
-        hour: env.RATE_LIMIT_ANONYMOUS_PER_HOUR,
-        minute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
-      },
+export const rateLimitConfig = configNamespace('rateLimit', (env) => ({
+  redisUrl: env.REDIS_URL,
+  redisKeyPrefix: env.REDIS_KEY_PREFIX,
+  memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
+  loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
+  tiers: {
+    'api-key': {
+      hour: env.RATE_LIMIT_API_KEY_PER_HOUR,
+      minute: env.RATE_LIMIT_API_KEY_PER_MINUTE,
     },
-  };
-});
+    user: { hour: env.RATE_LIMIT_USER_PER_HOUR, minute: env.RATE_LIMIT_USER_PER_MINUTE },
+    anonymous: {
+      hour: env.RATE_LIMIT_ANONYMOUS_PER_HOUR,
+      minute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    },
+  },
+}));
 
 export type RateLimitConfig = ReturnType<typeof rateLimitConfig>;

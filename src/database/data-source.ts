@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
 import { databaseConfig } from '../config/database.config.js';
+import { loadEnv } from '../config/load-env.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 // Entry point for the TypeORM CLI (`npm run migration:*`), on the compiled file under dist/.
-const { options } = await resolveDatabase(databaseConfig());
+const { options } = await resolveDatabase(databaseConfig(loadEnv()));
 
 export default new DataSource(options);

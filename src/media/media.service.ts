@@ -11,8 +11,7 @@ import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
-import { appConfig } from '../config/app.config.js';
-import type { ConfigType } from '@nestjs/config';
+import { appConfig, type AppConfig } from '../config/app.config.js';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './image-format.js';
 import { ImageProcessor } from './image-processor.js';
@@ -54,7 +53,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
-    @Inject(appConfig.KEY) private readonly app: ConfigType<typeof appConfig>,
+    @Inject(appConfig.KEY) private readonly app: AppConfig,
     private readonly petsService: PetsService,
     private readonly imageProcessor: ImageProcessor,
   ) {}
