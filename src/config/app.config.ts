@@ -1,6 +1,8 @@
-import { configNamespace } from './config-namespace.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const appConfig = configNamespace('app', (env) => ({
+export const appConfig = registerAs('app', (env: EnvironmentVariables = loadEnv()) => ({
   nodeEnv: env.NODE_ENV,
   port: env.PORT,
   host: env.HOST,
@@ -17,7 +19,7 @@ export const appConfig = configNamespace('app', (env) => ({
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
 }));
 
-export type AppConfig = ReturnType<typeof appConfig>;
+export type AppConfig = ConfigType<typeof appConfig>;
 
 /** Express's `trust proxy`: a hop count, or the list of trusted proxy addresses. */
 function parseTrustProxy(value: string | undefined): number | string[] | false {

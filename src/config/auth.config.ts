@@ -1,10 +1,12 @@
+import { registerAs, type ConfigType } from '@nestjs/config';
 import type { ApiKeyMode } from '../common/types/api-key-mode.js';
-import { configNamespace } from './config-namespace.js';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
 /** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
 export const TOKEN_TTL_SECONDS = 3600;
 
-export const authConfig = configNamespace('auth', (env) => {
+export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEnv()) => {
   const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');
   return {
     jwtSecret: env.JWT_SECRET,
@@ -22,4 +24,4 @@ export const authConfig = configNamespace('auth', (env) => {
   };
 });
 
-export type AuthConfig = ReturnType<typeof authConfig>;
+export type AuthConfig = ConfigType<typeof authConfig>;

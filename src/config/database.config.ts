@@ -1,6 +1,8 @@
-import { configNamespace } from './config-namespace.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const databaseConfig = configNamespace('database', (env) => ({
+export const databaseConfig = registerAs('database', (env: EnvironmentVariables = loadEnv()) => ({
   url: env.DATABASE_URL,
   dataDir: env.DATA_DIR,
   migrationsRun: env.DATABASE_MIGRATIONS_RUN,
@@ -11,4 +13,4 @@ export const databaseConfig = configNamespace('database', (env) => ({
   migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
 }));
 
-export type DatabaseConfig = ReturnType<typeof databaseConfig>;
+export type DatabaseConfig = ConfigType<typeof databaseConfig>;

@@ -8,8 +8,9 @@ let validated: { source: string; env: EnvironmentVariables } | undefined;
 
 /**
  * The one reader of `process.env` for configuration: `.env` from the working directory
- * fills in what the environment leaves unset, then the whole is validated. AppConfigModule
- * (app and CLI), main.ts, the TypeORM data source and the seed script all start here.
+ * fills in what the environment leaves unset, then the whole is validated. Every config
+ * namespace starts here (so the app, the CLI, the TypeORM data source and the seed script do),
+ * and so does main.ts.
  * An unchanged environment is validated once: main.ts checks it before creating the app,
  * so that a bad variable is reported on one line, and the app then finds it done.
  */

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { configNamespace } from './config-namespace.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
 export interface S3Settings {
   bucket: string;
@@ -11,7 +13,7 @@ export interface S3Settings {
   requestTimeoutMs: number;
 }
 
-export const mediaConfig = configNamespace('media', (env) => {
+export const mediaConfig = registerAs('media', (env: EnvironmentVariables = loadEnv()) => {
   const s3: S3Settings | undefined = env.S3_BUCKET
     ? {
         bucket: env.S3_BUCKET,
@@ -42,4 +44,4 @@ export const mediaConfig = configNamespace('media', (env) => {
   };
 });
 
-export type MediaConfig = ReturnType<typeof mediaConfig>;
+export type MediaConfig = ConfigType<typeof mediaConfig>;

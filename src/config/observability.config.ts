@@ -1,13 +1,18 @@
-import { configNamespace } from './config-namespace.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const observabilityConfig = configNamespace('observability', (env) => ({
-  logLevel: env.LOG_LEVEL,
-  prettyLogs: wantsPrettyLogs(env.NODE_ENV),
-  metricsEnabled: env.METRICS_ENABLED,
-  metricsToken: env.METRICS_TOKEN,
-}));
+export const observabilityConfig = registerAs(
+  'observability',
+  (env: EnvironmentVariables = loadEnv()) => ({
+    logLevel: env.LOG_LEVEL,
+    prettyLogs: wantsPrettyLogs(env.NODE_ENV),
+    metricsEnabled: env.METRICS_ENABLED,
+    metricsToken: env.METRICS_TOKEN,
+  }),
+);
 
-export type ObservabilityConfig = ReturnType<typeof observabilityConfig>;
+export type ObservabilityConfig = ConfigType<typeof observabilityConfig>;
 
 /** Colourful lines for a person at a terminal; JSON for everything that collects logs. */
 export function wantsPrettyLogs(nodeEnv: string): boolean {

@@ -1,6 +1,8 @@
-import { configNamespace } from './config-namespace.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const rateLimitConfig = configNamespace('rateLimit', (env) => ({
+export const rateLimitConfig = registerAs('rateLimit', (env: EnvironmentVariables = loadEnv()) => ({
   redisUrl: env.REDIS_URL,
   redisKeyPrefix: env.REDIS_KEY_PREFIX,
   memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
@@ -18,4 +20,4 @@ export const rateLimitConfig = configNamespace('rateLimit', (env) => ({
   },
 }));
 
-export type RateLimitConfig = ReturnType<typeof rateLimitConfig>;
+export type RateLimitConfig = ConfigType<typeof rateLimitConfig>;

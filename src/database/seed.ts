@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
 import { databaseConfig } from '../config/database.config.js';
-import { loadEnv } from '../config/load-env.js';
 import { openMigrated } from './migrate.js';
 import { resolveDatabase } from './typeorm-options.js';
 
@@ -114,7 +113,7 @@ function petsArgument(): number | undefined {
 }
 
 const bulkPets = petsArgument();
-const resolved = await resolveDatabase(databaseConfig(loadEnv()));
+const resolved = await resolveDatabase(databaseConfig());
 try {
   const { dataSource } = await openMigrated(resolved, true);
   try {
