@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
-import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
-import type { AppConfig } from './config/app.config.js';
+import { appConfig, type AppConfig } from './config/app.config.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { applyApiPrefix } from './common/http/route-space.js';
@@ -18,7 +17,7 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
-  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  const config = app.get<AppConfig>(appConfig.KEY);
   app.useLogger(app.get(PinoLoggerService));
   app.disable('x-powered-by');
   caseSensitiveRoutes(app);

@@ -1,24 +1,22 @@
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { AdminBootstrapService } from './auth/admin-bootstrap.service.js';
 import { API_PREFIX, CONSOLE_PATH, DOCS_PATH } from './common/http/route-space.js';
-import type { AppConfig } from './config/app.config.js';
-import { readEnv } from './config/env.schema.js';
-import { closeOnSignals } from './shutdown/shutdown-signals.js';
+import { appConfig, type AppConfig } from './config/app.config.js';
+import { loadEnv } from './config/load-env.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';
 import { PinoLoggerService } from './logging/pino-logger.service.js';
+import { closeOnSignals } from './shutdown/shutdown-signals.js';
 
 // Start-up messages are JSON lines too; configureApp() then installs the configured logger.
 const startupLogger = new PinoLoggerService(await createLogger(startupLoggerOptions()));
 
 async function bootstrap(): Promise<void> {
-  // Validated before AppModule is loaded: ConfigModule validates it too, but in a promise
-  // of its own that would end the process with a bare stack trace.
-  readEnv();
-  const { AppModule } = await import('./app.module.js');
+  // Before Nest: a bad variable then fails on one line, without Nest's stack trace.
+  loadEnv();
   // bodyParser off: JsonBodyMiddleware parses JSON and maps its errors to the contract.
   // abortOnError off: a failed start throws, so that it is reported and exits 1.
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
@@ -27,7 +25,7 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
   });
   configureApp(app);
-  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  const config = app.get<AppConfig>(appConfig.KEY);
   closeOnSignals(app, config.shutdownTimeoutMs);
   try {
     await app.listen(config.port, config.host);

@@ -1,8 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-
-export const API_KEY_MODES = ['live', 'test'] as const;
-export type ApiKeyMode = (typeof API_KEY_MODES)[number];
+import type { ApiKeyMode } from '../common/types/api-key-mode.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 32;

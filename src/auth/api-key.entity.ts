@@ -9,7 +9,8 @@ import {
   Unique,
 } from 'typeorm';
 import { User } from '../users/user.entity.js';
-import { API_KEY_MODES, API_KEY_PREFIX_LENGTH, type ApiKeyMode } from './api-key-format.js';
+import { API_KEY_MODES, type ApiKeyMode } from '../common/types/api-key-mode.js';
+import { API_KEY_PREFIX_LENGTH } from './api-key-format.js';
 
 @Entity({ name: 'api_keys' })
 @Unique('UQ_api_keys_key_hash', ['keyHash'])

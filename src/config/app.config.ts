@@ -1,27 +1,25 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const appConfig = registerAs('app', () => {
-  const env = readEnv();
-  return {
-    nodeEnv: env.NODE_ENV,
-    port: env.PORT,
-    host: env.HOST,
-    dataDir: env.DATA_DIR,
-    publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    corsOrigins: env.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
-    http: {
-      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
-      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
-      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-      maxConnections: env.HTTP_MAX_CONNECTIONS,
-    },
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-  };
-});
+export const appConfig = registerAs('app', (env: EnvironmentVariables = loadEnv()) => ({
+  nodeEnv: env.NODE_ENV,
+  port: env.PORT,
+  host: env.HOST,
+  dataDir: env.DATA_DIR,
+  publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+  trustProxy: parseTrustProxy(env.TRUST_PROXY),
+  corsOrigins: env.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
+  http: {
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: env.HTTP_MAX_CONNECTIONS,
+  },
+  shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+}));
 
-export type AppConfig = ReturnType<typeof appConfig>;
+export type AppConfig = ConfigType<typeof appConfig>;
 
 /** Express's `trust proxy`: a hop count, or the list of trusted proxy addresses. */
 function parseTrustProxy(value: string | undefined): number | string[] | false {

@@ -1,9 +1,9 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
-import type { ApiKeyMode } from '../auth/api-key-format.js';
-import { readEnv } from './env.schema.js';
+import type { ApiKeyMode } from '../common/types/api-key-mode.js';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const authConfig = registerAs('auth', () => {
-  const env = readEnv();
+export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEnv()) => {
   const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');
   return {
     jwtSecret: env.JWT_SECRET,

@@ -1,18 +1,16 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const databaseConfig = registerAs('database', () => {
-  const env = readEnv();
-  return {
-    url: env.DATABASE_URL,
-    dataDir: env.DATA_DIR,
-    migrationsRun: env.DATABASE_MIGRATIONS_RUN,
-    poolMax: env.DATABASE_POOL_MAX,
-    connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
-    idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,
-    migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
-  };
-});
+export const databaseConfig = registerAs('database', (env: EnvironmentVariables = loadEnv()) => ({
+  url: env.DATABASE_URL,
+  dataDir: env.DATA_DIR,
+  migrationsRun: env.DATABASE_MIGRATIONS_RUN,
+  poolMax: env.DATABASE_POOL_MAX,
+  connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+  statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+  idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,
+  migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
+}));
 
-export type DatabaseConfig = ReturnType<typeof databaseConfig>;
+export type DatabaseConfig = ConfigType<typeof databaseConfig>;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { authConfig } from './auth.config.js';
+import { databaseConfig } from './database.config.js';
 import { validateEnv } from './env.schema.js';
 
 const STRONG_SECRET = randomBytes(32).toString('base64url');
@@ -134,5 +136,22 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),
     );
+  });
+});
+
+describe('configuration namespaces', () => {
+  it('should build each namespace from the one validated environment', () => {
+    const env = validateEnv({ DATABASE_POOL_MAX: '7', API_KEY_MODES: 'test, live' });
+    expect(databaseConfig(env)).toMatchObject({ poolMax: 7, dataDir: './data' });
+    expect(authConfig(env).apiKeyModes).toEqual(['test', 'live']);
+  });
+
+  it('should accept only live keys in production unless told otherwise', () => {
+    const env = validateEnv({
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG_SECRET,
+      ALLOW_EMBEDDED_DATABASE: 'true',
+    });
+    expect(authConfig(env).apiKeyModes).toEqual(['live']);
   });
 });

@@ -17,7 +17,7 @@ import {
 import { MAX_UPLOAD_BODY_BYTES } from '../common/contract-limits.js';
 import { IntegerText } from '../common/dto/transforms.js';
 import { secretWeakness } from './secret-strength.js';
-import { USERNAME_PATTERN } from '../users/username.js';
+import { USERNAME_PATTERN } from '../common/dto/username.js';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -309,9 +309,4 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
     throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
   }
   return env;
-}
-
-/** Reads and validates `process.env`; every config namespace starts here. */
-export function readEnv(): EnvironmentVariables {
-  return validateEnv(process.env);
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { registerAs, type ConfigType } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
 export interface S3Settings {
   bucket: string;
@@ -12,8 +13,7 @@ export interface S3Settings {
   requestTimeoutMs: number;
 }
 
-export const mediaConfig = registerAs('media', () => {
-  const env = readEnv();
+export const mediaConfig = registerAs('media', (env: EnvironmentVariables = loadEnv()) => {
   const s3: S3Settings | undefined = env.S3_BUCKET
     ? {
         bucket: env.S3_BUCKET,

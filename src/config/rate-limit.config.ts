@@ -1,25 +1,23 @@
-import { registerAs } from '@nestjs/config';
-import { readEnv } from './env.schema.js';
+import { registerAs, type ConfigType } from '@nestjs/config';
+import type { EnvironmentVariables } from './env.schema.js';
+import { loadEnv } from './load-env.js';
 
-export const rateLimitConfig = registerAs('rateLimit', () => {
-  const env = readEnv();
-  return {
-    redisUrl: env.REDIS_URL,
-    redisKeyPrefix: env.REDIS_KEY_PREFIX,
-    memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
-    loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
-    tiers: {
-      'api-key': {
-        hour: env.RATE_LIMIT_API_KEY_PER_HOUR,
-        minute: env.RATE_LIMIT_API_KEY_PER_MINUTE,
-      },
-      user: { hour: env.RATE_LIMIT_USER_PER_HOUR, minute: env.RATE_LIMIT_USER_PER_MINUTE },
-      anonymous: {
-        hour: env.RATE_LIMIT_ANONYMOUS_PER_HOUR,
-        minute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
-      },
+export const rateLimitConfig = registerAs('rateLimit', (env: EnvironmentVariables = loadEnv()) => ({
+  redisUrl: env.REDIS_URL,
+  redisKeyPrefix: env.REDIS_KEY_PREFIX,
+  memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
+  loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
+  tiers: {
+    'api-key': {
+      hour: env.RATE_LIMIT_API_KEY_PER_HOUR,
+      minute: env.RATE_LIMIT_API_KEY_PER_MINUTE,
     },
-  };
-});
+    user: { hour: env.RATE_LIMIT_USER_PER_HOUR, minute: env.RATE_LIMIT_USER_PER_MINUTE },
+    anonymous: {
+      hour: env.RATE_LIMIT_ANONYMOUS_PER_HOUR,
+      minute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    },
+  },
+}));
 
-export type RateLimitConfig = ReturnType<typeof rateLimitConfig>;
+export type RateLimitConfig = ConfigType<typeof rateLimitConfig>;

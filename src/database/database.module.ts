@@ -1,5 +1,5 @@
 import { Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { InjectDataSource, TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/errors/database-errors.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
@@ -8,6 +8,8 @@ import { openMigrated } from './migrate.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 const logger = new Logger('Database');
+// What TypeOrmModule passes from useFactory to dataSourceFactory.
+type ConfigCarrier = TypeOrmModuleOptions & { config: DatabaseConfig };
 // The embedded server behind each data source, stopped once the data source is closed.
 const embeddedServers = new WeakMap<DataSource, EmbeddedPostgres>();
 
@@ -47,10 +49,17 @@ function locationOf(url: string): string {
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      // The real options come from resolveDatabase(), shared with the TypeORM CLI. A failed
-      // start exits at once, without Nest's "Retrying" log (see docs/operations.md).
-      useFactory: () => ({ type: 'postgres', retryAttempts: 0, toRetry: () => false }),
-      dataSourceFactory: () => openDataSource(databaseConfig()),
+      // The real options come from resolveDatabase(), shared with the TypeORM CLI: these
+      // carry the configuration to dataSourceFactory. A failed start exits at once, without
+      // Nest's "Retrying" log (see docs/operations.md).
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig): ConfigCarrier => ({
+        type: 'postgres',
+        retryAttempts: 0,
+        toRetry: () => false,
+        config,
+      }),
+      dataSourceFactory: (options) => openDataSource((options as ConfigCarrier).config),
     }),
   ],
 })

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { wantsPrettyLogs } from '../config/observability.config.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -24,11 +25,6 @@ export const REDACTED_PATHS = [
 ];
 
 const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** Colourful lines for a person at a terminal; JSON for everything that collects logs. */
-export function wantsPrettyLogs(nodeEnv: string): boolean {
-  return nodeEnv === 'development' && process.stdout.isTTY === true;
-}
 
 /**
  * Logger options read straight from the environment, for the messages written before

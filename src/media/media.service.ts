@@ -10,8 +10,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
-import { appConfig } from '../config/app.config.js';
-import type { ConfigType } from '@nestjs/config';
+import { appConfig, type AppConfig } from '../config/app.config.js';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
 import { ImageProcessor } from './processing/image-processor.js';
@@ -56,7 +55,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     private readonly images: MediaRepository,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
-    @Inject(appConfig.KEY) private readonly app: ConfigType<typeof appConfig>,
+    @Inject(appConfig.KEY) private readonly app: AppConfig,
     private readonly petsService: PetsService,
     private readonly imageProcessor: ImageProcessor,
   ) {}

@@ -6,7 +6,8 @@ import {
   ApiTimestampProperty,
   TIMESTAMP_SCHEMA,
 } from '../../common/openapi/schemas.js';
-import { API_KEY_MODES, API_KEY_PREFIX_LENGTH, type ApiKeyMode } from '../api-key-format.js';
+import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
+import { API_KEY_PREFIX_LENGTH } from '../api-key-format.js';
 
 /** An API key without its hash, and without the key itself (shown once, at creation). */
 export class ApiKeyResponse {

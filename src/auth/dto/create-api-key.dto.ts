@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { Trim } from '../../common/dto/transforms.js';
-import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format.js';
+import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: 100, description: 'Trimmed' })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
-import { USERNAME_PATTERN } from '../../users/username.js';
+import { USERNAME_PATTERN } from '../../common/dto/username.js';
 import { TOKEN_TTL_SECONDS } from '../strategies/jwt.strategy.js';
 
 export class LoginUser {

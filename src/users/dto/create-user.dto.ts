@@ -4,7 +4,7 @@ import { IsOptionalNotNull } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, USER_STATUSES, type UserStatus } from '../user-status.js';
-import { USERNAME_PATTERN } from '../username.js';
+import { USERNAME_PATTERN } from '../../common/dto/username.js';
 
 export class CreateUserDto {
   @ApiProperty({

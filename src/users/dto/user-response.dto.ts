@@ -7,7 +7,7 @@ import {
 } from '../../common/openapi/schemas.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, type UserStatus } from '../user-status.js';
-import { USERNAME_PATTERN } from '../username.js';
+import { USERNAME_PATTERN } from '../../common/dto/username.js';
 
 /** The User as clients see it: every field but the password hash. */
 export class UserResponse {
