@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
@@ -15,7 +16,6 @@ import { ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
 import { ApiKeyListResponse, CreatedApiKeyResponse } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
-import { ListApiKeysQueryDto } from './dto/list-api-keys-query.dto.js';
 
 @ApiTags('api-keys')
 @Controller('api-keys')
@@ -56,7 +56,7 @@ export class ApiKeysController {
   @ApiOkResponse({ type: ApiKeyListResponse, description: 'One page of the caller’s keys' })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListApiKeysQueryDto,
+    @Query() query: LargePageQueryDto,
   ): Promise<ApiKeyListResponse> {
     const page = await this.apiKeysService.listOwn(principal.userId, query);
     return { apiKeys: page.apiKeys.map(toApiKeyResponse), pagination: page.pagination };

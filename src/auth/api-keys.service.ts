@@ -7,7 +7,11 @@ import {
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
+import {
+  paginationOf,
+  type Pagination,
+  type LargePageQueryDto,
+} from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
@@ -17,7 +21,6 @@ import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-
 import { ApiKey } from './api-key.entity.js';
 import { AuthErrors } from './auth-errors.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
-import type { ListApiKeysQueryDto } from './dto/list-api-keys-query.dto.js';
 
 /** The contract: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -89,7 +92,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
     return { apiKey, key };
   }
 
-  async listOwn(userId: number, query: ListApiKeysQueryDto): Promise<ApiKeyPage> {
+  async listOwn(userId: number, query: LargePageQueryDto): Promise<ApiKeyPage> {
     const offset = query.offset ?? 0;
     const [apiKeys, total] = await this.apiKeys.findAndCount({
       where: { userId },

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
@@ -14,7 +15,6 @@ import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
-import { ListUsersQueryDto } from './dto/list-users-query.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserListResponse, UserResponse } from './dto/user-response.dto.js';
 import {
@@ -61,7 +61,7 @@ export class UsersController {
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: UserListResponse, description: 'One page of users' })
-  async list(@Query() query: ListUsersQueryDto): Promise<UserListResponse> {
+  async list(@Query() query: LargePageQueryDto): Promise<UserListResponse> {
     const page = await this.usersService.list(query);
     return { users: page.users.map(toUserResponse), pagination: page.pagination };
   }

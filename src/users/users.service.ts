@@ -2,12 +2,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { TtlCache } from '../common/cache/ttl-cache.js';
-import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
+import {
+  paginationOf,
+  type Pagination,
+  type LargePageQueryDto,
+} from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
-import type { ListUsersQueryDto } from './dto/list-users-query.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
@@ -66,7 +69,7 @@ export class UsersService {
     return rows.length > 0;
   }
 
-  async list(query: ListUsersQueryDto): Promise<UserPage> {
+  async list(query: LargePageQueryDto): Promise<UserPage> {
     const offset = query.offset ?? 0;
     const [users, total] = await this.users.findAndCount({
       order: { id: 'ASC' },

@@ -31,6 +31,22 @@ export class PaginationQueryDto {
   offset?: number;
 }
 
+/**
+ * Lists a caller usually reads whole (users, API keys): the same parameters, a first page
+ * of 100.
+ */
+export class LargePageQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 100,
+    default: 100,
+    description: 'Page size; out of range is 400, never clamped',
+  })
+  override limit: number = 100;
+}
+
 /** The `pagination` object of list responses; documented by PaginationResponse. */
 export type Pagination = PaginationResponse;
 
