@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule, ValidationPipe } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
@@ -11,6 +11,7 @@ import { validationExceptionFactory } from './common/errors/validation-errors.js
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
+import { BodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
 import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
@@ -71,7 +72,7 @@ import { UsersModule } from './users/users.module.js';
     { provide: APP_PIPE, useClass: SafeInputPipe },
     {
       provide: APP_PIPE,
-      useValue: new ValidationPipe({
+      useValue: new BodyAndQueryValidationPipe({
         whitelist: true,
         forbidNonWhitelisted: true,
         transform: true,

@@ -124,6 +124,10 @@ import type { Create${n.Singular}Dto } from './dto/create-${n.singular}.dto.js';
 import type { Update${n.Singular}Dto } from './dto/update-${n.singular}.dto.js';
 import { ${n.Singular} } from './${n.singular}.entity.js';
 
+/** Also ParseIdPipe's answer on the ${n.word} routes, for ids that cannot exist. */
+export const ${camel(n.singular)}NotFound = (id: number | string) =>
+  new ApiException('NOT_FOUND', \`${strings.capitalize(n.word)} \${id} not found\`);
+
 @Injectable()
 export class ${n.Plural}Service {
   constructor(@InjectRepository(${n.Singular}) private readonly ${camel(n.plural)}: Repository<${n.Singular}>) {}
@@ -138,10 +142,9 @@ export class ${n.Plural}Service {
     return { ${camel(n.plural)}: found, pagination: paginationOf(query.limit, offset, found.length, total) };
   }
 
-  async findOne(id: string): Promise<${n.Singular}> {
-    // The id stays the decimal string ParseIdPipe checked; PostgreSQL compares it exactly.
-    const found = await this.${camel(n.plural)}.findOneBy({ id: id as unknown as number });
-    if (!found) throw new ApiException('NOT_FOUND', \`${strings.capitalize(n.word)} \${id} not found\`);
+  async findOne(id: number): Promise<${n.Singular}> {
+    const found = await this.${camel(n.plural)}.findOneBy({ id });
+    if (!found) throw ${camel(n.singular)}NotFound(id);
     return found;
   }
 
@@ -149,14 +152,14 @@ export class ${n.Plural}Service {
     return this.${camel(n.plural)}.save(this.${camel(n.plural)}.create({ name: dto.name }));
   }
 
-  async update(id: string, dto: Update${n.Singular}Dto): Promise<${n.Singular}> {
+  async update(id: number, dto: Update${n.Singular}Dto): Promise<${n.Singular}> {
     const found = await this.findOne(id);
     return this.${camel(n.plural)}.save(this.${camel(n.plural)}.merge(found, dto));
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: number): Promise<void> {
     const result = await this.${camel(n.plural)}.delete(id);
-    if (!result.affected) throw new ApiException('NOT_FOUND', \`${strings.capitalize(n.word)} \${id} not found\`);
+    if (!result.affected) throw ${camel(n.singular)}NotFound(id);
   }
 }
 `;
@@ -183,7 +186,7 @@ import { Create${n.Singular}Dto } from './dto/create-${n.singular}.dto.js';
 import { ${n.Singular}ListResponse, ${n.Singular}Response } from './dto/${n.singular}-response.dto.js';
 import { Update${n.Singular}Dto } from './dto/update-${n.singular}.dto.js';
 import { ${to} } from './${n.singular}.mapper.js';
-import { ${n.Plural}Service } from './${n.plural}.service.js';
+import { ${camel(n.singular)}NotFound, ${n.Plural}Service } from './${n.plural}.service.js';
 
 @ApiTags('${n.plural}')
 @ApiAuth()
@@ -218,7 +221,7 @@ export class ${n.Plural}Controller {
   @ApiIdParam('id', '${W} id')
   @ApiErrors({ 404: ['NOT_FOUND'] })
   @ApiOkResponse({ type: ${n.Singular}Response, description: 'The ${n.word}' })
-  async findOne(@Param('id', ParseIdPipe) id: string): Promise<${n.Singular}Response> {
+  async findOne(@Param('id', new ParseIdPipe(${camel(n.singular)}NotFound)) id: number): Promise<${n.Singular}Response> {
     return ${to}(await this.${service}.findOne(id));
   }
 
@@ -234,7 +237,7 @@ export class ${n.Plural}Controller {
   @ApiErrors({ 404: ['NOT_FOUND'] })
   @ApiOkResponse({ type: ${n.Singular}Response, description: 'The updated ${n.word}' })
   async update(
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(${camel(n.singular)}NotFound)) id: number,
     @Body(NonEmptyBodyPipe) dto: Update${n.Singular}Dto,
   ): Promise<${n.Singular}Response> {
     return ${to}(await this.${service}.update(id, dto));
@@ -247,7 +250,7 @@ export class ${n.Plural}Controller {
   @ApiIdParam('id', '${W} id')
   @ApiErrors({ 404: ['NOT_FOUND'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is \`{}\`' })
-  async remove(@Param('id', ParseIdPipe) id: string): Promise<EmptyResponse> {
+  async remove(@Param('id', new ParseIdPipe(${camel(n.singular)}NotFound)) id: number): Promise<EmptyResponse> {
     await this.${service}.remove(id);
     return {};
   }

@@ -12,7 +12,7 @@ import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { toApiKeyResponse } from './api-key.mapper.js';
-import { ApiKeysService } from './api-keys.service.js';
+import { apiKeyNotFound, ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
 import { ApiKeyListResponse, CreatedApiKeyResponse } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
@@ -76,7 +76,7 @@ export class ApiKeysController {
   @ApiOkResponse({ type: EmptyResponse, description: 'Revoked; the body is `{}`' })
   async remove(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(apiKeyNotFound)) id: number,
   ): Promise<EmptyResponse> {
     await this.apiKeysService.revoke(principal.userId, id);
     return {};

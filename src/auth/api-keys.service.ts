@@ -36,6 +36,10 @@ export interface ApiKeyPage {
   pagination: Pagination;
 }
 
+/** Also ParseIdPipe's answer on the API key routes, for ids that cannot exist. */
+export const apiKeyNotFound = (id: number | string) =>
+  new ApiException('API_KEY_NOT_FOUND', `API key ${id} not found`);
+
 @Injectable()
 export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('ApiKeys');
@@ -104,11 +108,9 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Someone else's key is reported as missing, so that key ids do not leak. */
-  async revoke(userId: number, id: string): Promise<void> {
-    const result = await this.apiKeys.delete({ id: id as unknown as number, userId });
-    if (!result.affected) {
-      throw new ApiException('API_KEY_NOT_FOUND', `API key ${id} not found`);
-    }
+  async revoke(userId: number, id: number): Promise<void> {
+    const result = await this.apiKeys.delete({ id, userId });
+    if (!result.affected) throw apiKeyNotFound(id);
   }
 
   /**

@@ -6,7 +6,7 @@ import { ApiAuth, ApiIdParam, ApiJsonBody } from '../common/openapi/api-docs.dec
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { CategoriesService } from './categories.service.js';
+import { CategoriesService, categoryNotFound } from './categories.service.js';
 import { toCategoryResponse } from './category.mapper.js';
 import { CategoryListResponse, CategoryResponse } from './dto/category-response.dto.js';
 import { CreateCategoryDto } from './dto/create-category.dto.js';
@@ -53,7 +53,9 @@ export class CategoriesController {
   @ApiIdParam('id', 'Category id')
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'] })
   @ApiOkResponse({ type: CategoryResponse, description: 'The category' })
-  async findOne(@Param('id', ParseIdPipe) id: string): Promise<CategoryResponse> {
+  async findOne(
+    @Param('id', new ParseIdPipe(categoryNotFound)) id: number,
+  ): Promise<CategoryResponse> {
     return toCategoryResponse(await this.categoriesService.findOne(id));
   }
 
@@ -69,7 +71,7 @@ export class CategoriesController {
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CONFLICT'] })
   @ApiOkResponse({ type: CategoryResponse, description: 'The updated category' })
   async update(
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(categoryNotFound)) id: number,
     @Body(NonEmptyBodyPipe) dto: UpdateCategoryDto,
   ): Promise<CategoryResponse> {
     return toCategoryResponse(await this.categoriesService.update(id, dto));
@@ -86,7 +88,7 @@ export class CategoriesController {
   @ApiIdParam('id', 'Category id')
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
-  async remove(@Param('id', ParseIdPipe) id: string): Promise<EmptyResponse> {
+  async remove(@Param('id', new ParseIdPipe(categoryNotFound)) id: number): Promise<EmptyResponse> {
     await this.categoriesService.remove(id);
     return {};
   }

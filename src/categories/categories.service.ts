@@ -7,6 +7,10 @@ import { Category } from './category.entity.js';
 import type { CreateCategoryDto } from './dto/create-category.dto.js';
 import type { UpdateCategoryDto } from './dto/update-category.dto.js';
 
+/** Also ParseIdPipe's answer on the category routes, for ids that cannot exist. */
+export const categoryNotFound = (id: number | string) =>
+  new ApiException('CATEGORY_NOT_FOUND', `Category ${id} not found`);
+
 @Injectable()
 export class CategoriesService {
   constructor(@InjectRepository(Category) private readonly categories: Repository<Category>) {}
@@ -15,10 +19,9 @@ export class CategoriesService {
     return this.categories.find({ order: { name: 'ASC', id: 'ASC' } });
   }
 
-  async findOne(id: string): Promise<Category> {
-    // The id stays the decimal string ParseIdPipe checked; PostgreSQL compares it exactly.
-    const category = await this.categories.findOneBy({ id: id as unknown as number });
-    if (!category) throw new ApiException('CATEGORY_NOT_FOUND', `Category ${id} not found`);
+  async findOne(id: number): Promise<Category> {
+    const category = await this.categories.findOneBy({ id });
+    if (!category) throw categoryNotFound(id);
     return category;
   }
 
@@ -28,17 +31,15 @@ export class CategoriesService {
     );
   }
 
-  async update(id: string, dto: UpdateCategoryDto): Promise<Category> {
+  async update(id: number, dto: UpdateCategoryDto): Promise<Category> {
     const category = await this.findOne(id);
     return this.categories.save(this.categories.merge(category, dto));
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: number): Promise<void> {
     try {
       const result = await this.categories.delete(id);
-      if (!result.affected) {
-        throw new ApiException('CATEGORY_NOT_FOUND', `Category ${id} not found`);
-      }
+      if (!result.affected) throw categoryNotFound(id);
     } catch (error) {
       if (isForeignKeyViolation(error)) {
         throw new ApiException(

@@ -23,22 +23,20 @@ export class MediaRepository {
   }
 
   /** Oldest first. */
-  findByPet(petId: string): Promise<PetImage[]> {
-    return this.dataSource
-      .getRepository(PetImage)
-      .find({ where: { petId: Number(petId) }, order: { id: 'ASC' } });
+  findByPet(petId: number): Promise<PetImage[]> {
+    return this.dataSource.getRepository(PetImage).find({ where: { petId }, order: { id: 'ASC' } });
   }
 
   /** Both storage keys of every image of the pet. */
-  async keysOfPet(petId: string, manager: EntityManager): Promise<string[]> {
+  async keysOfPet(petId: number, manager: EntityManager): Promise<string[]> {
     const images = await manager
       .getRepository(PetImage)
-      .find({ where: { petId: Number(petId) }, select: { key: true, thumbnailKey: true } });
+      .find({ where: { petId }, select: { key: true, thumbnailKey: true } });
     return images.flatMap((image) => [image.key, image.thumbnailKey]);
   }
 
   /** Deletes the pet's images whose main key is not in `kept`; their storage keys. */
-  async deleteAllBut(petId: string, kept: string[], manager: EntityManager): Promise<string[]> {
+  async deleteAllBut(petId: number, kept: string[], manager: EntityManager): Promise<string[]> {
     const [dropped] = await manager.query<[{ key: string; thumbnail_key: string }[], number]>(
       `DELETE FROM pet_images WHERE pet_id = $1 AND NOT (key = ANY($2::text[]))
        RETURNING key, thumbnail_key`,

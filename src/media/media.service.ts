@@ -91,7 +91,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
    * transaction. Nothing is stored for a refused upload, and stored files are removed again
    * when the database step fails.
    */
-  async upload(petId: string, upload: ImageUpload, urlOf: MediaUrl): Promise<PetImage> {
+  async upload(petId: number, upload: ImageUpload, urlOf: MediaUrl): Promise<PetImage> {
     await this.petsService.assertCanAddPhoto(petId);
     const format = sniffImageFormat(upload.image);
     if (!format) {
@@ -115,7 +115,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
         await this.petsService.appendPhotoUrl(petId, urlOf(key), manager);
         return this.images.insert(
           {
-            petId: Number(petId),
+            petId,
             key,
             thumbnailKey,
             description: upload.description ?? null,
@@ -133,7 +133,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
-  async list(petId: string): Promise<PetImage[]> {
+  async list(petId: number): Promise<PetImage[]> {
     await this.petsService.assertExists(petId);
     return this.images.findByPet(petId);
   }
@@ -157,7 +157,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Runs in the pet's deleting transaction: the rows go with the pet, the files after it. */
   private async releaseImagesOf(
-    petId: string,
+    petId: number,
     manager: EntityManager,
   ): Promise<() => Promise<void>> {
     const keys = await this.images.keysOfPet(petId, manager);
@@ -174,7 +174,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
    * matched by their key, whatever base URL they were written with.
    */
   private async releaseImagesNotIn(
-    petId: string,
+    petId: number,
     photoUrls: string[],
     manager: EntityManager,
   ): Promise<() => Promise<void>> {

@@ -12,6 +12,7 @@ import { Consumes } from '../common/decorators/consumes.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { petNotFound } from '../pets/pets.service.js';
 import { PetImageListResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
 import { UPLOAD_IMAGE_FORM_SCHEMA } from './upload/upload-image.dto.js';
 import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
@@ -51,7 +52,7 @@ export class PetImagesController {
   })
   @ApiCreatedResponse({ type: UploadImageResponse, description: 'Stored' })
   async upload(
-    @Param('petId', ParseIdPipe) petId: string,
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @UploadedForm(UploadImagePipe) upload: ImageUpload,
     @RequestOrigin() origin: string | undefined,
   ): Promise<UploadImageResponse> {
@@ -69,7 +70,7 @@ export class PetImagesController {
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
   @ApiOkResponse({ type: PetImageListResponse, description: 'The images' })
   async list(
-    @Param('petId', ParseIdPipe) petId: string,
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @RequestOrigin() origin: string | undefined,
   ): Promise<PetImageListResponse> {
     const urlOf = this.mediaService.urlsFor(origin);

@@ -10,13 +10,13 @@ import type { EntityManager } from 'typeorm';
 
 /** Runs when a pet is deleted: after its row is locked `FOR UPDATE`, before it goes. */
 export type PetRemovalHook = (
-  petId: string,
+  petId: number,
   manager: EntityManager,
 ) => Promise<() => Promise<void>>;
 
 /** Runs when a PUT replaces a pet's photoUrls, after the update, with the URLs kept. */
 export type PhotoUrlsReplacedHook = (
-  petId: string,
+  petId: number,
   photoUrls: string[],
   manager: EntityManager,
 ) => Promise<() => Promise<void>>;

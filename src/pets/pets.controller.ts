@@ -15,7 +15,7 @@ import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
 import { toPetResponse } from './pet.mapper.js';
-import { PetsService } from './pets.service.js';
+import { petNotFound, PetsService } from './pets.service.js';
 
 @ApiTags('pets')
 @ApiAuth()
@@ -55,7 +55,7 @@ export class PetsController {
   @ApiIdParam('petId', 'Pet id')
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
   @ApiOkResponse({ type: PetResponse, description: 'The pet' })
-  async findOne(@Param('petId', ParseIdPipe) petId: string): Promise<PetResponse> {
+  async findOne(@Param('petId', new ParseIdPipe(petNotFound)) petId: number): Promise<PetResponse> {
     return toPetResponse(await this.petsService.findOne(petId));
   }
 
@@ -73,7 +73,7 @@ export class PetsController {
   @ApiErrors({ 404: ['PET_NOT_FOUND'], 409: ['INVALID_STATUS_TRANSITION'] })
   @ApiOkResponse({ type: PetResponse, description: 'The updated pet' })
   async update(
-    @Param('petId', ParseIdPipe) petId: string,
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @Body(NonEmptyBodyPipe) dto: UpdatePetDto,
   ): Promise<PetResponse> {
     return toPetResponse(await this.petsService.update(petId, dto));
@@ -89,7 +89,9 @@ export class PetsController {
   @ApiIdParam('petId', 'Pet id')
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
-  async remove(@Param('petId', ParseIdPipe) petId: string): Promise<EmptyResponse> {
+  async remove(
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
+  ): Promise<EmptyResponse> {
     await this.petsService.remove(petId);
     return {};
   }

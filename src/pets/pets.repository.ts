@@ -119,7 +119,7 @@ function insertPetQuery(fields: PetWriteFields): { sql: string; params: unknown[
  * a different status and updates nothing, so two moves from one status cannot both win.
  */
 function updatePetQuery(
-  id: string,
+  id: number,
   fields: PetWriteFields,
   fromStatuses?: readonly PetStatus[],
 ): { sql: string; params: unknown[] } {
@@ -180,7 +180,7 @@ export class PetsRepository {
   }
 
   async findById(
-    id: string,
+    id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow | undefined> {
     const [pet] = await manager.query<PetRow[]>(SELECT_PET_BY_ID, [id]);
@@ -201,7 +201,7 @@ export class PetsRepository {
    * the statement's start was not one of them.
    */
   async update(
-    id: string,
+    id: number,
     fields: PetWriteFields,
     fromStatuses: readonly PetStatus[] | undefined,
     manager: EntityManager = this.dataSource.manager,
@@ -212,7 +212,7 @@ export class PetsRepository {
   }
 
   async statusOf(
-    id: string,
+    id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetStatus | undefined> {
     const [row] = await manager.query<{ status: PetStatus }[]>(
@@ -222,13 +222,13 @@ export class PetsRepository {
     return row?.status;
   }
 
-  async exists(id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+  async exists(id: number, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
     const rows = await manager.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
     return rows.length > 0;
   }
 
   /** `undefined` when there is no such pet. */
-  async photoUrlCount(id: string): Promise<number | undefined> {
+  async photoUrlCount(id: number): Promise<number | undefined> {
     const [row] = await this.dataSource.query<{ count: number }[]>(
       'SELECT cardinality(photo_urls) AS count FROM pets WHERE id = $1',
       [id],
@@ -238,7 +238,7 @@ export class PetsRepository {
 
   /** False when nothing was appended: no such pet, or it already holds `max` URLs. */
   async appendPhotoUrl(
-    id: string,
+    id: number,
     url: string,
     max: number,
     manager: EntityManager = this.dataSource.manager,
@@ -252,19 +252,19 @@ export class PetsRepository {
   }
 
   /** Locks the pet's row until the transaction ends; false when there is no such pet. */
-  async lock(id: string, manager: EntityManager): Promise<boolean> {
+  async lock(id: number, manager: EntityManager): Promise<boolean> {
     const rows = await manager.query<unknown[]>('SELECT id FROM pets WHERE id = $1 FOR UPDATE', [
       id,
     ]);
     return rows.length > 0;
   }
 
-  async delete(id: string, manager: EntityManager): Promise<void> {
+  async delete(id: number, manager: EntityManager): Promise<void> {
     await manager.query('DELETE FROM pets WHERE id = $1', [id]);
   }
 
   /** Tags are created on first use; the pet's set is replaced as a whole. */
-  async replaceTags(petId: string, names: string[], manager: EntityManager): Promise<void> {
+  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<void> {
     await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
     const unique = [...new Set(names)];
     if (unique.length === 0) return;

@@ -113,7 +113,7 @@ describe(PetsService.name, () => {
     it('should answer 404 PET_NOT_FOUND for a pet that does not exist', async () => {
       repository.findById.mockResolvedValue(undefined);
 
-      const error = await refusal(sut.findOne('41'));
+      const error = await refusal(sut.findOne(41));
 
       expect(error.getStatus()).toBe(404);
       expect(error.code).toBe('PET_NOT_FOUND');
@@ -148,7 +148,7 @@ describe(PetsService.name, () => {
       });
 
       expect(repository.insert).toHaveBeenCalledWith(expect.anything(), manager);
-      expect(repository.replaceTags).toHaveBeenCalledWith('3', ['calm'], manager);
+      expect(repository.replaceTags).toHaveBeenCalledWith(3, ['calm'], manager);
       expect(pet).toBe(withTags);
     });
 
@@ -168,10 +168,10 @@ describe(PetsService.name, () => {
     it('should allow only the statuses that may move to the requested one', async () => {
       repository.update.mockResolvedValue(petRow(1, { status: 'sold' }));
 
-      await sut.update('1', { status: 'sold' });
+      await sut.update(1, { status: 'sold' });
 
       expect(repository.update).toHaveBeenCalledWith(
-        '1',
+        1,
         { status: 'sold' },
         ['pending', 'sold'],
         undefined,
@@ -182,7 +182,7 @@ describe(PetsService.name, () => {
       repository.update.mockResolvedValue(undefined);
       repository.statusOf.mockResolvedValue('available');
 
-      const error = await refusal(sut.update('1', { status: 'sold' }));
+      const error = await refusal(sut.update(1, { status: 'sold' }));
 
       expect(error.getStatus()).toBe(409);
       expect(error.code).toBe('INVALID_STATUS_TRANSITION');
@@ -197,7 +197,7 @@ describe(PetsService.name, () => {
       repository.update.mockResolvedValue(undefined);
       repository.statusOf.mockResolvedValue(undefined);
 
-      const error = await refusal(sut.update('1', { name: 'Rex' }));
+      const error = await refusal(sut.update(1, { name: 'Rex' }));
 
       expect(error.code).toBe('PET_NOT_FOUND');
     });
@@ -220,7 +220,7 @@ describe(PetsService.name, () => {
         });
       });
 
-      await sut.update('1', { photoUrls: ['https://x/a.jpg'] });
+      await sut.update(1, { photoUrls: ['https://x/a.jpg'] });
 
       expect(events).toEqual(['hook 1 https://x/a.jpg', 'commit', 'clean-up']);
     });
@@ -230,7 +230,7 @@ describe(PetsService.name, () => {
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onPhotoUrlsReplaced(hook);
 
-      await sut.update('1', { name: 'Rex' });
+      await sut.update(1, { name: 'Rex' });
 
       expect(hook).not.toHaveBeenCalled();
       expect(repository.transaction).not.toHaveBeenCalled();
@@ -261,7 +261,7 @@ describe(PetsService.name, () => {
         });
       });
 
-      await sut.remove('5');
+      await sut.remove(5);
 
       expect(events).toEqual(['lock', 'hook 5', 'delete', 'commit', 'clean-up']);
     });
@@ -271,7 +271,7 @@ describe(PetsService.name, () => {
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onRemove(hook);
 
-      const error = await refusal(sut.remove('5'));
+      const error = await refusal(sut.remove(5));
 
       expect(error.code).toBe('PET_NOT_FOUND');
       expect(hook).not.toHaveBeenCalled();
@@ -283,7 +283,7 @@ describe(PetsService.name, () => {
     it('should refuse a 21st photo with 409 CONFLICT before any work is done', async () => {
       repository.photoUrlCount.mockResolvedValue(20);
 
-      const error = await refusal(sut.assertCanAddPhoto('1'));
+      const error = await refusal(sut.assertCanAddPhoto(1));
 
       expect(error.getStatus()).toBe(409);
       expect(error.details).toEqual({ field: 'photoUrls', max: 20 });
@@ -292,11 +292,11 @@ describe(PetsService.name, () => {
     it('should report a pet that is gone as 404, and a full one as 409, when nothing was appended', async () => {
       repository.appendPhotoUrl.mockResolvedValue(false);
       repository.exists.mockResolvedValue(false);
-      expect((await refusal(sut.appendPhotoUrl('1', 'u', manager))).code).toBe('PET_NOT_FOUND');
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', manager))).code).toBe('PET_NOT_FOUND');
 
       repository.exists.mockResolvedValue(true);
-      expect((await refusal(sut.appendPhotoUrl('1', 'u', manager))).code).toBe('CONFLICT');
-      expect(repository.appendPhotoUrl).toHaveBeenCalledWith('1', 'u', 20, manager);
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', manager))).code).toBe('CONFLICT');
+      expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, manager);
     });
   });
 });

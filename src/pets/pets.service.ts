@@ -16,9 +16,11 @@ interface PetPage {
   pagination: Pagination;
 }
 
-const petNotFound = (id: string) => new ApiException('PET_NOT_FOUND', `Pet ${id} not found`);
+/** Also ParseIdPipe's answer on the pet routes (and media's), for ids that cannot exist. */
+export const petNotFound = (id: number | string) =>
+  new ApiException('PET_NOT_FOUND', `Pet ${id} not found`);
 
-const photoUrlsFull = (id: string) =>
+const photoUrlsFull = (id: number) =>
   new ApiException('CONFLICT', `Pet ${id} already has ${MAX_PHOTO_URLS} photo URLs`, {
     field: 'photoUrls',
     max: MAX_PHOTO_URLS,
@@ -64,7 +66,7 @@ export class PetsService {
     return { pets, pagination };
   }
 
-  findOne(id: string): Promise<PetRow> {
+  findOne(id: number): Promise<PetRow> {
     return this.load(id);
   }
 
@@ -75,12 +77,12 @@ export class PetsService {
     if (!tags?.length) return this.write(dto, () => this.pets.insert(row));
     return this.pets.transaction(async (manager) => {
       const pet = await this.write(dto, () => this.pets.insert(row, manager));
-      await this.pets.replaceTags(String(pet.id), tags, manager);
-      return this.load(String(pet.id), manager);
+      await this.pets.replaceTags(pet.id, tags, manager);
+      return this.load(pet.id, manager);
     });
   }
 
-  async update(id: string, dto: UpdatePetDto): Promise<PetRow> {
+  async update(id: number, dto: UpdatePetDto): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const to = dto.status;
     const fromStatuses = to && PET_STATUSES.filter((from) => isAllowedMove(from, to));
@@ -116,7 +118,7 @@ export class PetsService {
    * Deletes the pet and what other modules keep for it. The row lock comes first, so an
    * upload that commits meanwhile is either seen by the hooks or finds the pet gone.
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: number): Promise<void> {
     const afterCommit = await this.pets.transaction(async (manager) => {
       if (!(await this.pets.lock(id, manager))) throw petNotFound(id);
       const cleanups: (() => Promise<void>)[] = [];
@@ -132,24 +134,24 @@ export class PetsService {
     this.removalHooks.push(hook);
   }
 
-  async assertExists(id: string): Promise<void> {
+  async assertExists(id: number): Promise<void> {
     if (!(await this.pets.exists(id))) throw petNotFound(id);
   }
 
   /** Checked before costly work on the pet's behalf; appendPhotoUrl enforces it for real. */
-  async assertCanAddPhoto(id: string): Promise<void> {
+  async assertCanAddPhoto(id: number): Promise<void> {
     const count = await this.pets.photoUrlCount(id);
     if (count === undefined) throw petNotFound(id);
     if (count >= MAX_PHOTO_URLS) throw photoUrlsFull(id);
   }
 
   /** Adds one URL to the pet's photoUrls, within the caller's transaction when given one. */
-  async appendPhotoUrl(id: string, url: string, manager?: EntityManager): Promise<void> {
+  async appendPhotoUrl(id: number, url: string, manager?: EntityManager): Promise<void> {
     if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, manager)) return;
     throw (await this.pets.exists(id, manager)) ? photoUrlsFull(id) : petNotFound(id);
   }
 
-  private async load(id: string, manager?: EntityManager): Promise<PetRow> {
+  private async load(id: number, manager?: EntityManager): Promise<PetRow> {
     const pet = await this.pets.findById(id, manager);
     if (!pet) throw petNotFound(id);
     return pet;

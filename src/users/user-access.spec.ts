@@ -25,10 +25,10 @@ function codeOf(act: () => void): string | undefined {
 describe('user-access', () => {
   describe(assertCanReadUser.name, () => {
     it('should let an admin read anyone and a user only itself', () => {
-      expect(codeOf(() => assertCanReadUser(admin, '2'))).toBeUndefined();
-      expect(codeOf(() => assertCanReadUser(user, '2'))).toBeUndefined();
-      expect(codeOf(() => assertCanReadUser(userKey, '2'))).toBeUndefined();
-      expect(codeOf(() => assertCanReadUser(user, '1'))).toBe('INSUFFICIENT_PERMISSIONS');
+      expect(codeOf(() => assertCanReadUser(admin, 2))).toBeUndefined();
+      expect(codeOf(() => assertCanReadUser(user, 2))).toBeUndefined();
+      expect(codeOf(() => assertCanReadUser(userKey, 2))).toBeUndefined();
+      expect(codeOf(() => assertCanReadUser(user, 1))).toBe('INSUFFICIENT_PERMISSIONS');
     });
   });
 
@@ -50,7 +50,7 @@ describe('user-access', () => {
     it.each([{ role: 'admin' as const }, { userStatus: 0 as const }])(
       'should refuse an admin key sending %j',
       (dto) => {
-        expect(codeOf(() => assertCanUpdateUser(adminKey, '2', dto))).toBe(
+        expect(codeOf(() => assertCanUpdateUser(adminKey, 2, dto))).toBe(
           'INSUFFICIENT_PERMISSIONS',
         );
       },
@@ -58,12 +58,12 @@ describe('user-access', () => {
 
     it('should let a user change its own profile and password', () => {
       expect(
-        codeOf(() => assertCanUpdateUser(user, '2', { firstName: 'A', password: 'p4ssw0rd!' })),
+        codeOf(() => assertCanUpdateUser(user, 2, { firstName: 'A', password: 'p4ssw0rd!' })),
       ).toBeUndefined();
     });
 
     it('should refuse a user updating someone else', () => {
-      expect(codeOf(() => assertCanUpdateUser(user, '1', { firstName: 'A' }))).toBe(
+      expect(codeOf(() => assertCanUpdateUser(user, 1, { firstName: 'A' }))).toBe(
         'INSUFFICIENT_PERMISSIONS',
       );
     });
@@ -71,36 +71,36 @@ describe('user-access', () => {
     it.each([{ role: 'admin' as const }, { role: 'user' as const }, { userStatus: 0 as const }])(
       'should refuse a non-admin sending %j',
       (dto) => {
-        expect(codeOf(() => assertCanUpdateUser(user, '2', dto))).toBe('INSUFFICIENT_PERMISSIONS');
+        expect(codeOf(() => assertCanUpdateUser(user, 2, dto))).toBe('INSUFFICIENT_PERMISSIONS');
       },
     );
 
     it('should refuse a password change through an API key', () => {
-      expect(codeOf(() => assertCanUpdateUser(userKey, '2', { password: 'p4ssw0rd!' }))).toBe(
+      expect(codeOf(() => assertCanUpdateUser(userKey, 2, { password: 'p4ssw0rd!' }))).toBe(
         'INSUFFICIENT_PERMISSIONS',
       );
-      expect(codeOf(() => assertCanUpdateUser(userKey, '2', { phone: '1' }))).toBeUndefined();
+      expect(codeOf(() => assertCanUpdateUser(userKey, 2, { phone: '1' }))).toBeUndefined();
     });
 
     it('should let an admin change role and status of others', () => {
       expect(
-        codeOf(() => assertCanUpdateUser(admin, '2', { role: 'admin', userStatus: 1 })),
+        codeOf(() => assertCanUpdateUser(admin, 2, { role: 'admin', userStatus: 1 })),
       ).toBeUndefined();
     });
 
     it('should refuse an admin demoting or deactivating itself', () => {
-      expect(codeOf(() => assertCanUpdateUser(admin, '1', { role: 'user' }))).toBe('CONFLICT');
-      expect(codeOf(() => assertCanUpdateUser(admin, '1', { userStatus: 1 }))).toBe('CONFLICT');
+      expect(codeOf(() => assertCanUpdateUser(admin, 1, { role: 'user' }))).toBe('CONFLICT');
+      expect(codeOf(() => assertCanUpdateUser(admin, 1, { userStatus: 1 }))).toBe('CONFLICT');
       expect(
-        codeOf(() => assertCanUpdateUser(admin, '1', { role: 'admin', userStatus: 0 })),
+        codeOf(() => assertCanUpdateUser(admin, 1, { role: 'admin', userStatus: 0 })),
       ).toBeUndefined();
     });
   });
 
   describe(assertCanDeleteUser.name, () => {
     it('should refuse an admin deleting itself and allow deleting others', () => {
-      expect(codeOf(() => assertCanDeleteUser(admin, '1'))).toBe('CONFLICT');
-      expect(codeOf(() => assertCanDeleteUser(admin, '2'))).toBeUndefined();
+      expect(codeOf(() => assertCanDeleteUser(admin, 1))).toBe('CONFLICT');
+      expect(codeOf(() => assertCanDeleteUser(admin, 2))).toBeUndefined();
     });
   });
 });

@@ -4,10 +4,10 @@ import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserStatus } from './user-status.js';
 
-const isSelf = (principal: Principal, userId: string) => String(principal.userId) === userId;
+const isSelf = (principal: Principal, userId: number) => principal.userId === userId;
 
 /** Admins read anyone; others only themselves. Checked before the look-up, so ids don't leak. */
-export function assertCanReadUser(principal: Principal, userId: string): void {
+export function assertCanReadUser(principal: Principal, userId: number): void {
   if (principal.role !== 'admin' && !isSelf(principal, userId)) {
     throw ApiException.forbidden('Only an admin can read other users');
   }
@@ -33,7 +33,7 @@ export function assertCanCreateUser(principal: Principal, dto: CreateUserDto): v
 
 export function assertCanUpdateUser(
   principal: Principal,
-  userId: string,
+  userId: number,
   dto: UpdateUserDto,
 ): void {
   assertCanReadUser(principal, userId);
@@ -57,7 +57,7 @@ export function assertCanUpdateUser(
 }
 
 /** Only reached by admins (the route is @Roles('admin')). */
-export function assertCanDeleteUser(principal: Principal, userId: string): void {
+export function assertCanDeleteUser(principal: Principal, userId: number): void {
   if (isSelf(principal, userId)) {
     throw new ApiException('CONFLICT', 'An admin cannot delete itself');
   }

@@ -24,7 +24,7 @@ import {
   assertCanUpdateUser,
 } from './user-access.js';
 import { toUserResponse } from './user.mapper.js';
-import { UsersService } from './users.service.js';
+import { userNotFound, UsersService } from './users.service.js';
 
 @ApiTags('users')
 @ApiAuth()
@@ -77,7 +77,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse, description: 'The user' })
   async findOne(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(userNotFound)) id: number,
   ): Promise<UserResponse> {
     assertCanReadUser(principal, id);
     return toUserResponse(await this.usersService.findOne(id));
@@ -98,7 +98,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse, description: 'The updated user' })
   async update(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(userNotFound)) id: number,
     @Body(NonEmptyBodyPipe) dto: UpdateUserDto,
   ): Promise<UserResponse> {
     assertCanUpdateUser(principal, id, dto);
@@ -118,7 +118,7 @@ export class UsersController {
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
   async remove(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', ParseIdPipe) id: string,
+    @Param('id', new ParseIdPipe(userNotFound)) id: number,
   ): Promise<EmptyResponse> {
     assertCanDeleteUser(principal, id);
     await this.usersService.remove(id);

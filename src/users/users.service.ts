@@ -33,7 +33,8 @@ export interface UserPage {
 
 const ACCESS_STATE_MAX_ENTRIES = 10_000;
 
-const userNotFound = (id: string | number) =>
+/** Also ParseIdPipe's answer on the user routes, for ids that cannot exist. */
+export const userNotFound = (id: number | string) =>
   new ApiException('USER_NOT_FOUND', `User ${id} not found`);
 
 @Injectable()
@@ -79,8 +80,8 @@ export class UsersService {
     return { users, pagination: paginationOf(query.limit, offset, users.length, total) };
   }
 
-  async findOne(id: string): Promise<User> {
-    const user = await this.users.findOneBy({ id: id as unknown as number });
+  async findOne(id: number): Promise<User> {
+    const user = await this.users.findOneBy({ id });
     if (!user) throw userNotFound(id);
     return user;
   }
@@ -107,12 +108,12 @@ export class UsersService {
    * A password change, and any status other than active, cut off every bearer token issued
    * until now (`tokensValidAfter`), so that re-enabling an account does not revive them.
    */
-  async update(id: string, dto: UpdateUserDto): Promise<User> {
+  async update(id: number, dto: UpdateUserDto): Promise<User> {
     const { password, ...fields } = dto;
     const passwordHash =
       password === undefined ? undefined : await this.passwords.hashPassword(password);
     const saved = await this.users.manager.transaction(async (manager) => {
-      const user = await manager.findOneBy(User, { id: id as unknown as number });
+      const user = await manager.findOneBy(User, { id });
       if (!user) throw userNotFound(id);
       manager.merge(User, user, fields);
       const deactivated =
@@ -130,10 +131,10 @@ export class UsersService {
   }
 
   /** Its API keys go with it (foreign key ON DELETE CASCADE). */
-  async remove(id: string): Promise<void> {
+  async remove(id: number): Promise<void> {
     const result = await this.users.delete(id);
     if (!result.affected) throw userNotFound(id);
-    this.accessStates.delete(Number(id));
+    this.accessStates.delete(id);
   }
 
   /**

@@ -160,13 +160,14 @@ describe('Pets (e2e)', () => {
       },
     );
 
-    it('should answer 404 PET_NOT_FOUND for the largest int64 id', async () => {
-      expectError(
-        await t.http.get('/v1/pets/9223372036854775807').set(t.user),
-        404,
-        'PET_NOT_FOUND',
-      );
-    });
+    it.each(['9223372036854775807', '9007199254740993'])(
+      'should answer 404 PET_NOT_FOUND naming the id %s, beyond any issued id',
+      async (id) => {
+        const res = await t.http.get(`/v1/pets/${id}`).set(t.user);
+        expectError(res, 404, 'PET_NOT_FOUND');
+        expect(res.body.message).toBe(`Pet ${id} not found`);
+      },
+    );
   });
 
   describe('update', () => {
