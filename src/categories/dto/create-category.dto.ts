@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, Length } from 'class-validator';
 import { Trim } from '../../common/dto/transforms.js';
+import { OptionalText } from '../../common/dto/optional.js';
 
 export class CreateCategoryDto {
   @ApiProperty({
@@ -14,14 +15,6 @@ export class CreateCategoryDto {
   @Length(1, 50)
   name: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 500,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
+  @OptionalText(500)
   description?: string | null;
 }

@@ -1,4 +1,6 @@
-import { ValidateIf } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 
 /**
  * An optional field that always has a value: it may be left out, but `null` is validated
@@ -7,3 +9,17 @@ import { ValidateIf } from 'class-validator';
  */
 export const IsOptionalNotNull = () =>
   ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** Free text of at most `maxLength` characters that may be left out, and that null clears. */
+export const OptionalText = (maxLength: number) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: 'string',
+      maxLength,
+      nullable: true,
+      description: 'null: not set (on update, clears it)',
+    }),
+    IsOptional(),
+    IsString(),
+    MaxLength(maxLength),
+  );

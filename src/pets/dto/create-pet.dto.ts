@@ -14,7 +14,7 @@ import {
   Min,
 } from 'class-validator';
 import { MAX_PHOTO_URLS } from '../../common/contract-limits.js';
-import { IsOptionalNotNull } from '../../common/dto/optional.js';
+import { IsOptionalNotNull, OptionalText } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ID_SCHEMA, URL_SCHEMA } from '../../common/openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
@@ -73,26 +73,10 @@ export class CreatePetDto {
   @Max(200)
   age?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 100,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @OptionalText(100)
   breed?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 5000,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(5000)
+  @OptionalText(5000)
   description?: string | null;
 
   @ApiPropertyOptional({

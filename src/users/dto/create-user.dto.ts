@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { IsOptionalNotNull } from '../../common/dto/optional.js';
+import { IsEmail, IsIn, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull, OptionalText } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, USER_STATUSES, type UserStatus } from '../user-status.js';
@@ -35,37 +35,13 @@ export class CreateUserDto {
   @Length(8, 128)
   password: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 100,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @OptionalText(100)
   firstName?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 100,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
+  @OptionalText(100)
   lastName?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 32,
-    nullable: true,
-    description: 'null: not set (on update, clears it)',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(32)
+  @OptionalText(32)
   phone?: string | null;
 
   /** Admin only (the only role that may call create; on update see user-access.ts). */
