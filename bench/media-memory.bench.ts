@@ -1,13 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 import sharp from 'sharp';
+import { adminClient, startBenchApp } from './bench-app.js';
 import { twelveMegapixelJpeg } from './media.bench.js';
 
 /**
@@ -19,7 +15,6 @@ import { twelveMegapixelJpeg } from './media.bench.js';
  * RSS sampled from /proc every 5 ms.
  */
 const CONCURRENT = 20;
-const ADMIN_PASSWORD = 'bench admin password';
 const UNBOUNDED = String(4 * 1024 ** 3);
 const MB = 1024 * 1024;
 // PostgreSQL in a process of its own: the embedded one would add hundreds of MB to the app's.
@@ -46,7 +41,7 @@ interface Measurement {
   concurrentPeakMb: number;
   statuses: Record<string, number>;
   bigPeakMb: number;
-  bigStatus: number;
+  bigStatus: string;
 }
 
 /** 7200×5400 (38.9 MP), stored sideways with orientation 6, as a phone writes a portrait photo. */
@@ -90,29 +85,12 @@ async function peakRssDuring(pid: number, work: () => Promise<void>): Promise<nu
   return Math.round(peak / MB);
 }
 
-/** The app alone in this process; images in a temporary directory. */
+/** The app alone in this process; it tells the parent its address on standard output. */
 async function serve(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bench-memory-'));
-  Object.assign(process.env, {
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    ADMIN_PASSWORD,
-    RATE_LIMIT_USER_PER_MINUTE: '100000',
-    RATE_LIMIT_USER_PER_HOUR: '100000',
-    LOG_LEVEL: 'error',
-  });
-  const { AppModule } = await import('../src/app.module.js');
-  const { configureApp } = await import('../src/app.setup.js');
-  const app = configureApp(
-    await NestFactory.create<NestExpressApplication>(AppModule, {
-      bodyParser: false,
-      logger: ['error'],
-    }),
-  );
-  app.enableShutdownHooks();
-  await app.listen(0, '127.0.0.1');
+  const { base, dataDir } = await startBenchApp(100_000);
+  // The parent ends this process with a signal, which the shutdown hooks answer.
   process.once('beforeExit', () => void rm(dataDir, { recursive: true, force: true }));
-  console.log(JSON.stringify({ port: (app.getHttpServer().address() as AddressInfo).port }));
+  console.log(JSON.stringify({ base }));
 }
 
 async function measure(
@@ -133,27 +111,13 @@ async function measure(
   });
   const stopped = new Promise((resolve) => server.once('exit', resolve));
   try {
-    const { port } = await new Promise<{ port: number }>((resolve, reject) => {
+    const { base } = await new Promise<{ base: string }>((resolve, reject) => {
       server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
       server.stdout.once('data', (chunk: Buffer) =>
-        resolve(JSON.parse(chunk.toString()) as { port: number }),
+        resolve(JSON.parse(chunk.toString()) as { base: string }),
       );
     });
-    const base = `http://127.0.0.1:${port}/v1`;
-    const login = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-    });
-    const auth = { Authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
-    const post = async (path: string, body: object) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return (await res.json()) as { id: number };
-    };
+    const { auth, post } = await adminClient(base);
     const category = await post('/categories', { name: 'Memory' });
     const pets = await Promise.all(
       Array.from({ length: CONCURRENT + 1 }, () =>
@@ -163,18 +127,24 @@ async function measure(
     const upload = async (petId: number, image: Buffer) => {
       const form = new FormData();
       form.append('image', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'b.jpg');
-      const res = await fetch(`${base}/pets/${petId}/upload-image`, {
-        method: 'POST',
-        headers: auth,
-        body: form,
-      });
-      await res.arrayBuffer();
-      return res.status;
+      try {
+        const res = await fetch(`${base}/pets/${petId}/upload-image`, {
+          method: 'POST',
+          headers: auth,
+          body: form,
+        });
+        await res.arrayBuffer();
+        return String(res.status);
+      } catch {
+        // A refusal before the body is read closes the connection (Connection: close), and
+        // fetch then fails with EPIPE instead of returning the 503 it was sent.
+        return 'closed';
+      }
     };
     const pid = server.pid!;
     const idleMb = Math.round((await rssOf(pid)) / MB);
     // The single big image first: RSS rarely shrinks, so the burst would mask it.
-    let bigStatus = 0;
+    let bigStatus = '';
     const bigPeakMb = await peakRssDuring(pid, async () => {
       bigStatus = await upload(pets[CONCURRENT].id, big);
     });

@@ -1,16 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
+import { adminClient, startBenchApp } from './bench-app.js';
 
 const RUNS = 7;
 const READ_SECONDS = 5;
-const ADMIN_PASSWORD = 'bench admin password';
 const MAX_BYTES = 5 * 1024 * 1024;
 // Room for the multipart envelope, so the whole request stays under the 5 MB file limit.
 const TARGET_BYTES = MAX_BYTES - 4 * 1024;
@@ -72,60 +66,16 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-async function json(response: Response): Promise<{ id: number }> {
-  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  return (await response.json()) as { id: number };
-}
-
 export async function run(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
-  // Configuration is read when the modules load: set it first, then import the app.
-  // Limits high enough for the read load; they are still checked on every request.
-  Object.assign(process.env, {
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    ADMIN_PASSWORD,
-    RATE_LIMIT_USER_PER_MINUTE: '100000000',
-    RATE_LIMIT_USER_PER_HOUR: '100000000',
-    LOG_LEVEL: 'error',
-  });
-  const { AppModule } = await import('../src/app.module.js');
-  const { configureApp } = await import('../src/app.setup.js');
-  const app = configureApp(
-    await NestFactory.create<NestExpressApplication>(AppModule, {
-      bodyParser: false,
-      logger: ['error'],
-    }),
-  );
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const base = `http://127.0.0.1:${port}/v1`;
+  const app = await startBenchApp(100_000_000);
   try {
-    const { token } = (await (
-      await fetch(`${base}/auth/login`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
-      })
-    ).json()) as { token: string };
-    const auth = { Authorization: `Bearer ${token}` };
+    const { auth, post } = await adminClient(app.base);
+    const { base } = app;
     const jpeg = await twelveMegapixelJpeg();
-    const category = await json(
-      await fetch(`${base}/categories`, {
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench' }),
-      }),
-    );
+    const category = await post('/categories', { name: 'Bench' });
     // A fresh pet per upload: a pet holds at most 20 photos.
-    const newPet = async () =>
-      json(
-        await fetch(`${base}/pets`, {
-          method: 'POST',
-          headers: { ...auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: 'Bench', categoryId: category.id, status: 'available' }),
-        }),
-      );
+    const newPet = () =>
+      post('/pets', { name: 'Bench', categoryId: category.id, status: 'available' });
     const upload = async () => {
       const pet = await newPet();
       const form = new FormData();
@@ -193,6 +143,5 @@ export async function run(): Promise<void> {
     );
   } finally {
     await app.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
