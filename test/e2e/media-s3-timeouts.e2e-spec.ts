@@ -45,15 +45,7 @@ describe('Media (e2e, a bucket that accepts connections and never answers)', () 
   beforeAll(async () => {
     s3 = await startS3Server();
     hole = await startBlackHoleServer();
-    client = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: {
-        accessKeyId: s3.env.S3_ACCESS_KEY_ID,
-        secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
-      },
-    });
+    client = s3.client();
     t = await createTestApp({
       ...s3.env,
       S3_ENDPOINT: hole.endpoint,

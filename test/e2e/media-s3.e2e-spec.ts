@@ -30,15 +30,7 @@ describe('Media (e2e, S3-compatible storage)', () => {
 
   beforeAll(async () => {
     s3 = await startS3Server();
-    client = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: {
-        accessKeyId: s3.env.S3_ACCESS_KEY_ID,
-        secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
-      },
-    });
+    client = s3.client();
     t = await createTestApp({ ...s3.env, PUBLIC_BASE_URL: 'https://pets.example.com/' });
   });
   afterAll(async () => {

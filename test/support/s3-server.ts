@@ -1,12 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 export interface S3TestServer {
   endpoint: string;
   bucket: string;
   env: Record<string, string>;
+  /** An S3 client of the test's own, to look at the bucket behind the app's back. */
+  client(): S3Client;
   stop(): Promise<void>;
 }
 
@@ -37,6 +40,13 @@ export async function startS3Server(bucket = 'pet-media'): Promise<S3TestServer>
       S3_SECRET_ACCESS_KEY: ACCESS_KEY,
       S3_FORCE_PATH_STYLE: 'true',
     },
+    client: () =>
+      new S3Client({
+        region: 'us-east-1',
+        endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: ACCESS_KEY },
+      }),
     stop: async () => {
       if (stopped) return;
       stopped = true;
