@@ -1,6 +1,7 @@
 // `nest g resource NAME`: a REST resource shaped like src/categories/ (PUT, ParseIdPipe,
-// validated and documented DTOs, ApiErrors, a mapper, an entity), with its migration and an
-// e2e spec, registered in app.module.ts, database/entities.ts and migrations/index.ts.
+// validated and documented DTOs, ApiErrors, a mapper, an entity, the repository that alone
+// touches TypeORM), with its migration and an e2e spec, registered in app.module.ts,
+// database/entities.ts and migrations/index.ts.
 // Files are formatted with the project's Prettier settings, so `npm run check` passes as is.
 'use strict';
 
@@ -26,15 +27,13 @@ function namesOf(name) {
 }
 
 const module_ = (n) => `import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ${n.Plural}Controller } from './${n.plural}.controller.js';
+import { ${n.Plural}Repository } from './${n.plural}.repository.js';
 import { ${n.Plural}Service } from './${n.plural}.service.js';
-import { ${n.Singular} } from './${n.singular}.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([${n.Singular}])],
   controllers: [${n.Plural}Controller],
-  providers: [${n.Plural}Service],
+  providers: [${n.Plural}Service, ${n.Plural}Repository],
   exports: [${n.Plural}Service],
 })
 export class ${n.Plural}Module {}
@@ -111,9 +110,51 @@ export class ${n.Singular}ListResponse {
 }
 `;
 
+const repository = (n) => `import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { ${n.Singular} } from './${n.singular}.entity.js';
+
+/** The fields a request writes; the id and the timestamps come from the database. */
+export type ${n.Singular}Fields = Pick<${n.Singular}, 'name'>;
+
+/** The ${n.words} module's only door to the database (docs/data-access.md). */
+@Injectable()
+export class ${n.Plural}Repository {
+  private readonly ${camel(n.plural)}: Repository<${n.Singular}>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.${camel(n.plural)} = dataSource.getRepository(${n.Singular});
+  }
+
+  /** Ordered by id. */
+  async findPage(limit: number, offset: number): Promise<{ ${camel(n.plural)}: ${n.Singular}[]; total: number }> {
+    const [found, total] = await this.${camel(n.plural)}.findAndCount({ order: { id: 'ASC' }, take: limit, skip: offset });
+    return { ${camel(n.plural)}: found, total };
+  }
+
+  findById(id: number): Promise<${n.Singular} | null> {
+    return this.${camel(n.plural)}.findOneBy({ id });
+  }
+
+  insert(fields: ${n.Singular}Fields): Promise<${n.Singular}> {
+    return this.${camel(n.plural)}.save(this.${camel(n.plural)}.create(fields));
+  }
+
+  /** Writes \`changes\` over \`${camel(n.singular)}\` (fields left undefined are kept) and returns it. */
+  update(${camel(n.singular)}: ${n.Singular}, changes: Partial<${n.Singular}Fields>): Promise<${n.Singular}> {
+    return this.${camel(n.plural)}.save(this.${camel(n.plural)}.merge(${camel(n.singular)}, changes));
+  }
+
+  /** False when there is no such ${n.word}. */
+  async delete(id: number): Promise<boolean> {
+    const result = await this.${camel(n.plural)}.delete(id);
+    return Boolean(result.affected);
+  }
+}
+`;
+
 const service = (n) => `import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import {
   paginationOf,
   type Pagination,
@@ -122,7 +163,8 @@ import {
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Create${n.Singular}Dto } from './dto/create-${n.singular}.dto.js';
 import type { Update${n.Singular}Dto } from './dto/update-${n.singular}.dto.js';
-import { ${n.Singular} } from './${n.singular}.entity.js';
+import type { ${n.Singular} } from './${n.singular}.entity.js';
+import { ${n.Plural}Repository } from './${n.plural}.repository.js';
 
 /** Also ParseIdPipe's answer on the ${n.word} routes, for ids that cannot exist. */
 export const ${camel(n.singular)}NotFound = (id: number | string) =>
@@ -130,36 +172,30 @@ export const ${camel(n.singular)}NotFound = (id: number | string) =>
 
 @Injectable()
 export class ${n.Plural}Service {
-  constructor(@InjectRepository(${n.Singular}) private readonly ${camel(n.plural)}: Repository<${n.Singular}>) {}
+  constructor(private readonly ${camel(n.plural)}: ${n.Plural}Repository) {}
 
   async list(query: PaginationQueryDto): Promise<{ ${camel(n.plural)}: ${n.Singular}[]; pagination: Pagination }> {
     const offset = query.offset ?? 0;
-    const [found, total] = await this.${camel(n.plural)}.findAndCount({
-      order: { id: 'ASC' },
-      take: query.limit,
-      skip: offset,
-    });
+    const { ${camel(n.plural)}: found, total } = await this.${camel(n.plural)}.findPage(query.limit, offset);
     return { ${camel(n.plural)}: found, pagination: paginationOf(query.limit, offset, found.length, total) };
   }
 
   async findOne(id: number): Promise<${n.Singular}> {
-    const found = await this.${camel(n.plural)}.findOneBy({ id });
+    const found = await this.${camel(n.plural)}.findById(id);
     if (!found) throw ${camel(n.singular)}NotFound(id);
     return found;
   }
 
   create(dto: Create${n.Singular}Dto): Promise<${n.Singular}> {
-    return this.${camel(n.plural)}.save(this.${camel(n.plural)}.create({ name: dto.name }));
+    return this.${camel(n.plural)}.insert({ name: dto.name });
   }
 
   async update(id: number, dto: Update${n.Singular}Dto): Promise<${n.Singular}> {
-    const found = await this.findOne(id);
-    return this.${camel(n.plural)}.save(this.${camel(n.plural)}.merge(found, dto));
+    return this.${camel(n.plural)}.update(await this.findOne(id), dto);
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.${camel(n.plural)}.delete(id);
-    if (!result.affected) throw ${camel(n.singular)}NotFound(id);
+    if (!(await this.${camel(n.plural)}.delete(id))) throw ${camel(n.singular)}NotFound(id);
   }
 }
 `;
@@ -398,6 +434,7 @@ function main(options) {
       [`${dir}/${n.plural}.module.ts`, module_(n)],
       [`${dir}/${n.plural}.controller.ts`, controller(n)],
       [`${dir}/${n.plural}.service.ts`, service(n)],
+      [`${dir}/${n.plural}.repository.ts`, repository(n)],
       [`${dir}/${n.singular}.entity.ts`, entity(n)],
       [`${dir}/${n.singular}.mapper.ts`, mapper(n)],
       [`${dir}/dto/create-${n.singular}.dto.ts`, createDto(n)],

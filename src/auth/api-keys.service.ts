@@ -5,8 +5,6 @@ import {
   Logger,
   OnModuleInit,
 } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import {
   paginationOf,
   type Pagination,
@@ -18,7 +16,8 @@ import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
-import { ApiKey } from './api-key.entity.js';
+import type { ApiKey } from './api-key.entity.js';
+import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
 import { AuthErrors } from './auth-errors.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
@@ -46,7 +45,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly pendingTouches = new Set<Promise<void>>();
 
   constructor(
-    @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
+    private readonly apiKeys: ApiKeysRepository,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
     private readonly users: UsersService,
   ) {}
@@ -56,9 +55,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
    * password could have minted keys, and they must not outlive it.
    */
   onModuleInit(): void {
-    this.users.onPasswordChange(async (userId, manager) => {
-      await manager.delete(ApiKey, { userId });
-    });
+    this.users.onPasswordChange((userId, manager) => this.apiKeys.deleteAllOfUser(userId, manager));
   }
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
@@ -69,28 +66,28 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
       ]);
     }
     const key = generateApiKey(dto.mode);
-    const apiKey = await this.apiKeys.manager.transaction(async (manager) => {
+    const apiKey = await this.apiKeys.transaction(async (manager) => {
       // Concurrent creates by one user queue on the owner's row, so the count below is exact.
       if (!(await this.users.lockForUpdate(manager, userId))) {
         throw AuthErrors.invalidToken('its account no longer exists');
       }
       const limit = this.cfg.apiKeysPerUser;
-      if ((await manager.countBy(ApiKey, { userId })) >= limit) {
+      if ((await this.apiKeys.countOfUser(userId, manager)) >= limit) {
         throw new ApiException(
           'API_KEY_LIMIT_REACHED',
           `A user holds at most ${limit} API keys; revoke one first`,
           { limit },
         );
       }
-      return manager.save(
-        manager.create(ApiKey, {
+      return this.apiKeys.insert(
+        {
           userId,
           name: dto.name,
           mode: dto.mode,
           prefix: displayPrefixOf(key),
           keyHash: hashApiKey(key),
-          lastUsedAt: null,
-        }),
+        },
+        manager,
       );
     });
     return { apiKey, key };
@@ -98,19 +95,13 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
 
   async listOwn(userId: number, query: LargePageQueryDto): Promise<ApiKeyPage> {
     const offset = query.offset ?? 0;
-    const [apiKeys, total] = await this.apiKeys.findAndCount({
-      where: { userId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: query.limit,
-      skip: offset,
-    });
+    const { apiKeys, total } = await this.apiKeys.findPageOfUser(userId, query.limit, offset);
     return { apiKeys, pagination: paginationOf(query.limit, offset, apiKeys.length, total) };
   }
 
   /** Someone else's key is reported as missing, so that key ids do not leak. */
   async revoke(userId: number, id: number): Promise<void> {
-    const result = await this.apiKeys.delete({ id, userId });
-    if (!result.affected) throw apiKeyNotFound(id);
+    if (!(await this.apiKeys.deleteOwned(userId, id))) throw apiKeyNotFound(id);
   }
 
   /**
@@ -121,15 +112,10 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   async authenticate(rawKey: string): Promise<Principal> {
     const parsed = parseApiKey(rawKey);
     if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) throw AuthErrors.invalidApiKey();
-    const apiKey = await this.apiKeys
-      .createQueryBuilder('key')
-      .innerJoin('key.user', 'user')
-      .select(['key.id', 'key.userId', 'key.lastUsedAt', 'user.id', 'user.role', 'user.userStatus'])
-      .where('key.keyHash = :hash', { hash: hashApiKey(rawKey) })
-      .getOne();
-    if (!apiKey || apiKey.user.userStatus !== UserStatus.Active) throw AuthErrors.invalidApiKey();
+    const apiKey = await this.apiKeys.findByHash(hashApiKey(rawKey));
+    if (!apiKey || apiKey.userStatus !== UserStatus.Active) throw AuthErrors.invalidApiKey();
     this.touch(apiKey);
-    return { kind: 'api-key', userId: apiKey.userId, role: apiKey.user.role, apiKeyId: apiKey.id };
+    return { kind: 'api-key', userId: apiKey.userId, role: apiKey.role, apiKeyId: apiKey.id };
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -137,17 +123,11 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Off the request's path: the request does not wait, and a failure is only logged. */
-  private touch(apiKey: ApiKey): void {
+  private touch(apiKey: ApiKeyCredentialRow): void {
     const now = Date.now();
     if (apiKey.lastUsedAt && now - apiKey.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     const touch = this.apiKeys
-      .createQueryBuilder()
-      .update(ApiKey)
-      .set({ lastUsedAt: () => 'now()' })
-      .where('id = :id', { id: apiKey.id })
-      // Concurrent requests with the same key write once.
-      .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
-      .execute()
+      .touch(apiKey.id)
       .then(
         () => undefined,
         (error: unknown) => {

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { KeyObject } from 'node:crypto';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
-import { ApiKey } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -23,7 +22,6 @@ import { TokenService } from './token.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey]),
     UsersModule,
     RateLimitModule,
     // Stateless: what a strategy returns is put on request.principal, never in a session.
@@ -40,6 +38,7 @@ import { TokenService } from './token.service.js';
     AuthService,
     TokenService,
     ApiKeysService,
+    ApiKeysRepository,
     AdminBootstrapService,
     JwtStrategy,
     ApiKeyStrategy,

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
-import { isForeignKeyViolation } from '../common/errors/database-errors.js';
-import { Category } from './category.entity.js';
+import {
+  CategoriesRepository,
+  CategoryInUseError,
+  CategoryNameTakenError,
+} from './categories.repository.js';
+import type { Category } from './category.entity.js';
 import type { CreateCategoryDto } from './dto/create-category.dto.js';
 import type { UpdateCategoryDto } from './dto/update-category.dto.js';
 
@@ -13,35 +15,35 @@ export const categoryNotFound = (id: number | string) =>
 
 @Injectable()
 export class CategoriesService {
-  constructor(@InjectRepository(Category) private readonly categories: Repository<Category>) {}
+  constructor(private readonly categories: CategoriesRepository) {}
 
   findAll(): Promise<Category[]> {
-    return this.categories.find({ order: { name: 'ASC', id: 'ASC' } });
+    return this.categories.findAll();
   }
 
   async findOne(id: number): Promise<Category> {
-    const category = await this.categories.findOneBy({ id });
+    const category = await this.categories.findById(id);
     if (!category) throw categoryNotFound(id);
     return category;
   }
 
   create(dto: CreateCategoryDto): Promise<Category> {
-    return this.categories.save(
-      this.categories.create({ name: dto.name, description: dto.description ?? null }),
+    return refusingTakenName(() =>
+      this.categories.insert({ name: dto.name, description: dto.description ?? null }),
     );
   }
 
   async update(id: number, dto: UpdateCategoryDto): Promise<Category> {
     const category = await this.findOne(id);
-    return this.categories.save(this.categories.merge(category, dto));
+    return refusingTakenName(() => this.categories.update(category, dto));
   }
 
   async remove(id: number): Promise<void> {
+    let deleted: boolean;
     try {
-      const result = await this.categories.delete(id);
-      if (!result.affected) throw categoryNotFound(id);
+      deleted = await this.categories.delete(id);
     } catch (error) {
-      if (isForeignKeyViolation(error)) {
+      if (error instanceof CategoryInUseError) {
         throw new ApiException(
           'CATEGORY_IN_USE',
           `Category ${id} still has pets; move or delete them first`,
@@ -49,5 +51,15 @@ export class CategoriesService {
       }
       throw error;
     }
+    if (!deleted) throw categoryNotFound(id);
+  }
+}
+
+async function refusingTakenName<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof CategoryNameTakenError) throw ApiException.taken('name');
+    throw error;
   }
 }

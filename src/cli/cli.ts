@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { isUniqueViolation, uniqueViolationField } from '../common/errors/database-errors.js';
+import { ApiException } from '../common/errors/api-exception.js';
 import { MediaGc } from '../media/media-gc.js';
 import { UsersService } from '../users/users.service.js';
 import { CliModule } from './cli.module.js';
@@ -22,10 +22,9 @@ async function createAdmin(args: string[]): Promise<number> {
     console.log(`Created admin "${user.username}" (id ${user.id}, email ${user.email})`);
     return 0;
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    console.error(
-      `Cannot create admin: ${uniqueViolationField(error) ?? 'a value'} is already taken`,
-    );
+    // A username or email taken: UsersService answers it as for POST /v1/users.
+    if (!(error instanceof ApiException && error.code === 'CONFLICT')) throw error;
+    console.error(`Cannot create admin: ${error.message}`);
     return EXIT_FAILURE;
   } finally {
     await app.close();

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TtlCache } from '../common/cache/ttl-cache.js';
 import {
   paginationOf,
@@ -14,7 +13,8 @@ import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
-import { User } from './user.entity.js';
+import type { User } from './user.entity.js';
+import { UserFieldTakenError, UsersRepository, type UserFields } from './users.repository.js';
 
 /** What a bearer token's check needs to know about its user. */
 export interface AccessState {
@@ -47,7 +47,7 @@ export class UsersService {
   private readonly passwordChangeHooks: PasswordChangeHook[] = [];
 
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
     @Inject(authConfig.KEY) cfg: AuthConfig,
   ) {
@@ -63,45 +63,30 @@ export class UsersService {
    * Locks the user's row until `manager`'s transaction ends, so that work counted per user
    * (such as its API keys) is serialised. False when the user does not exist.
    */
-  async lockForUpdate(manager: EntityManager, userId: number): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [
-      userId,
-    ]);
-    return rows.length > 0;
+  lockForUpdate(manager: EntityManager, userId: number): Promise<boolean> {
+    return this.users.lock(userId, manager);
   }
 
   async list(query: LargePageQueryDto): Promise<UserPage> {
     const offset = query.offset ?? 0;
-    const [users, total] = await this.users.findAndCount({
-      order: { id: 'ASC' },
-      take: query.limit,
-      skip: offset,
-    });
+    const { users, total } = await this.users.findPage(query.limit, offset);
     return { users, pagination: paginationOf(query.limit, offset, users.length, total) };
   }
 
   async findOne(id: number): Promise<User> {
-    const user = await this.users.findOneBy({ id });
+    const user = await this.users.findById(id);
     if (!user) throw userNotFound(id);
     return user;
   }
 
-  /** Usernames are unique case-insensitively, so this finds at most one. */
   findByUsername(username: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .where('lower(user.username) = lower(:username)', { username })
-      .getOne();
+    return this.users.findByUsername(username);
   }
 
   async create(dto: CreateUserDto): Promise<User> {
     const { password, ...fields } = dto;
-    return this.users.save(
-      this.users.create({
-        ...fields,
-        passwordHash: await this.passwords.hashPassword(password),
-      }),
-    );
+    const passwordHash = await this.passwords.hashPassword(password);
+    return refusingTakenFields(() => this.users.insert({ ...fields, passwordHash }));
   }
 
   /**
@@ -112,15 +97,15 @@ export class UsersService {
     const { password, ...fields } = dto;
     const passwordHash =
       password === undefined ? undefined : await this.passwords.hashPassword(password);
-    const saved = await this.users.manager.transaction(async (manager) => {
-      const user = await manager.findOneBy(User, { id });
+    const saved = await this.users.transaction(async (manager) => {
+      const user = await this.users.findById(id, manager);
       if (!user) throw userNotFound(id);
-      manager.merge(User, user, fields);
+      const changes: UserFields = { ...fields };
       const deactivated =
         fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
-      if (passwordHash !== undefined) user.passwordHash = passwordHash;
-      if (passwordHash !== undefined || deactivated) user.tokensValidAfter = new Date();
-      const updated = await manager.save(user);
+      if (passwordHash !== undefined) changes.passwordHash = passwordHash;
+      if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
+      const updated = await refusingTakenFields(() => this.users.update(user, changes, manager));
       if (passwordHash !== undefined) {
         for (const hook of this.passwordChangeHooks) await hook(updated.id, manager);
       }
@@ -132,8 +117,7 @@ export class UsersService {
 
   /** Its API keys go with it (foreign key ON DELETE CASCADE). */
   async remove(id: number): Promise<void> {
-    const result = await this.users.delete(id);
-    if (!result.affected) throw userNotFound(id);
+    if (!(await this.users.delete(id))) throw userNotFound(id);
     this.accessStates.delete(id);
   }
 
@@ -145,10 +129,7 @@ export class UsersService {
   async accessStateOf(userId: number): Promise<AccessState | null> {
     const cached = this.accessStates.get(userId);
     if (cached !== undefined) return cached;
-    const user = await this.users.findOne({
-      select: { id: true, userStatus: true, role: true, tokensValidAfter: true },
-      where: { id: userId },
-    });
+    const user = await this.users.findAccess(userId);
     const state = user
       ? { userStatus: user.userStatus, role: user.role, tokensValidAfter: user.tokensValidAfter }
       : null;
@@ -157,7 +138,7 @@ export class UsersService {
   }
 
   adminExists(): Promise<boolean> {
-    return this.users.existsBy({ role: 'admin' });
+    return this.users.adminExists();
   }
 
   /**
@@ -168,14 +149,7 @@ export class UsersService {
   async ensureAdmin(username: string, email: string, password: string): Promise<boolean> {
     if (await this.adminExists()) return false;
     const passwordHash = await this.passwords.hashPassword(password);
-    const inserted: unknown[] = await this.users.query(
-      `INSERT INTO users (username, email, password_hash, role, user_status)
-       VALUES ($1, $2, $3, 'admin', $4)
-       ON CONFLICT DO NOTHING
-       RETURNING id`,
-      [username, email, passwordHash, UserStatus.Active],
-    );
-    if (inserted.length > 0) return true;
+    if (await this.users.insertAdminUnlessTaken(username, email, passwordHash)) return true;
     if (!(await this.adminExists())) {
       this.logger.warn(
         `No admin exists and the username or email of ${username} is taken by another user; ` +
@@ -183,5 +157,14 @@ export class UsersService {
       );
     }
     return false;
+  }
+}
+
+async function refusingTakenFields<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof UserFieldTakenError) throw ApiException.taken(error.field);
+    throw error;
   }
 }

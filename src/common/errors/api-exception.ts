@@ -57,6 +57,15 @@ export class ApiException extends HttpException {
     return new ApiException('VALIDATION_ERROR', `Validation failed (${summary})`, { fields });
   }
 
+  /** A unique value the request asked for belongs to another row: 409 naming its field. */
+  static taken(field: string | undefined): ApiException {
+    return new ApiException(
+      'CONFLICT',
+      field ? `${field} is already taken` : 'A unique value is already taken',
+      field ? { field } : undefined,
+    );
+  }
+
   static forbidden(message: string): ApiException {
     return new ApiException('INSUFFICIENT_PERMISSIONS', message);
   }

@@ -94,14 +94,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (code === 'NOT_FOUND') return this.noRoute(request);
       if (code) return new ApiException(code, exception.message);
     }
-    if (isUniqueViolation(exception)) {
-      const field = uniqueViolationField(exception);
-      return new ApiException(
-        'CONFLICT',
-        field ? `${field} is already taken` : 'A unique value is already taken',
-        field ? { field } : undefined,
-      );
-    }
+    // The repositories name the violations they expect; this answers any other one.
+    if (isUniqueViolation(exception)) return ApiException.taken(uniqueViolationField(exception));
     if (exception instanceof BackendUnavailableError) {
       return ApiException.retryLater(
         'SERVICE_UNAVAILABLE',

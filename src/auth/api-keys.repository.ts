@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { Role } from '../common/types/principal.js';
+import type { UserStatus } from '../users/user-status.js';
+import { ApiKey } from './api-key.entity.js';
+
+/** What a create records; the id and the creation time come from the database. */
+export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'prefix' | 'keyHash'>;
+
+/** A key as authentication reads it: itself and what its owner may do now. */
+export interface ApiKeyCredentialRow {
+  id: number;
+  userId: number;
+  lastUsedAt: Date | null;
+  role: Role;
+  userStatus: UserStatus;
+}
+
+/**
+ * The API keys' only door to the database: the `api_keys` rows. Methods that take a
+ * `manager` run inside the caller's transaction (see `transaction`).
+ */
+@Injectable()
+export class ApiKeysRepository {
+  private readonly apiKeys: Repository<ApiKey>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.apiKeys = dataSource.getRepository(ApiKey);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  countOfUser(userId: number, manager: EntityManager): Promise<number> {
+    return manager.countBy(ApiKey, { userId });
+  }
+
+  insert(apiKey: NewApiKey, manager: EntityManager): Promise<ApiKey> {
+    return manager.save(manager.create(ApiKey, { ...apiKey, lastUsedAt: null }));
+  }
+
+  /** Newest first. */
+  async findPageOfUser(
+    userId: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ apiKeys: ApiKey[]; total: number }> {
+    const [apiKeys, total] = await this.apiKeys.findAndCount({
+      where: { userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+      skip: offset,
+    });
+    return { apiKeys, total };
+  }
+
+  /** False when the user holds no key of this id. */
+  async deleteOwned(userId: number, id: number): Promise<boolean> {
+    const result = await this.apiKeys.delete({ id, userId });
+    return Boolean(result.affected);
+  }
+
+  async deleteAllOfUser(userId: number, manager: EntityManager): Promise<void> {
+    await manager.delete(ApiKey, { userId });
+  }
+
+  /**
+   * Runs on every request that presents a key, so one statement over the unique index on
+   * `key_hash`, joined to the owner, returning a row rather than an entity.
+   */
+  async findByHash(keyHash: string): Promise<ApiKeyCredentialRow | undefined> {
+    const [row] = await this.dataSource.query<ApiKeyCredentialRow[]>(
+      `SELECT k.id, k.user_id AS "userId", k.last_used_at AS "lastUsedAt",
+              u.role, u.user_status AS "userStatus"
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.key_hash = $1`,
+      [keyHash],
+    );
+    return row;
+  }
+
+  /** Records a use now, unless one was recorded within the last minute. */
+  async touch(id: number): Promise<void> {
+    // The condition is re-checked on the row, so concurrent requests with one key write once.
+    await this.dataSource.query(
+      `UPDATE api_keys SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [id],
+    );
+  }
+}

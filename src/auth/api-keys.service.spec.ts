@@ -1,0 +1,207 @@
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { EntityManager } from 'typeorm';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { AuthConfig } from '../config/auth.config.js';
+import { UserStatus } from '../users/user-status.js';
+import type { UsersService } from '../users/users.service.js';
+import { generateApiKey, hashApiKey } from './api-key-format.js';
+import type { ApiKey } from './api-key.entity.js';
+import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
+import { ApiKeysService } from './api-keys.service.js';
+
+const manager = {} as EntityManager;
+const cfg = { apiKeyModes: ['live'], apiKeysPerUser: 2 } as AuthConfig;
+
+/** Every repository method a stub; `transaction` runs its work at once. */
+function fakeRepository() {
+  return {
+    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
+    countOfUser: jest.fn<ApiKeysRepository['countOfUser']>(),
+    insert: jest.fn<ApiKeysRepository['insert']>(),
+    findPageOfUser: jest.fn<ApiKeysRepository['findPageOfUser']>(),
+    deleteOwned: jest.fn<ApiKeysRepository['deleteOwned']>(),
+    deleteAllOfUser: jest.fn<ApiKeysRepository['deleteAllOfUser']>(),
+    findByHash: jest.fn<ApiKeysRepository['findByHash']>(),
+    touch: jest.fn<ApiKeysRepository['touch']>(),
+  } satisfies Record<keyof ApiKeysRepository, unknown>;
+}
+
+function fakeUsers() {
+  return {
+    lockForUpdate: jest.fn<UsersService['lockForUpdate']>(),
+    onPasswordChange: jest.fn<UsersService['onPasswordChange']>(),
+  };
+}
+
+function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredentialRow {
+  return {
+    id: 5,
+    userId: 9,
+    lastUsedAt: null,
+    role: 'user',
+    userStatus: UserStatus.Active,
+    ...fields,
+  };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ApiException> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof ApiException)) {
+    throw new Error(`expected an ApiException: ${String(error)}`);
+  }
+  return error;
+}
+
+describe(ApiKeysService.name, () => {
+  let repository: ReturnType<typeof fakeRepository>;
+  let users: ReturnType<typeof fakeUsers>;
+  let sut: ApiKeysService;
+
+  beforeEach(() => {
+    repository = fakeRepository();
+    users = fakeUsers();
+    sut = new ApiKeysService(
+      repository as unknown as ApiKeysRepository,
+      cfg,
+      users as unknown as UsersService,
+    );
+  });
+
+  describe('create', () => {
+    it('should refuse a mode this deployment does not accept with 400, before any database work', async () => {
+      const error = await refusal(sut.create(9, { name: 'ci', mode: 'test' }));
+
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.details).toEqual({
+        fields: [{ field: 'mode', message: 'must be one of: live' }],
+      });
+      expect(repository.transaction).not.toHaveBeenCalled();
+    });
+
+    it('should lock the owner, count, and store only the key’s hash and display prefix', async () => {
+      const events: string[] = [];
+      users.lockForUpdate.mockImplementation(() => {
+        events.push('lock');
+        return Promise.resolve(true);
+      });
+      repository.countOfUser.mockImplementation(() => {
+        events.push('count');
+        return Promise.resolve(1);
+      });
+      repository.insert.mockImplementation((fields) => {
+        events.push('insert');
+        return Promise.resolve({ id: 1, ...fields } as ApiKey);
+      });
+
+      const created = await sut.create(9, { name: 'ci', mode: 'live' });
+
+      expect(events).toEqual(['lock', 'count', 'insert']);
+      expect(users.lockForUpdate).toHaveBeenCalledWith(manager, 9);
+      expect(repository.insert).toHaveBeenCalledWith(
+        {
+          userId: 9,
+          name: 'ci',
+          mode: 'live',
+          prefix: created.key.slice(0, 12),
+          keyHash: hashApiKey(created.key),
+        },
+        manager,
+      );
+    });
+
+    it('should answer 409 API_KEY_LIMIT_REACHED with the limit when the user holds the maximum', async () => {
+      users.lockForUpdate.mockResolvedValue(true);
+      repository.countOfUser.mockResolvedValue(2);
+
+      const error = await refusal(sut.create(9, { name: 'ci', mode: 'live' }));
+
+      expect(error.getStatus()).toBe(409);
+      expect(error.code).toBe('API_KEY_LIMIT_REACHED');
+      expect(error.details).toEqual({ limit: 2 });
+      expect(repository.insert).not.toHaveBeenCalled();
+    });
+
+    it('should answer 401 INVALID_TOKEN when the owner no longer exists', async () => {
+      users.lockForUpdate.mockResolvedValue(false);
+
+      const error = await refusal(sut.create(9, { name: 'ci', mode: 'live' }));
+
+      expect(error.code).toBe('INVALID_TOKEN');
+      expect(repository.insert).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('revoke', () => {
+    it('should answer 404 API_KEY_NOT_FOUND when the user holds no such key', async () => {
+      repository.deleteOwned.mockResolvedValue(false);
+
+      const error = await refusal(sut.revoke(9, 5));
+
+      expect(error.code).toBe('API_KEY_NOT_FOUND');
+      expect(repository.deleteOwned).toHaveBeenCalledWith(9, 5);
+    });
+  });
+
+  describe('password change', () => {
+    it('should revoke the user’s keys in the password change’s transaction', async () => {
+      sut.onModuleInit();
+      const [hook] = users.onPasswordChange.mock.calls[0];
+
+      await hook(9, manager);
+
+      expect(repository.deleteAllOfUser).toHaveBeenCalledWith(9, manager);
+    });
+  });
+
+  describe('authenticate', () => {
+    it.each([
+      ['a malformed key', 'pk_live_nonsense'],
+      ['a key of a mode not accepted here', generateApiKey('test')],
+    ])('should refuse %s without asking the database', async (_label, key) => {
+      const error = await refusal(sut.authenticate(key));
+
+      expect(error.code).toBe('INVALID_API_KEY');
+      expect(repository.findByHash).not.toHaveBeenCalled();
+    });
+
+    it('should look the key up by its hash and act as its owner with the owner’s role', async () => {
+      const key = generateApiKey('live');
+      repository.findByHash.mockResolvedValue(credential({ role: 'admin' }));
+      repository.touch.mockResolvedValue();
+
+      const principal = await sut.authenticate(key);
+
+      expect(repository.findByHash).toHaveBeenCalledWith(hashApiKey(key));
+      expect(principal).toEqual({ kind: 'api-key', userId: 9, role: 'admin', apiKeyId: 5 });
+    });
+
+    it.each([
+      ['an unknown key', undefined],
+      ['a disabled owner’s key', credential({ userStatus: UserStatus.Disabled })],
+    ])('should refuse %s with 401 INVALID_API_KEY', async (_label, row) => {
+      repository.findByHash.mockResolvedValue(row);
+
+      const error = await refusal(sut.authenticate(generateApiKey('live')));
+
+      expect(error.code).toBe('INVALID_API_KEY');
+      expect(repository.touch).not.toHaveBeenCalled();
+    });
+
+    it('should record a use only when none was recorded within the last minute', async () => {
+      repository.touch.mockResolvedValue();
+      repository.findByHash.mockResolvedValue(credential({ lastUsedAt: new Date() }));
+      await sut.authenticate(generateApiKey('live'));
+      expect(repository.touch).not.toHaveBeenCalled();
+
+      repository.findByHash.mockResolvedValue(
+        credential({ lastUsedAt: new Date(Date.now() - 61_000) }),
+      );
+      await sut.authenticate(generateApiKey('live'));
+      await sut.beforeApplicationShutdown();
+      expect(repository.touch).toHaveBeenCalledWith(5);
+    });
+  });
+});

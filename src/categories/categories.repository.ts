@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import {
+  isForeignKeyViolation,
+  isUniqueViolation,
+  violatedConstraint,
+} from '../common/errors/database-errors.js';
+import { Category } from './category.entity.js';
+
+/** The fields a request writes; the id and the timestamps come from the database. */
+export type CategoryFields = Partial<Pick<Category, 'name' | 'description'>>;
+
+/** Another category has this name, regardless of case. */
+export class CategoryNameTakenError extends Error {
+  constructor() {
+    super('category name taken');
+  }
+}
+
+/** Pets still belong to the category (their foreign key refused the delete). */
+export class CategoryInUseError extends Error {
+  constructor() {
+    super('category in use');
+  }
+}
+
+/** The categories module's only door to the database. */
+@Injectable()
+export class CategoriesRepository {
+  private readonly categories: Repository<Category>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.categories = dataSource.getRepository(Category);
+  }
+
+  /** By name, then id. */
+  findAll(): Promise<Category[]> {
+    return this.categories.find({ order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  findById(id: number): Promise<Category | null> {
+    return this.categories.findOneBy({ id });
+  }
+
+  insert(fields: Required<CategoryFields>): Promise<Category> {
+    return refusingTakenName(() => this.categories.save(this.categories.create(fields)));
+  }
+
+  /** Writes `changes` over `category` (fields left undefined are kept) and returns it. */
+  update(category: Category, changes: CategoryFields): Promise<Category> {
+    return refusingTakenName(() => this.categories.save(this.categories.merge(category, changes)));
+  }
+
+  /** False when there is no such category. */
+  async delete(id: number): Promise<boolean> {
+    try {
+      const result = await this.categories.delete(id);
+      return Boolean(result.affected);
+    } catch (error) {
+      if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
+        throw new CategoryInUseError();
+      }
+      throw error;
+    }
+  }
+}
+
+async function refusingTakenName<T>(statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (error) {
+    if (isUniqueViolation(error) && violatedConstraint(error) === 'UQ_categories_name_lower') {
+      throw new CategoryNameTakenError();
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
+import { UserStatus } from './user-status.js';
+import { User } from './user.entity.js';
+
+/** The fields a write sets; the id and the timestamps come from the database. */
+export type UserFields = Partial<Omit<User, 'id' | 'createdAt' | 'updatedAt'>>;
+type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHash'>;
+
+/** What a bearer token's check reads of its user. */
+export type UserAccess = Pick<User, 'userStatus' | 'role' | 'tokensValidAfter'>;
+
+/** The unique indexes (regardless of case, in the migration) and the field each guards. */
+const UNIQUE_FIELDS = new Map<string | undefined, UniqueUserField>([
+  ['UQ_users_username_lower', 'username'],
+  ['UQ_users_email_lower', 'email'],
+]);
+type UniqueUserField = 'username' | 'email';
+
+/** Another user has this username or email, regardless of case. */
+export class UserFieldTakenError extends Error {
+  constructor(readonly field: UniqueUserField) {
+    super(`${field} taken`);
+  }
+}
+
+/**
+ * The users module's only door to the database. Methods that take a `manager` run inside the
+ * caller's transaction (see `transaction`); without one they use the pool.
+ */
+@Injectable()
+export class UsersRepository {
+  private readonly users: Repository<User>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.users = dataSource.getRepository(User);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Ordered by id. */
+  async findPage(limit: number, offset: number): Promise<{ users: User[]; total: number }> {
+    const [users, total] = await this.users.findAndCount({
+      order: { id: 'ASC' },
+      take: limit,
+      skip: offset,
+    });
+    return { users, total };
+  }
+
+  findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
+    return manager.findOneBy(User, { id });
+  }
+
+  /** Usernames are unique case-insensitively, so this finds at most one. */
+  findByUsername(username: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('user')
+      .where('lower(user.username) = lower(:username)', { username })
+      .getOne();
+  }
+
+  findAccess(id: number): Promise<UserAccess | null> {
+    return this.users.findOne({
+      select: { id: true, userStatus: true, role: true, tokensValidAfter: true },
+      where: { id },
+    });
+  }
+
+  adminExists(): Promise<boolean> {
+    return this.users.existsBy({ role: 'admin' });
+  }
+
+  insert(fields: NewUser): Promise<User> {
+    return refusingTakenFields(() => this.users.save(this.users.create(fields)));
+  }
+
+  /**
+   * An active admin, unless the username or email is taken (a concurrent insert included):
+   * then nothing is written and the result is false.
+   */
+  async insertAdminUnlessTaken(
+    username: string,
+    email: string,
+    passwordHash: string,
+  ): Promise<boolean> {
+    const inserted = await this.dataSource.query<unknown[]>(
+      `INSERT INTO users (username, email, password_hash, role, user_status)
+       VALUES ($1, $2, $3, 'admin', $4)
+       ON CONFLICT DO NOTHING
+       RETURNING id`,
+      [username, email, passwordHash, UserStatus.Active],
+    );
+    return inserted.length > 0;
+  }
+
+  /** Writes `changes` over `user` (fields left undefined are kept) and returns it. */
+  update(user: User, changes: UserFields, manager: EntityManager): Promise<User> {
+    return refusingTakenFields(() => manager.save(manager.merge<User>(User, user, changes)));
+  }
+
+  /** False when there is no such user. */
+  async delete(id: number): Promise<boolean> {
+    const result = await this.users.delete(id);
+    return Boolean(result.affected);
+  }
+
+  /** Locks the user's row until the transaction ends; false when there is no such user. */
+  async lock(id: number, manager: EntityManager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>('SELECT id FROM users WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
+    return rows.length > 0;
+  }
+}
+
+async function refusingTakenFields<T>(statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (error) {
+    const field = isUniqueViolation(error)
+      ? UNIQUE_FIELDS.get(violatedConstraint(error))
+      : undefined;
+    if (field) throw new UserFieldTakenError(field);
+    throw error;
+  }
+}

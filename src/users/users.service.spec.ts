@@ -1,0 +1,275 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ApiException } from '../common/errors/api-exception.js';
+import type { AuthConfig } from '../config/auth.config.js';
+import type { PasswordService } from './password.service.js';
+import { UserStatus } from './user-status.js';
+import type { User } from './user.entity.js';
+import { UserFieldTakenError, UsersRepository } from './users.repository.js';
+import { UsersService } from './users.service.js';
+
+const manager = {} as EntityManager;
+
+function user(id: number, fields: Partial<User> = {}): User {
+  const at = new Date(Date.UTC(2026, 0, 1));
+  return {
+    id,
+    username: `user${id}`,
+    email: `user${id}@example.com`,
+    passwordHash: 'stored hash',
+    firstName: null,
+    lastName: null,
+    phone: null,
+    userStatus: UserStatus.Active,
+    role: 'user',
+    tokensValidAfter: null,
+    createdAt: at,
+    updatedAt: at,
+    ...fields,
+  };
+}
+
+/** Every repository method a stub; `transaction` runs its work at once. */
+function fakeRepository() {
+  return {
+    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
+    findPage: jest.fn<UsersRepository['findPage']>(),
+    findById: jest.fn<UsersRepository['findById']>(),
+    findByUsername: jest.fn<UsersRepository['findByUsername']>(),
+    findAccess: jest.fn<UsersRepository['findAccess']>(),
+    adminExists: jest.fn<UsersRepository['adminExists']>(),
+    insert: jest.fn<UsersRepository['insert']>(),
+    insertAdminUnlessTaken: jest.fn<UsersRepository['insertAdminUnlessTaken']>(),
+    update: jest.fn<UsersRepository['update']>(),
+    delete: jest.fn<UsersRepository['delete']>(),
+    lock: jest.fn<UsersRepository['lock']>(),
+  } satisfies Record<keyof UsersRepository, unknown>;
+}
+
+const passwords = {
+  hashPassword: (password: string) => Promise.resolve(`hash of ${password}`),
+} as PasswordService;
+
+async function refusal(promise: Promise<unknown>): Promise<ApiException> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof ApiException)) {
+    throw new Error(`expected an ApiException: ${String(error)}`);
+  }
+  return error;
+}
+
+describe(UsersService.name, () => {
+  let repository: ReturnType<typeof fakeRepository>;
+  let sut: UsersService;
+
+  beforeEach(() => {
+    repository = fakeRepository();
+    sut = new UsersService(repository as unknown as UsersRepository, passwords, {
+      accessStateCacheTtlMs: 60_000,
+    } as AuthConfig);
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  describe('findOne', () => {
+    it('should answer 404 USER_NOT_FOUND for a user that does not exist', async () => {
+      repository.findById.mockResolvedValue(null);
+
+      const error = await refusal(sut.findOne(41));
+
+      expect(error.getStatus()).toBe(404);
+      expect(error.code).toBe('USER_NOT_FOUND');
+    });
+  });
+
+  describe('create', () => {
+    it('should store the password’s hash, never the password', async () => {
+      repository.insert.mockResolvedValue(user(1));
+
+      await sut.create({ username: 'alice', email: 'a@example.com', password: 'correct horse' });
+
+      expect(repository.insert).toHaveBeenCalledWith({
+        username: 'alice',
+        email: 'a@example.com',
+        passwordHash: 'hash of correct horse',
+      });
+    });
+
+    it.each(['username', 'email'] as const)(
+      'should answer 409 CONFLICT naming %s when it is taken',
+      async (field) => {
+        repository.insert.mockRejectedValue(new UserFieldTakenError(field));
+
+        const error = await refusal(
+          sut.create({ username: 'alice', email: 'a@example.com', password: 'correct horse' }),
+        );
+
+        expect(error.getStatus()).toBe(409);
+        expect(error.code).toBe('CONFLICT');
+        expect(error.message).toBe(`${field} is already taken`);
+        expect(error.details).toEqual({ field });
+      },
+    );
+  });
+
+  describe('update', () => {
+    beforeEach(() => {
+      repository.findById.mockResolvedValue(user(7));
+      repository.update.mockImplementation((current, changes) =>
+        Promise.resolve({ ...current, ...changes }),
+      );
+    });
+
+    it('should answer 404 USER_NOT_FOUND, write nothing and run no hook when the user does not exist', async () => {
+      repository.findById.mockResolvedValue(null);
+      const hook = jest.fn(() => Promise.resolve());
+      sut.onPasswordChange(hook);
+
+      const error = await refusal(sut.update(7, { password: 'new password' }));
+
+      expect(error.code).toBe('USER_NOT_FOUND');
+      expect(repository.update).not.toHaveBeenCalled();
+      expect(hook).not.toHaveBeenCalled();
+    });
+
+    it('should store a new password’s hash, cut off earlier tokens, and run the hooks in the same transaction', async () => {
+      const hook = jest.fn((_userId: number, _manager: EntityManager) => Promise.resolve());
+      sut.onPasswordChange(hook);
+      const before = Date.now();
+
+      await sut.update(7, { password: 'new password' });
+
+      expect(repository.findById).toHaveBeenCalledWith(7, manager);
+      const [, changes, updateManager] = repository.update.mock.calls[0];
+      expect(updateManager).toBe(manager);
+      expect(changes.passwordHash).toBe('hash of new password');
+      expect(changes.tokensValidAfter!.getTime()).toBeGreaterThanOrEqual(before);
+      expect(hook).toHaveBeenCalledWith(7, manager);
+    });
+
+    it.each([UserStatus.Disabled, UserStatus.Pending])(
+      'should cut off earlier tokens, and run no password hook, when the status becomes %s',
+      async (userStatus) => {
+        const hook = jest.fn(() => Promise.resolve());
+        sut.onPasswordChange(hook);
+
+        await sut.update(7, { userStatus });
+
+        const [, changes] = repository.update.mock.calls[0];
+        expect(changes).toEqual({ userStatus, tokensValidAfter: expect.any(Date) });
+        expect(hook).not.toHaveBeenCalled();
+      },
+    );
+
+    it('should leave the token cut-off alone when the account stays active', async () => {
+      await sut.update(7, { userStatus: UserStatus.Active, firstName: 'Al' });
+
+      const [, changes] = repository.update.mock.calls[0];
+      expect(changes).toEqual({ userStatus: UserStatus.Active, firstName: 'Al' });
+    });
+
+    it('should answer 409 CONFLICT naming email when the new email is taken', async () => {
+      repository.update.mockRejectedValue(new UserFieldTakenError('email'));
+
+      const error = await refusal(sut.update(7, { email: 'b@example.com' }));
+
+      expect(error.code).toBe('CONFLICT');
+      expect(error.details).toEqual({ field: 'email' });
+    });
+
+    it('should make the next access check read the user again', async () => {
+      repository.findAccess.mockResolvedValue(user(7));
+      await sut.accessStateOf(7);
+      repository.findAccess.mockResolvedValue(user(7, { userStatus: UserStatus.Disabled }));
+
+      await sut.update(7, { userStatus: UserStatus.Disabled });
+
+      expect((await sut.accessStateOf(7))?.userStatus).toBe(UserStatus.Disabled);
+    });
+  });
+
+  describe('remove', () => {
+    it('should answer 404 USER_NOT_FOUND when nothing was deleted', async () => {
+      repository.delete.mockResolvedValue(false);
+
+      const error = await refusal(sut.remove(41));
+
+      expect(error.code).toBe('USER_NOT_FOUND');
+    });
+
+    it('should make the next access check find the user gone', async () => {
+      repository.findAccess.mockResolvedValue(user(7));
+      await sut.accessStateOf(7);
+      repository.delete.mockResolvedValue(true);
+      repository.findAccess.mockResolvedValue(null);
+
+      await sut.remove(7);
+
+      expect(await sut.accessStateOf(7)).toBeNull();
+    });
+  });
+
+  describe('accessStateOf', () => {
+    it('should answer repeated checks from the cache, a deleted user included', async () => {
+      repository.findAccess.mockResolvedValue(user(7, { role: 'admin' }));
+      repository.findAccess.mockResolvedValueOnce(null);
+
+      expect(await sut.accessStateOf(8)).toBeNull();
+      expect(await sut.accessStateOf(8)).toBeNull();
+      const state = await sut.accessStateOf(7);
+      await sut.accessStateOf(7);
+
+      expect(state).toEqual({
+        userStatus: UserStatus.Active,
+        role: 'admin',
+        tokensValidAfter: null,
+      });
+      expect(repository.findAccess).toHaveBeenCalledTimes(2);
+    });
+  });
+
+  describe('ensureAdmin', () => {
+    it('should create nothing when an admin exists', async () => {
+      repository.adminExists.mockResolvedValue(true);
+
+      expect(await sut.ensureAdmin('root', 'root@example.com', 'secret')).toBe(false);
+      expect(repository.insertAdminUnlessTaken).not.toHaveBeenCalled();
+    });
+
+    it('should insert the admin with the password’s hash', async () => {
+      repository.adminExists.mockResolvedValue(false);
+      repository.insertAdminUnlessTaken.mockResolvedValue(true);
+
+      expect(await sut.ensureAdmin('root', 'root@example.com', 'secret')).toBe(true);
+      expect(repository.insertAdminUnlessTaken).toHaveBeenCalledWith(
+        'root',
+        'root@example.com',
+        'hash of secret',
+      );
+    });
+
+    it('should warn when the username is taken and still no admin exists', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      repository.adminExists.mockResolvedValue(false);
+      repository.insertAdminUnlessTaken.mockResolvedValue(false);
+
+      expect(await sut.ensureAdmin('root', 'root@example.com', 'secret')).toBe(false);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('create-admin'));
+    });
+
+    it('should stay silent when a concurrent start created the admin first', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      repository.adminExists.mockResolvedValueOnce(false).mockResolvedValueOnce(true);
+      repository.insertAdminUnlessTaken.mockResolvedValue(false);
+
+      expect(await sut.ensureAdmin('root', 'root@example.com', 'secret')).toBe(false);
+      expect(warn).not.toHaveBeenCalled();
+    });
+  });
+});
