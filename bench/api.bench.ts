@@ -1,3 +1,4 @@
+import { deepStrictEqual } from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -7,9 +8,12 @@ import pg from 'pg';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 
 /**
- * `npm run bench [-- --quick]`: the app against the raw baseline (bench/baseline.ts) on
- * one seeded PostgreSQL, scenario by scenario, in alternating rounds, with many rotating
- * credentials. Prints a table of medians and writes it as JSON to bench/results/.
+ * `npm run bench [-- --quick]`: the app against two baselines on one seeded PostgreSQL: the
+ * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
+ * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
+ * in alternating rounds, with many rotating credentials, once their answers to sample
+ * requests are checked to be the app's. Prints a table of medians and writes it as JSON to
+ * bench/results/.
  */
 const QUICK = process.argv.includes('--quick');
 const PETS = QUICK ? 50_000 : 1_000_000;
@@ -28,11 +32,14 @@ interface Sample {
   p50: number;
   p99: number;
   bad: number;
+  /** Bytes per response on the wire, headers included. */
+  bytes: number;
 }
 interface Row {
   scenario: string;
   app: Sample;
   baseline?: Sample;
+  raw?: Sample;
   target: string;
   met?: boolean;
   note?: string;
@@ -151,6 +158,8 @@ async function measure(
   } = {},
 ): Promise<Sample & { perSecond: number[] }> {
   let next = 0;
+  let bytes = 0;
+  let responses = 0;
   const perSecond: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -180,7 +189,11 @@ async function measure(
       (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
     );
     let thisSecond = 0;
-    instance.on('response', () => (thisSecond += 1));
+    instance.on('response', (_client, _status, responseBytes: number) => {
+      thisSecond += 1;
+      bytes += responseBytes;
+      responses += 1;
+    });
     instance.on('tick', () => {
       perSecond.push(thisSecond);
       thisSecond = 0;
@@ -191,6 +204,7 @@ async function measure(
     p50: result.latency.p50,
     p99: result.latency.p99,
     bad: result.non2xx + result.errors + result.timeouts,
+    bytes: bytes / Math.max(responses, 1),
     perSecond,
   };
 }
@@ -207,29 +221,69 @@ function medianSample(samples: Sample[]): Sample {
     p50: median(samples.map((s) => s.p50)),
     p99: median(samples.map((s) => s.p99)),
     bad: samples.reduce((sum, s) => sum + s.bad, 0),
+    bytes: median(samples.map((s) => s.bytes)),
   };
 }
 
-/** App and baseline in alternating rounds, after one short warm-up each. */
-async function sideBySide(
-  app: (round: number) => Promise<Sample>,
-  baseline?: (round: number) => Promise<Sample>,
-): Promise<{ app: Sample; baseline?: Sample }> {
-  const appSamples: Sample[] = [];
-  const baseSamples: Sample[] = [];
+type Server = 'app' | 'baseline' | 'raw';
+type Runs = { app: () => Promise<Sample> } & Partial<Record<Server, () => Promise<Sample>>>;
+
+/** The servers in alternating rounds; the median of each. */
+async function sideBySide(runs: Runs): Promise<Pick<Row, Server>> {
+  const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
-    appSamples.push(await app(round));
-    if (baseline) baseSamples.push(await baseline(round));
+    for (const [server, run] of Object.entries(runs)) {
+      samples.set(server, [...(samples.get(server) ?? []), await run()]);
+    }
   }
-  return {
-    app: medianSample(appSamples),
-    baseline: baseline ? medianSample(baseSamples) : undefined,
+  const medians = [...samples].map(([server, list]) => [server, medianSample(list)]);
+  return Object.fromEntries(medians) as Pick<Row, Server>;
+}
+
+/**
+ * Fails the run unless both baselines answer a write, and reads of what it wrote, lists,
+ * pages and a seeded pet, with the app's JSON (key order aside); ids and times that differ
+ * between two writes are taken from the app's answer.
+ */
+async function checkSameAnswers(
+  origins: Record<Server, string>,
+  token: string,
+  newPet: string,
+  filtered: string,
+): Promise<void> {
+  const answers = async (method: string, path: string, body?: string, ownValues: string[] = []) => {
+    const [[, app], ...others] = await Promise.all(
+      Object.entries(origins).map(async ([server, origin]) => {
+        const response = await fetch(`${origin}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body,
+        });
+        return [server, await json<Record<string, unknown>>(response)] as const;
+      }),
+    );
+    for (const [server, answer] of others) {
+      const appValues = Object.fromEntries(ownValues.map((key) => [key, app[key]]));
+      deepStrictEqual({ ...answer, ...appValues }, app, `${server} differs on ${method} ${path}`);
+    }
+    return app;
   };
+  const { id } = await answers('POST', '/v1/pets', newPet, ['id', 'createdAt', 'updatedAt']);
+  const rename = JSON.stringify({ name: 'Checked pet' });
+  await answers('PUT', `/v1/pets/${String(id)}`, rename, ['updatedAt']);
+  await answers('GET', `/v1/pets/${String(id)}`);
+  const page = (await answers('GET', filtered)) as { pagination: { nextCursor: string } };
+  await answers('GET', `${filtered}&cursor=${page.pagination.nextCursor}`);
+  await answers('GET', '/v1/pets?limit=20');
+  await answers('GET', '/v1/pets?limit=20&offset=10000');
+  await answers('GET', '/v1/pets/1');
+  console.log("bench: both baselines answer the sample requests with the app's JSON");
 }
 
 export async function run(): Promise<void> {
   await prepareDatabase();
-  const [appPort, basePort, secondPort, thirdPort] = await Promise.all([
+  const [appPort, basePort, rawPort, secondPort, thirdPort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -248,12 +302,20 @@ export async function run(): Promise<void> {
   const children = [
     start('dist-bench/src/main.js', appEnv),
     start('dist-bench/bench/baseline.js', { DATABASE_URL: databaseUrl(), PORT: String(basePort) }),
+    start('dist-bench/bench/raw-baseline.js', {
+      DATABASE_URL: databaseUrl(),
+      PORT: String(rawPort),
+    }),
   ];
-  const app = `http://127.0.0.1:${appPort}`;
-  const base = `http://127.0.0.1:${basePort}`;
+  const origins: Record<Server, string> = {
+    app: `http://127.0.0.1:${appPort}`,
+    baseline: `http://127.0.0.1:${basePort}`,
+    raw: `http://127.0.0.1:${rawPort}`,
+  };
+  const app = origins.app;
   const rows: Row[] = [];
   try {
-    await Promise.all([waitForHttp(`${app}/v1/pets`), waitForHttp(`${base}/v1/pets`)]);
+    await Promise.all(Object.values(origins).map((origin) => waitForHttp(`${origin}/v1/pets`)));
     const auth = await tokens(`${app}/v1`);
     const categoryName = (
       await json<{ categories: { name: string }[] }>(
@@ -270,20 +332,31 @@ export async function run(): Promise<void> {
     const byId: RequestSetup = (request) => {
       request.path = `/v1/pets/${randomId()}`;
     };
-    const body = JSON.stringify({ name: 'Bench pet', categoryId, status: 'available' });
+    const body = JSON.stringify({
+      name: 'Bench pet',
+      categoryId,
+      status: 'available',
+      tags: ['friendly', 'vaccinated'],
+      photoUrls: ['https://images.example.com/pets/bench.jpg'],
+    });
     const rename = JSON.stringify({ name: 'Renamed pet' });
+    await checkSameAnswers(origins, auth[0], body, filtered);
 
-    for (const [label, connections] of [['warm-up', CONNECTIONS]] as const) {
-      console.log(`bench: ${label}`);
-      await measure(app, filtered, { auth, connections, seconds: 2 });
-      await measure(base, filtered, { connections, seconds: 2 });
+    /** The same requests to the app and both baselines, in alternating rounds. */
+    const everywhere = (path: string, options: Parameters<typeof measure>[2] = {}) =>
+      sideBySide({
+        app: () => measure(app, path, { auth, ...options }),
+        baseline: () => measure(origins.baseline, path, { auth, ...options }),
+        raw: () => measure(origins.raw, path, { auth, ...options }),
+      });
+
+    console.log('bench: warm-up');
+    for (const origin of Object.values(origins)) {
+      await measure(origin, filtered, { auth, seconds: 2 });
     }
 
     console.log('bench: 1. filtered list');
-    const list = await sideBySide(
-      () => measure(app, filtered, { auth }),
-      () => measure(base, filtered),
-    );
+    const list = await everywhere(filtered);
     rows.push({
       scenario: '1. GET /pets?category&status (JWT)',
       ...list,
@@ -292,16 +365,16 @@ export async function run(): Promise<void> {
     });
 
     console.log('bench: 2. unfiltered list');
-    const unfiltered = await sideBySide(() => measure(app, '/v1/pets?limit=20', { auth }));
+    const unfiltered = await everywhere('/v1/pets?limit=20');
     rows.push({
       scenario: '2. GET /pets unfiltered (1M matches)',
-      app: unfiltered.app,
+      ...unfiltered,
       target: 'p50 ≤ 1.5 × filtered p50',
       met: unfiltered.app.p50 <= 1.5 * Math.max(list.app.p50, 1),
       note: `filtered p50 ${list.app.p50} ms`,
     });
 
-    console.log('bench: 3. page 500 by cursor');
+    console.log('bench: 3. page 500 by cursor, and by offset');
     let cursor = '';
     for (let page = 1; page < 500; page++) {
       const res = await json<{ pagination: { nextCursor: string } }>(
@@ -314,22 +387,23 @@ export async function run(): Promise<void> {
       );
       cursor = res.pagination.nextCursor;
     }
-    const deep = await sideBySide(() =>
-      measure(app, `/v1/pets?limit=20&cursor=${encodeURIComponent(cursor)}`, { auth }),
-    );
+    const deep = await everywhere(`/v1/pets?limit=20&cursor=${encodeURIComponent(cursor)}`);
     rows.push({
       scenario: '3. GET /pets page 500 by cursor',
-      app: deep.app,
+      ...deep,
       target: 'p50 ≤ 1.5 × page-1 p50',
       met: deep.app.p50 <= 1.5 * Math.max(unfiltered.app.p50, 1),
       note: `page 1 p50 ${unfiltered.app.p50} ms`,
     });
+    const offset = await everywhere('/v1/pets?limit=20&offset=10000');
+    rows.push({
+      scenario: '3b. GET /pets?offset=10000',
+      ...offset,
+      target: 'none (OFFSET reads what it skips)',
+    });
 
     console.log('bench: 4. pet by id');
-    const one = await sideBySide(
-      () => measure(app, '/v1/pets/1', { auth, setup: byId }),
-      () => measure(base, '/v1/pets/1', { setup: byId }),
-    );
+    const one = await everywhere('/v1/pets/1', { setup: byId });
     rows.push({
       scenario: '4. GET /pets/{id}',
       ...one,
@@ -338,20 +412,14 @@ export async function run(): Promise<void> {
     });
 
     console.log('bench: 5. create and update');
-    const create = await sideBySide(
-      () => measure(app, '/v1/pets', { auth, method: 'POST', body }),
-      () => measure(base, '/v1/pets', { method: 'POST', body }),
-    );
+    const create = await everywhere('/v1/pets', { method: 'POST', body });
     rows.push({
-      scenario: '5a. POST /pets',
+      scenario: '5a. POST /pets (2 tags, 1 photo URL)',
       ...create,
       target: 'app ≥ 33% of baseline req/s',
       met: create.app.rps >= 0.33 * create.baseline!.rps,
     });
-    const update = await sideBySide(
-      () => measure(app, '/v1/pets/1', { auth, method: 'PUT', body: rename, setup: byId }),
-      () => measure(base, '/v1/pets/1', { method: 'PUT', body: rename, setup: byId }),
-    );
+    const update = await everywhere('/v1/pets/1', { method: 'PUT', body: rename, setup: byId });
     rows.push({
       scenario: '5b. PUT /pets/{id}',
       ...update,
@@ -360,23 +428,17 @@ export async function run(): Promise<void> {
     });
 
     console.log('bench: 6. guard stack without database work');
-    const guards = await sideBySide(
-      () => measure(app, '/v1/rate-limit', { auth }),
-      () => measure(base, '/v1/rate-limit'),
-    );
+    const guards = await everywhere('/v1/rate-limit');
     rows.push({
       scenario: '6. GET /rate-limit (guards, no DB)',
       ...guards,
       target: 'app ≥ 60% of a bare endpoint',
       met: guards.app.rps >= 0.6 * guards.baseline!.rps,
-      note: 'baseline: same JSON from node:http',
+      note: 'baselines: a fixed JSON from node:http',
     });
 
     console.log('bench: 8. tail at 64 connections');
-    const tail = await sideBySide(
-      () => measure(app, filtered, { auth, connections: 64 }),
-      () => measure(base, filtered, { connections: 64 }),
-    );
+    const tail = await everywhere(filtered, { connections: 64 });
     rows.push({
       scenario: '8. filtered list, 64 connections',
       ...tail,
@@ -410,8 +472,8 @@ export async function run(): Promise<void> {
     const second = `http://127.0.0.1:${secondPort}`;
     const third = `http://127.0.0.1:${thirdPort}`;
     await Promise.all([waitForHttp(`${second}/v1/pets`), waitForHttp(`${third}/v1/pets`)]);
-    const scaled = await sideBySide(
-      async () => {
+    const scaled = await sideBySide({
+      app: async () => {
         const [a, b] = await Promise.all([
           measure(second, filtered, { auth, connections: CONNECTIONS / 2 }),
           measure(third, filtered, { auth, connections: CONNECTIONS / 2 }),
@@ -421,17 +483,17 @@ export async function run(): Promise<void> {
           p50: Math.max(a.p50, b.p50),
           p99: Math.max(a.p99, b.p99),
           bad: a.bad + b.bad,
+          bytes: (a.bytes + b.bytes) / 2,
         };
       },
-      () => measure(second, filtered, { auth }),
-    );
+      baseline: () => measure(second, filtered, { auth }),
+    });
     rows.push({
       scenario: '9. two processes vs one (Redis counters)',
-      app: scaled.app,
-      baseline: scaled.baseline,
+      ...scaled,
       target: 'two ≥ 1.2 × one',
       met: scaled.app.rps >= 1.2 * scaled.baseline!.rps,
-      note: '"baseline" column = one process',
+      note: '"app-SQL" columns = one app process',
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -442,20 +504,32 @@ export async function run(): Promise<void> {
 
 function report(rows: Row[]): void {
   const fmt = (n: number | undefined) => (n === undefined ? '' : Math.round(n));
+  const ratio = (a: number, b: number | undefined) => (b ? (a / b).toFixed(2) : '');
+  const latency = (s: Sample | undefined) => (s ? `${s.p50}/${s.p99}` : '');
   console.table(
     rows.map((row) => ({
       scenario: row.scenario,
       'app req/s': fmt(row.app.rps),
-      'baseline req/s': fmt(row.baseline?.rps),
-      ratio: row.baseline ? (row.app.rps / row.baseline.rps).toFixed(2) : '',
-      'app p50/p99 ms': `${row.app.p50}/${row.app.p99}`,
-      'baseline p50/p99 ms': row.baseline ? `${row.baseline.p50}/${row.baseline.p99}` : '',
+      'app-SQL req/s': fmt(row.baseline?.rps),
+      'raw req/s': fmt(row.raw?.rps),
+      'app/app-SQL': ratio(row.app.rps, row.baseline?.rps),
+      'app/raw': ratio(row.app.rps, row.raw?.rps),
+      'app p50/p99 ms': latency(row.app),
+      'app-SQL p50/p99 ms': latency(row.baseline),
+      'raw p50/p99 ms': latency(row.raw),
+      'p99 app/raw': ratio(row.app.p99, row.raw?.p99),
+      'bytes/response app/app-SQL/raw': [row.app, row.baseline, row.raw]
+        .map((s) => (s ? fmt(s.bytes) : '-'))
+        .join('/'),
       target: row.target,
-      met: row.met ? 'yes' : 'NO',
+      met: row.met === undefined ? '' : row.met ? 'yes' : 'NO',
       note: row.note ?? '',
     })),
   );
-  const bad = rows.reduce((sum, row) => sum + row.app.bad + (row.baseline?.bad ?? 0), 0);
+  const bad = rows.reduce(
+    (sum, row) => sum + row.app.bad + (row.baseline?.bad ?? 0) + (row.raw?.bad ?? 0),
+    0,
+  );
   console.log(
     bad === 0 ? 'bench: every response was 2xx' : `bench: ${bad} responses were not 2xx or failed`,
   );

@@ -1,89 +1,57 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import pg from 'pg';
-import { listPetsQuery, SELECT_PET_BY_ID, type PetRow } from '../src/pets/pets.repository.js';
-import { toPetResponse } from '../src/pets/pet.mapper.js';
+import type pg from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { CreatePetDto } from '../src/pets/dto/create-pet.dto.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
+import { toPetResponse } from '../src/pets/pet.mapper.js';
+import { PetsRepository } from '../src/pets/pets.repository.js';
+import { PetsService } from '../src/pets/pets.service.js';
+import { BARE_RATE_LIMIT, inTransaction, pool, readJson, send, serve } from './bare-server.js';
 
 /**
- * The yardstick for `npm run bench`: node:http and pg, no framework, authentication,
- * rate limiting or validation, serving the same responses from the same SQL (the app's
- * own query builders and mapper) on the same database and indexes.
+ * The app-SQL baseline of `npm run bench`: the app's own pets service, repository SQL and
+ * mapper behind node:http, without Nest, Express, guards, validation or TypeORM (a pg pool
+ * stands in for the DataSource). Its distance to the app is the framework's cost.
  */
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-pg.types.setTypeParser(20, Number);
+const queryOn =
+  (db: pg.Pool | pg.PoolClient) =>
+  async (sql: string, params?: unknown[]): Promise<unknown> => {
+    const result = await db.query(sql, params);
+    // As TypeORM's query() answers: UPDATE and DELETE give [rows, affected].
+    return result.command === 'UPDATE' || result.command === 'DELETE'
+      ? [result.rows, result.rowCount]
+      : result.rows;
+  };
+const dataSource = {
+  query: queryOn(pool),
+  manager: { query: queryOn(pool) },
+  transaction: <T>(work: (manager: EntityManager) => Promise<T>) =>
+    inTransaction((client) => work({ query: queryOn(client) } as unknown as EntityManager)),
+};
+const pets = new PetsService(new PetsRepository(dataSource as unknown as DataSource));
 
-const INSERT_PET = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3)
-  RETURNING id, name, status, photo_urls AS "photoUrls", age, breed, description,
-            created_at AS "createdAt", updated_at AS "updatedAt"`;
-const UPDATE_PET = `UPDATE pets SET name = $2, updated_at = clock_timestamp() WHERE id = $1
-  RETURNING id, name, status, photo_urls AS "photoUrls", age, breed, description,
-            created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(json),
-  });
-  res.end(json);
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://baseline');
-  const byId = /^\/v1\/pets\/(\d+)$/.exec(url.pathname);
+serve('baseline', async (req, res, url) => {
+  const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
   if (req.method === 'GET' && url.pathname === '/v1/pets') {
-    const limit = Number(url.searchParams.get('limit') ?? 20);
-    const offset = Number(url.searchParams.get('offset') ?? 0);
-    const { sql, params } = listPetsQuery({
-      category: url.searchParams.get('category') ?? undefined,
-      status: (url.searchParams.get('status') as PetStatus | null) ?? undefined,
-      limit,
-      offset,
+    const query = url.searchParams;
+    const page = await pets.list({
+      limit: Number(query.get('limit') ?? 20),
+      offset: query.has('offset') ? Number(query.get('offset')) : undefined,
+      category: query.get('category') ?? undefined,
+      status: (query.get('status') as PetStatus | null) ?? undefined,
+      cursor: query.get('cursor') ?? undefined,
     });
-    const { rows } = await pool.query<PetRow & { total: number }>(sql, params);
-    const total = rows[0]?.total ?? 0;
-    return send(res, 200, {
-      pets: rows.map(toPetResponse),
-      pagination: { limit, offset, total, hasMore: offset + rows.length < total },
-    });
+    return send(res, 200, { pets: page.pets.map(toPetResponse), pagination: page.pagination });
   }
-  if (req.method === 'GET' && byId) {
-    const { rows } = await pool.query<PetRow>(SELECT_PET_BY_ID, [byId[1]]);
-    return rows[0]
-      ? send(res, 200, toPetResponse(rows[0]))
-      : send(res, 404, { code: 'PET_NOT_FOUND' });
-  }
+  if (req.method === 'GET' && id) return send(res, 200, toPetResponse(await pets.findOne(+id)));
   if (req.method === 'POST' && url.pathname === '/v1/pets') {
-    const body = await readJson(req);
-    const { rows } = await pool.query(INSERT_PET, [body.name, body.categoryId, body.status]);
-    return send(res, 201, rows[0]);
+    const created = await pets.create((await readJson(req)) as unknown as CreatePetDto);
+    return send(res, 201, toPetResponse(created));
   }
-  if (req.method === 'PUT' && byId) {
-    const body = await readJson(req);
-    const { rows } = await pool.query(UPDATE_PET, [byId[1], body.name]);
-    return send(res, 200, rows[0]);
+  if (req.method === 'PUT' && id) {
+    return send(res, 200, toPetResponse(await pets.update(+id, await readJson(req))));
   }
   if (req.method === 'GET' && url.pathname === '/v1/rate-limit') {
-    return send(res, 200, { tier: 'user', windows: [] });
+    return send(res, 200, BARE_RATE_LIMIT);
   }
   send(res, 404, { code: 'NOT_FOUND' });
-}
-
-const server = createServer((req, res) => {
-  handle(req, res).catch((error: unknown) =>
-    send(res, 500, { code: 'INTERNAL_ERROR', message: String(error) }),
-  );
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  console.log(
-    `baseline listening on ${typeof address === 'object' && address ? address.port : ''}`,
-  );
-});
-process.on('SIGTERM', () => server.close(() => void pool.end()));
