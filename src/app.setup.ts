@@ -7,7 +7,7 @@ import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { applyApiPrefix } from './common/http/route-space.js';
 import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
-import { PinoLoggerService } from './logging/pino-logger.service.js';
+import { AppLogger } from './logging/app-logger.service.js';
 import { requestLogger } from './logging/request-logger.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { publishOpenApiDocument } from './api-description/openapi.setup.js';
@@ -18,7 +18,7 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Everything main.ts does to the app besides listening; e2e tests call it too. */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<AppConfig>(appConfig.KEY);
-  app.useLogger(app.get(PinoLoggerService));
+  app.useLogger(app.get(AppLogger));
   app.disable('x-powered-by');
   caseSensitiveRoutes(app);
   app.set('trust proxy', config.trustProxy);

@@ -8,11 +8,11 @@ import { API_PREFIX, CONSOLE_PATH, DOCS_PATH } from './common/http/route-space.j
 import { appConfig, type AppConfig } from './config/app.config.js';
 import { loadEnv } from './config/load-env.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';
-import { PinoLoggerService } from './logging/pino-logger.service.js';
+import { AppLogger } from './logging/app-logger.service.js';
 import { closeOnSignals } from './shutdown/shutdown-signals.js';
 
 // Start-up messages are JSON lines too; configureApp() then installs the configured logger.
-const startupLogger = new PinoLoggerService(await createLogger(startupLoggerOptions()));
+const startupLogger = AppLogger.over(await createLogger(startupLoggerOptions()));
 
 async function bootstrap(): Promise<void> {
   // Before Nest: a bad variable then fails on one line, without Nest's stack trace.

@@ -1,42 +1,59 @@
-import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from 'pino';
+import type { Request, Response } from 'express';
+import type { Level, Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
 import { routeOf } from '../common/http/route-label.js';
 import { isProbePath } from '../common/http/route-space.js';
 
+interface Outcome {
+  level: Level;
+  msg: string;
+  aborted?: true;
+}
+
+function outcomeOf(req: Request, res: Response): Outcome {
+  if (!res.writableFinished) {
+    return { level: 'warn', msg: 'request aborted by the client', aborted: true };
+  }
+  const status = res.statusCode;
+  if (status >= 500 && status !== 503) return { level: 'error', msg: 'request failed' };
+  // Probes arrive every few seconds: logged at debug only.
+  if (isProbePath(req.path)) return { level: 'debug', msg: 'request completed' };
+  if (status === 503) return { level: 'warn', msg: 'request refused: service unavailable' };
+  return { level: 'info', msg: 'request completed' };
+}
+
 /**
- * One line per request once its response is finished or the client has gone: request id,
- * method, route, status, duration and the caller. Headers and bodies are not logged.
+ * One line per request (pino-http) once its response is finished or the client has gone:
+ * request id, method, route, status, duration and the caller. The line is built here, so
+ * headers and bodies are not logged; the request id is the request-id middleware's, which
+ * runs first, so the line, the X-Request-Id header and an error body's requestId agree.
  */
 export function requestLogger(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
-    res.once('close', () => {
-      const status = res.statusCode;
-      const principal = req.principal;
-      const line = {
-        requestId: req.requestId,
-        method: req.method,
-        route: routeOf(req),
-        path: req.originalUrl.split('?')[0],
-        status,
-        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
-        ip: req.ip,
-        ...(principal ? { userId: principal.userId } : {}),
-        ...(principal?.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}),
-      };
-      if (!res.writableFinished) {
-        logger.warn({ ...line, aborted: true }, 'request aborted by the client');
-      } else if (status >= 500 && status !== 503) {
-        logger.error(line, 'request failed');
-      } else if (isProbePath(req.path)) {
-        // Probes arrive every few seconds: logged at debug only.
-        logger.debug(line, 'request completed');
-      } else if (status === 503) {
-        logger.warn(line, 'request refused: service unavailable');
-      } else {
-        logger.info(line, 'request completed');
-      }
-    });
-    next();
+  const line = (req: Request, res: Response, { responseTime }: { responseTime: number }) => {
+    const principal = req.principal;
+    return {
+      method: req.method,
+      route: routeOf(req),
+      path: req.originalUrl.split('?')[0],
+      status: res.statusCode,
+      durationMs: responseTime,
+      ip: req.ip,
+      ...(principal ? { userId: principal.userId } : {}),
+      ...(principal?.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}),
+      ...(outcomeOf(req, res).aborted ? { aborted: true } : {}),
+    };
   };
+  return pinoHttp<Request, Response>({
+    logger,
+    genReqId: (req) => req.requestId,
+    // The request's logger carries only `requestId`, under that name, and so does its line.
+    customAttributeKeys: { reqId: 'requestId' },
+    quietReqLogger: true,
+    quietResLogger: true,
+    customLogLevel: (req, res) => outcomeOf(req, res).level,
+    customSuccessMessage: (req, res) => outcomeOf(req, res).msg,
+    customErrorMessage: (req, res) => outcomeOf(req, res).msg,
+    customSuccessObject: (req, res, value: { responseTime: number }) => line(req, res, value),
+    customErrorObject: (req, res, _error, value: { responseTime: number }) => line(req, res, value),
+  });
 }
