@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { EntityManager } from 'typeorm';
-import { ApiException } from '../common/errors/api-exception.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import { UserStatus } from '../users/user-status.js';
 import type { UsersService } from '../users/users.service.js';
@@ -8,6 +7,7 @@ import { generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
+import { refusal } from '../../test/support/errors.js';
 
 const manager = {} as EntityManager;
 const cfg = { apiKeyModes: ['live'], apiKeysPerUser: 2 } as AuthConfig;
@@ -42,17 +42,6 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
     userStatus: UserStatus.Active,
     ...fields,
   };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<ApiException> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
-  }
-  return error;
 }
 
 describe(ApiKeysService.name, () => {

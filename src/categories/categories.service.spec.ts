@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { ApiException } from '../common/errors/api-exception.js';
 import {
   CategoriesRepository,
   CategoryInUseError,
@@ -7,6 +6,7 @@ import {
 } from './categories.repository.js';
 import { CategoriesService } from './categories.service.js';
 import type { Category } from './category.entity.js';
+import { refusal } from '../../test/support/errors.js';
 
 function category(id: number, name = `category ${id}`): Category {
   const at = new Date(Date.UTC(2026, 0, 1));
@@ -22,17 +22,6 @@ function fakeRepository() {
     update: jest.fn<CategoriesRepository['update']>(),
     delete: jest.fn<CategoriesRepository['delete']>(),
   } satisfies Record<keyof CategoriesRepository, unknown>;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<ApiException> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
-  }
-  return error;
 }
 
 describe(CategoriesService.name, () => {

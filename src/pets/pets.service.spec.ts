@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { EntityManager } from 'typeorm';
-import { ApiException } from '../common/errors/api-exception.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import { decodeCursor } from './pet-cursor.js';
 import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
+import { refusal } from '../../test/support/errors.js';
 
 const manager = {} as EntityManager;
 
@@ -46,17 +46,6 @@ function fakeRepository() {
 }
 
 const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
-
-async function refusal(promise: Promise<unknown>): Promise<ApiException> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
-  }
-  return error;
-}
 
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;

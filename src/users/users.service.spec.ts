@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiException } from '../common/errors/api-exception.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
 import { UserFieldTakenError, UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
+import { refusal } from '../../test/support/errors.js';
 
 const manager = {} as EntityManager;
 
@@ -50,17 +50,6 @@ function fakeRepository() {
 const passwords = {
   hashPassword: (password: string) => Promise.resolve(`hash of ${password}`),
 } as PasswordService;
-
-async function refusal(promise: Promise<unknown>): Promise<ApiException> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
-  }
-  return error;
-}
 
 describe(UsersService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;

@@ -1,5 +1,6 @@
 import { expect } from '@jest/globals';
 import type { Response } from 'supertest';
+import { ApiException } from '../../src/common/errors/api-exception.js';
 
 /** Asserts the contract's error body: status, code, a message and the request id. */
 export function expectError(res: Response, status: number, code: string): void {
@@ -27,4 +28,16 @@ export function errorBody(code: string, details?: Record<string, unknown>) {
     ...(details ? { details } : {}),
     requestId: expect.any(String),
   };
+}
+
+/** The ApiException a promise is refused with; anything else fails the test. */
+export async function refusal(promise: Promise<unknown>): Promise<ApiException> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof ApiException)) {
+    throw new Error(`expected an ApiException: ${String(error)}`);
+  }
+  return error;
 }
