@@ -206,8 +206,9 @@ describeInBrowser('Web console in Chromium', () => {
       await dialog.waitFor();
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden' });
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-        'Revoke Kept key',
+      // Focus goes back to the button that opened the dialog once the dialog has closed.
+      await page.waitForFunction(
+        () => document.activeElement?.getAttribute('aria-label') === 'Revoke Kept key',
       );
       expect(await page.getByRole('row', { name: /Kept key/ }).count()).toBe(1);
       expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(key) })).status).toBe(200);
