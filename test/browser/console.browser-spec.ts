@@ -616,6 +616,9 @@ describeInBrowser('Web console in Chromium', () => {
       }
       // Error messages and the confirmation dialog are checked too.
       await page.goto(`/console/pets/${id}/edit`);
+      // The form is read only once its pet and categories are in (see the loop above).
+      await heading(page, 'Edit Pocket').waitFor();
+      await page.waitForLoadState('networkidle');
       await page.getByLabel('Name').fill('');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('#field-name-error').waitFor();
