@@ -23,13 +23,17 @@ export interface PetRow {
 
 // Hand-written SQL on the hot paths: one round trip per request, rows mapped explicitly
 // (no entity hydration, no to-many join that would break LIMIT).
-const PET_COLUMNS = `
+/** The read shape's columns of pet `p` and category `c`, its tags read from `tagsFrom` (as `t`). */
+const petColumns = (tagsFrom: string) => `
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.created_at AS "createdAt", p.updated_at AS "updatedAt",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-              FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
-             WHERE pt.pet_id = p.id), '[]') AS tags`;
+              FROM ${tagsFrom}), '[]') AS tags`;
+
+const PET_COLUMNS = petColumns(
+  'pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id',
+);
 
 export const SELECT_PET_BY_ID = `
   SELECT ${PET_COLUMNS}
@@ -104,18 +108,31 @@ const WRITE_COLUMNS = {
 type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
 
 /** Reads back what the preceding `changed` CTE wrote, in the read shape, same statement. */
-const selectChanged = (ctes: string) => `
+const selectChanged = (ctes: string, columns = PET_COLUMNS) => `
   WITH ${ctes}
-  SELECT ${PET_COLUMNS} FROM changed p JOIN categories c ON c.id = p.category_id`;
+  SELECT ${columns} FROM changed p JOIN categories c ON c.id = p.category_id`;
 
-function insertPetQuery(fields: PetWriteFields): { sql: string; params: unknown[] } {
+/**
+ * With tags, the links are written and the tags read back in the same statement, from the
+ * tags table: links written by a statement are not visible to its own sub-selects.
+ */
+function insertPetQuery(
+  fields: PetWriteFields,
+  tags: string[],
+): { sql: string; params: unknown[] } {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
   const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
+  const params = entries.map(([, value]) => value);
+  const changed = `changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)`;
+  if (tags.length === 0) return { sql: selectChanged(changed), params };
   const sql = selectChanged(
-    `changed AS (INSERT INTO pets (${columns.join(', ')})
-                 VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)`,
+    `${changed},
+     pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($${params.push(tags)}::text[])),
+     linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT changed.id, pet_tag.id FROM changed, pet_tag)`,
+    petColumns('pet_tag t'),
   );
-  return { sql, params: entries.map(([, value]) => value) };
+  return { sql, params };
 }
 
 /**
@@ -192,11 +209,13 @@ export class PetsRepository {
     return pet;
   }
 
+  /** `tags` must exist already (see `upsertTags`). */
   async insert(
     fields: PetWriteFields,
+    tags: string[] = [],
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow> {
-    const { sql, params } = insertPetQuery(fields);
+    const { sql, params } = insertPetQuery(fields, tags);
     const [pet] = await refusingUnknownCategory(() => manager.query<PetRow[]>(sql, params));
     return pet;
   }
@@ -268,22 +287,27 @@ export class PetsRepository {
     await manager.query('DELETE FROM pets WHERE id = $1', [id]);
   }
 
-  /** Tags are created on first use; the pet's set is replaced as a whole. */
-  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<void> {
-    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
-    const unique = [...new Set(names)];
-    if (unique.length === 0) return;
-    // New tags are inserted (and so locked) in one order, the names' byte order: two writes
-    // of the same new tags in opposite orders would otherwise each wait for the other (40P01).
+  /**
+   * Creates the tags not used before. Writers call it first, before the pet's row: new tags
+   * are then locked before the (category, status) counter row in every write, and in one
+   * order, the names' byte order, so two writes cannot each wait for the other (40P01).
+   */
+  async upsertTags(names: string[], manager: EntityManager): Promise<void> {
     await manager.query(
       `INSERT INTO tags (name)
        SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
        ON CONFLICT (name) DO NOTHING`,
-      [unique],
+      [[...new Set(names)]],
     );
+  }
+
+  /** The pet's tags become `names`, which must exist already (see `upsertTags`). */
+  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<void> {
+    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
+    if (names.length === 0) return;
     await manager.query(
       `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
-      [petId, unique],
+      [petId, names],
     );
   }
 }

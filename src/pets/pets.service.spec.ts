@@ -41,6 +41,7 @@ function fakeRepository() {
     appendPhotoUrl: jest.fn<PetsRepository['appendPhotoUrl']>(),
     lock: jest.fn<PetsRepository['lock']>(),
     delete: jest.fn<PetsRepository['delete']>(),
+    upsertTags: jest.fn<PetsRepository['upsertTags']>(),
     replaceTags: jest.fn<PetsRepository['replaceTags']>(),
   } satisfies Record<keyof PetsRepository, unknown>;
 }
@@ -124,10 +125,17 @@ describe(PetsService.name, () => {
       expect(repository.transaction).not.toHaveBeenCalled();
     });
 
-    it('should write the tags in the insert’s transaction and read the pet back with them', async () => {
-      repository.insert.mockResolvedValue(petRow(3));
+    it('should create new tags first, then insert with them in the same transaction', async () => {
+      const calls: string[] = [];
+      repository.upsertTags.mockImplementation(() => {
+        calls.push('upsertTags');
+        return Promise.resolve();
+      });
       const withTags = petRow(3, { tags: [{ id: 1, name: 'calm' }] });
-      repository.findById.mockResolvedValue(withTags);
+      repository.insert.mockImplementation(() => {
+        calls.push('insert');
+        return Promise.resolve(withTags);
+      });
 
       const pet = await sut.create({
         name: 'Rex',
@@ -136,8 +144,9 @@ describe(PetsService.name, () => {
         tags: ['calm'],
       });
 
-      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), manager);
-      expect(repository.replaceTags).toHaveBeenCalledWith(3, ['calm'], manager);
+      expect(calls).toEqual(['upsertTags', 'insert']);
+      expect(repository.upsertTags).toHaveBeenCalledWith(['calm'], manager);
+      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], manager);
       expect(pet).toBe(withTags);
     });
 
@@ -212,6 +221,26 @@ describe(PetsService.name, () => {
       await sut.update(1, { photoUrls: ['https://x/a.jpg'] });
 
       expect(events).toEqual(['hook 1 https://x/a.jpg', 'commit', 'clean-up']);
+    });
+
+    it('should create new tags before it writes the pet, then replace its tags', async () => {
+      const calls: string[] = [];
+      const record = (name: string) => () => {
+        calls.push(name);
+        return Promise.resolve(undefined);
+      };
+      repository.upsertTags.mockImplementation(record('upsertTags'));
+      repository.update.mockImplementation(() => {
+        calls.push('update');
+        return Promise.resolve(petRow(1));
+      });
+      repository.replaceTags.mockImplementation(record('replaceTags'));
+      repository.findById.mockResolvedValue(petRow(1));
+
+      await sut.update(1, { status: 'pending', tags: ['calm'] });
+
+      expect(calls).toEqual(['upsertTags', 'update', 'replaceTags']);
+      expect(repository.replaceTags).toHaveBeenCalledWith(1, ['calm'], manager);
     });
 
     it('should not run the photoUrls hooks when photoUrls is not replaced', async () => {

@@ -73,12 +73,11 @@ export class PetsService {
   async create(dto: CreatePetDto): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
-    // Without tags a single statement inserts and reads back; with them, one transaction.
+    // One statement inserts, links the tags and reads back; new tags are created before it.
     if (!tags?.length) return this.write(dto, () => this.pets.insert(row));
     return this.pets.transaction(async (manager) => {
-      const pet = await this.write(dto, () => this.pets.insert(row, manager));
-      await this.pets.replaceTags(pet.id, tags, manager);
-      return this.load(pet.id, manager);
+      await this.pets.upsertTags(tags, manager);
+      return this.write(dto, () => this.pets.insert(row, tags, manager));
     });
   }
 
@@ -97,6 +96,7 @@ export class PetsService {
     const { photoUrls } = fields;
     if (tags === undefined && photoUrls === undefined) return apply();
     const [pet, afterCommit] = await this.pets.transaction(async (manager) => {
+      if (tags?.length) await this.pets.upsertTags(tags, manager);
       await apply(manager);
       if (tags !== undefined) await this.pets.replaceTags(id, tags, manager);
       const cleanups: (() => Promise<void>)[] = [];

@@ -78,4 +78,29 @@ describe('Concurrent writes with the same new tags (e2e)', () => {
 
     expect(responses.map((res) => res.status)).toEqual(updates.map(() => 200));
   });
+
+  // Both also count a pet under the same (category, status) counter row: were the tags taken
+  // before that row in one write and after it in the other, each would wait for the other.
+  it('should answer a create and a status move into the same counter 2xx', async () => {
+    const pending = await Promise.all(
+      Array.from({ length: PAIRS }, () => createPet(t, { status: 'pending' })),
+    );
+    const categoryOf = async (id: number) =>
+      (await t.http.get(`/v1/pets/${id}`).set(t.user).expect(200)).body.category.id as number;
+    const categories = await Promise.all(pending.map(categoryOf));
+    const writes = pending.flatMap((id, i) => {
+      const [tags, reversed] = tagsOfPair('counted', i);
+      return [
+        t.http
+          .post('/v1/pets')
+          .set(t.user)
+          .send({ name: 'Rex', categoryId: categories[i], status: 'available', tags }),
+        t.http.put(`/v1/pets/${id}`).set(t.user).send({ status: 'available', tags: reversed }),
+      ];
+    });
+
+    const responses = await Promise.all(writes);
+
+    expect(responses.map((res) => res.status)).toEqual(writes.map((_, n) => (n % 2 ? 200 : 201)));
+  });
 });
