@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
+import { preparedQuery } from '../database/prepared-query.js';
 import type { PetStatus } from './pet-status.js';
 
 /** A pet as the read queries return it: one row with its category and tags. */
@@ -191,7 +192,11 @@ export class PetsRepository {
   /** A page and the filters' total; an empty page past the start counts on its own. */
   async findPage(filters: PetListFilters): Promise<{ pets: PetRow[]; total: number }> {
     const { sql, params, countSql, countParams } = listPetsQuery(filters);
-    const pets = await this.dataSource.query<(PetRow & { total: number })[]>(sql, params);
+    const pets = await preparedQuery<(PetRow & { total: number })[]>(
+      this.dataSource.manager,
+      sql,
+      params,
+    );
     // An empty page carries no total; only past the start can there still be matches.
     const total =
       pets[0]?.total ??
@@ -205,7 +210,7 @@ export class PetsRepository {
     id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow | undefined> {
-    const [pet] = await manager.query<PetRow[]>(SELECT_PET_BY_ID, [id]);
+    const [pet] = await preparedQuery<PetRow[]>(manager, SELECT_PET_BY_ID, [id]);
     return pet;
   }
 
@@ -216,7 +221,9 @@ export class PetsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow> {
     const { sql, params } = insertPetQuery(fields, tags);
-    const [pet] = await refusingUnknownCategory(() => manager.query<PetRow[]>(sql, params));
+    const [pet] = await refusingUnknownCategory(() =>
+      preparedQuery<PetRow[]>(manager, sql, params),
+    );
     return pet;
   }
 
@@ -231,7 +238,9 @@ export class PetsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow | undefined> {
     const { sql, params } = updatePetQuery(id, fields, fromStatuses);
-    const [pet] = await refusingUnknownCategory(() => manager.query<PetRow[]>(sql, params));
+    const [pet] = await refusingUnknownCategory(() =>
+      preparedQuery<PetRow[]>(manager, sql, params),
+    );
     return pet;
   }
 
