@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { CreatePetDto } from '../src/pets/dto/create-pet.dto.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
+import { PreparedStatements } from '../src/database/prepared-statements.js';
 import { PetsRepository } from '../src/pets/pets.repository.js';
 import { PetsService } from '../src/pets/pets.service.js';
 import { BARE_RATE_LIMIT, inTransaction, pool, readJson, send, serve } from './bare-server.js';
@@ -27,7 +28,12 @@ const dataSource = {
   transaction: <T>(work: (manager: EntityManager) => Promise<T>) =>
     inTransaction((client) => work({ query: queryOn(client) } as unknown as EntityManager)),
 };
-const pets = new PetsService(new PetsRepository(dataSource as unknown as DataSource));
+const pets = new PetsService(
+  new PetsRepository(
+    dataSource as unknown as DataSource,
+    new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
+  ),
+);
 
 serve('baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];

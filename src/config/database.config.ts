@@ -7,6 +7,7 @@ export const databaseConfig = registerAs('database', (env: EnvironmentVariables 
   dataDir: env.DATA_DIR,
   migrationsRun: env.DATABASE_MIGRATIONS_RUN,
   poolMax: env.DATABASE_POOL_MAX,
+  preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
   connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
   statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
   idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,

@@ -69,6 +69,14 @@ export class EnvironmentVariables {
   @IsBoolean()
   DATABASE_MIGRATIONS_RUN = true;
 
+  /**
+   * Hot statements as named (prepared) statements; false behind a pooler that cannot keep
+   * them per client (PgBouncer in transaction mode before 1.21).
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  DATABASE_PREPARED_STATEMENTS = true;
+
   @IntegerText(1, 100)
   DATABASE_POOL_MAX = 10;
 

@@ -1,10 +1,11 @@
-import { Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/errors/database-errors.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import type { EmbeddedPostgres } from './embedded-postgres.js';
 import { openMigrated } from './migrate.js';
+import { PreparedStatements } from './prepared-statements.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 const logger = new Logger('Database');
@@ -46,6 +47,8 @@ function locationOf(url: string): string {
   return `${host}${pathname}`;
 }
 
+// Global, like the DataSource it wraps: every repository may run prepared statements.
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -62,6 +65,14 @@ function locationOf(url: string): string {
       dataSourceFactory: (options) => openDataSource((options as ConfigCarrier).config),
     }),
   ],
+  providers: [
+    {
+      provide: PreparedStatements,
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig) => new PreparedStatements(config.preparedStatements),
+    },
+  ],
+  exports: [PreparedStatements],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
-import { preparedQuery } from '../database/prepared-query.js';
+import { PreparedStatements } from '../database/prepared-statements.js';
 import type { PetStatus } from './pet-status.js';
 
 /** A pet as the read queries return it: one row with its category and tags. */
@@ -183,7 +183,10 @@ export class UnknownCategoryError extends Error {
  */
 @Injectable()
 export class PetsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -192,7 +195,7 @@ export class PetsRepository {
   /** A page and the filters' total; an empty page past the start counts on its own. */
   async findPage(filters: PetListFilters): Promise<{ pets: PetRow[]; total: number }> {
     const { sql, params, countSql, countParams } = listPetsQuery(filters);
-    const pets = await preparedQuery<(PetRow & { total: number })[]>(
+    const pets = await this.prepared.query<(PetRow & { total: number })[]>(
       this.dataSource.manager,
       sql,
       params,
@@ -210,7 +213,7 @@ export class PetsRepository {
     id: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow | undefined> {
-    const [pet] = await preparedQuery<PetRow[]>(manager, SELECT_PET_BY_ID, [id]);
+    const [pet] = await this.prepared.query<PetRow[]>(manager, SELECT_PET_BY_ID, [id]);
     return pet;
   }
 
@@ -222,7 +225,7 @@ export class PetsRepository {
   ): Promise<PetRow> {
     const { sql, params } = insertPetQuery(fields, tags);
     const [pet] = await refusingUnknownCategory(() =>
-      preparedQuery<PetRow[]>(manager, sql, params),
+      this.prepared.query<PetRow[]>(manager, sql, params),
     );
     return pet;
   }
@@ -239,7 +242,7 @@ export class PetsRepository {
   ): Promise<PetRow | undefined> {
     const { sql, params } = updatePetQuery(id, fields, fromStatuses);
     const [pet] = await refusingUnknownCategory(() =>
-      preparedQuery<PetRow[]>(manager, sql, params),
+      this.prepared.query<PetRow[]>(manager, sql, params),
     );
     return pet;
   }

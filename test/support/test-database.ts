@@ -60,6 +60,7 @@ async function migratedTemplate(): Promise<string> {
     dataDir: building,
     migrationsRun: true,
     poolMax: 1,
+    preparedStatements: true,
     url: undefined,
     connectTimeoutMs: 30_000,
     statementTimeoutMs: 30_000,
