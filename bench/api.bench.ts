@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
-import { freePort, seedPets, waitForHttp } from './processes.js';
+import { seedPets, waitForHttp } from './processes.js';
 
 /**
  * `npm run bench [-- --quick]`: the app against two baselines on one seeded PostgreSQL: the

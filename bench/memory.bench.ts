@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 import { ADMIN_PASSWORD, adminClient } from './bench-app.js';
-import { freePort, seedPets, waitForHttp } from './processes.js';
+import { seedPets, waitForHttp } from './processes.js';
 import { rssDuring } from './rss.js';
 
 /**

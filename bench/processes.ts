@@ -1,16 +1,6 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 
-/** What the benchmarks share about the processes they start: ports, readiness, seeding. */
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+/** What the benchmarks share about the processes they start: readiness, seeding. */
 
 export async function waitForHttp(url: string): Promise<void> {
   const deadline = Date.now() + 60_000;
