@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../test/support/free-port.js';
+import { npmScript } from '../test/support/npm-script.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 import { ADMIN_PASSWORD, adminClient } from './bench-app.js';
 import { seedPets, waitForHttp } from './processes.js';
@@ -37,26 +38,6 @@ interface Row {
   'load steady MB': number;
   'req/s': number;
   'non-2xx': number;
-}
-
-/** The environment prefix and node flags of an npm script that runs `node … dist/main.js`. */
-async function npmScript(name: string): Promise<{ env: Record<string, string>; flags: string[] }> {
-  const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const words = scripts[name].trim().split(/\s+/);
-  const node = words.indexOf('node');
-  if (node === -1 || words.at(-1) !== 'dist/main.js') {
-    throw new Error(
-      `the ${name} script no longer reads "[VAR=value…] node [--flag…] dist/main.js"`,
-    );
-  }
-  const env = Object.fromEntries(
-    words
-      .slice(0, node)
-      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
-  );
-  return { env, flags: words.slice(node + 1, -1) };
 }
 
 async function freshDatabase(): Promise<string> {
