@@ -2,10 +2,11 @@ import { deepStrictEqual } from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
+import { seedPets, waitForHttp } from './processes.js';
 
 /**
  * `npm run bench [-- --quick]`: the app against two baselines on one seeded PostgreSQL: the
@@ -53,34 +54,12 @@ const databaseUrl = () => {
   return url.toString();
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 function start(script: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return child;
-}
-
-async function waitForHttp(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 }
 
 async function prepareDatabase(): Promise<void> {
@@ -101,17 +80,7 @@ async function prepareDatabase(): Promise<void> {
     return;
   }
   console.log(`bench: seeding ${PETS} pets into ${DATABASE}`);
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['dist-bench/src/database/seed.js', '--pets', String(PETS - counted)],
-      {
-        env: { ...process.env, DATABASE_URL: databaseUrl() },
-        stdio: 'inherit',
-      },
-    );
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
-  });
+  await seedPets({ DATABASE_URL: databaseUrl() }, PETS - counted);
 }
 
 async function json<T>(response: Response): Promise<T> {

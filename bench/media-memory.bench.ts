@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import sharp from 'sharp';
 import { adminClient, startBenchApp } from './bench-app.js';
 import { twelveMegapixelJpeg } from './media.bench.js';
+import { peakRssDuring, rssMb } from './rss.js';
 
 /**
  * `npm run bench -- media-memory`: peak resident memory of the app under one 39 MP JPEG
@@ -16,7 +17,6 @@ import { twelveMegapixelJpeg } from './media.bench.js';
  */
 const CONCURRENT = 20;
 const UNBOUNDED = String(4 * 1024 ** 3);
-const MB = 1024 * 1024;
 // PostgreSQL in a process of its own: the embedded one would add hundreds of MB to the app's.
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = 'petstore_bench_memory';
@@ -58,31 +58,6 @@ function orientedBigJpeg(): Promise<Buffer> {
     .jpeg({ quality: 40 })
     .withMetadata({ orientation: 6 })
     .toBuffer();
-}
-
-/** The resident set of process `pid` now, in bytes (Linux). */
-async function rssOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
-}
-
-/** Samples the server's RSS every 5 ms while `work` runs; the highest value, in MB. */
-async function peakRssDuring(pid: number, work: () => Promise<void>): Promise<number> {
-  let peak = await rssOf(pid);
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssOf(pid));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  try {
-    await work();
-  } finally {
-    sampling = false;
-    await sampler;
-  }
-  return Math.round(peak / MB);
 }
 
 /** The app alone in this process; it tells the parent its address on standard output. */
@@ -142,7 +117,7 @@ async function measure(
       }
     };
     const pid = server.pid!;
-    const idleMb = Math.round((await rssOf(pid)) / MB);
+    const idleMb = await rssMb(pid);
     // The single big image first: RSS rarely shrinks, so the burst would mask it.
     let bigStatus = '';
     const bigPeakMb = await peakRssDuring(pid, async () => {

@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- api|media|media-memory] [--quick]`: runs one benchmark from this folder, on the
+ * `npm run bench [-- api|media|media-memory|memory] [--quick]`: runs one benchmark from this folder, on the
  * compiled code; the API benchmark when none is named.
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   api: () => import('./api.bench.js'),
   media: () => import('./media.bench.js'),
   'media-memory': () => import('./media-memory.bench.js'),
+  memory: () => import('./memory.bench.js'),
 };
 
 const name = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'api';

@@ -4,6 +4,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
+ * PostgreSQL's defaults are sized for a server, and here they live in this process's
+ * WebAssembly memory, which never shrinks. 16 MB of shared buffers (not 128) take well over
+ * 100 MB off the idle RSS; 16 MB for an index build or VACUUM (not 64) bounds what one such
+ * statement can add for good. The WAL buffers follow shared_buffers. docs/performance.md,
+ * "Memory", has the figures.
+ */
+const SMALL_MEMORY = ['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_mem=16MB'];
+
+/**
  * PGlite (PostgreSQL compiled to WebAssembly) behind a loopback socket, so that the app
  * talks to it through the same `pg` driver, SQL and migrations as to a real server.
  * PGlite is single-session: the socket server accepts one connection and the pool that
@@ -19,7 +28,9 @@ export class EmbeddedPostgres {
   static async start(dataDir: string): Promise<EmbeddedPostgres> {
     const dir = join(resolve(dataDir), 'pgdata');
     await mkdir(dir, { recursive: true });
-    const db = await PGlite.create(dir);
+    const db = await PGlite.create(dir, {
+      startParams: [...PGlite.defaultStartParams, ...SMALL_MEMORY],
+    });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
     await server.start();
     return new EmbeddedPostgres(

@@ -114,6 +114,24 @@ describe('Start-up (e2e)', () => {
     );
   });
 
+  it("should serve the API and stop cleanly under the start script's node flags", async () => {
+    const database = await createTestDatabase();
+    try {
+      const app = await AppProcess.start(
+        { ...database.env, JWT_SECRET: database.jwtSecret },
+        'start',
+      );
+      try {
+        expect((await fetch(`${app.url}/health/ready`)).status).toBe(200);
+        expect((await app.fetch('/v1/pets')).status).toBe(200);
+      } finally {
+        expect(await app.stop()).toBe(0);
+      }
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
+
   describe('in production (the built service)', () => {
     let dataDir: string;
     beforeEach(async () => {

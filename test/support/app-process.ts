@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { freePort } from './free-port.js';
+import { npmScript } from './npm-script.js';
 import { generousRateLimits } from './rate-limits.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
@@ -35,10 +36,14 @@ export class AppProcess {
 
   /**
    * Starts the service and waits until GET /health/live answers. A variable given as
-   * undefined is left out of the environment.
+   * undefined is left out of the environment. With `script`, node runs with that npm
+   * script's flags and variables, as `npm run <script>` would run it (without the build).
    */
-  static async start(env: Record<string, string | undefined>): Promise<AppProcess> {
-    const app = await AppProcess.spawn(env);
+  static async start(
+    env: Record<string, string | undefined>,
+    script?: string,
+  ): Promise<AppProcess> {
+    const app = await AppProcess.spawn(env, script ? await npmScript(script) : undefined);
     await app.waitUntilLive();
     return app;
   }
@@ -55,10 +60,14 @@ export class AppProcess {
     return { code, lines: app.lines };
   }
 
-  private static async spawn(env: Record<string, string | undefined>): Promise<AppProcess> {
+  private static async spawn(
+    env: Record<string, string | undefined>,
+    script?: { env: Record<string, string>; flags: string[] },
+  ): Promise<AppProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [...(script?.flags ?? []), MAIN], {
       env: {
+        ...script?.env,
         PATH: process.env.PATH,
         NODE_ENV: 'test',
         HOST: '127.0.0.1',

@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process';
+
+/** What the benchmarks share about the processes they start: readiness, seeding. */
+
+export async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * `pets` synthetic pets (the seed script's `--pets`) into the database `env` names:
+ * `DATABASE_URL`, or without it the embedded one in `DATA_DIR`.
+ */
+export async function seedPets(env: Record<string, string>, pets: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['dist-bench/src/database/seed.js', '--pets', String(pets)],
+      { env: { ...process.env, ...env }, stdio: 'inherit' },
+    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
+  });
+}
