@@ -9,14 +9,23 @@ import { generousRateLimits } from '../test/support/rate-limits.js';
 import { seedPets, waitForHttp } from './processes.js';
 
 /**
- * `npm run bench [-- --quick]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
  * requests are checked to be the app's. Prints a table of medians and writes it as JSON to
- * bench/results/.
+ * bench/results/. With `--variant`, a second app process with those environment variables
+ * changed runs beside the first, so that a change behind a setting is measured before and
+ * after in the same run ("variant" columns).
  */
 const QUICK = process.argv.includes('--quick');
+const VARIANT = Object.fromEntries(
+  process.argv
+    .filter((arg) => arg.startsWith('--variant='))
+    .map((arg) => arg.slice('--variant='.length).split('='))
+    .map(([key, ...value]) => [key, value.join('=')]),
+);
+const HAS_VARIANT = Object.keys(VARIANT).length > 0;
 const PETS = QUICK ? 50_000 : 1_000_000;
 const ROUNDS = 3;
 const SECONDS = QUICK ? 3 : 8;
@@ -41,6 +50,7 @@ interface Row {
   app: Sample;
   baseline?: Sample;
   raw?: Sample;
+  variant?: Sample;
   target: string;
   met?: boolean;
   note?: string;
@@ -194,7 +204,7 @@ function medianSample(samples: Sample[]): Sample {
   };
 }
 
-type Server = 'app' | 'baseline' | 'raw';
+type Server = 'app' | 'baseline' | 'raw' | 'variant';
 type Runs = { app: () => Promise<Sample> } & Partial<Record<Server, () => Promise<Sample>>>;
 
 /** The servers in alternating rounds; the median of each. */
@@ -215,7 +225,7 @@ async function sideBySide(runs: Runs): Promise<Pick<Row, Server>> {
  * between two writes are taken from the app's answer.
  */
 async function checkSameAnswers(
-  origins: Record<Server, string>,
+  origins: Partial<Record<Server, string>>,
   token: string,
   newPet: string,
   filtered: string,
@@ -248,12 +258,13 @@ async function checkSameAnswers(
   await answers('GET', '/v1/pets?limit=20');
   await answers('GET', '/v1/pets?limit=20&offset=10000');
   await answers('GET', '/v1/pets/1');
-  console.log("bench: both baselines answer the sample requests with the app's JSON");
+  console.log("bench: every other server answers the sample requests with the app's JSON");
 }
 
 export async function run(): Promise<void> {
   await prepareDatabase();
-  const [appPort, basePort, rawPort, secondPort, thirdPort] = await Promise.all([
+  const [appPort, basePort, rawPort, secondPort, thirdPort, variantPort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -278,11 +289,18 @@ export async function run(): Promise<void> {
       PORT: String(rawPort),
     }),
   ];
-  const origins: Record<Server, string> = {
+  const origins: Partial<Record<Server, string>> & { app: string } = {
     app: `http://127.0.0.1:${appPort}`,
     baseline: `http://127.0.0.1:${basePort}`,
     raw: `http://127.0.0.1:${rawPort}`,
   };
+  if (HAS_VARIANT) {
+    console.log(`bench: variant ${JSON.stringify(VARIANT)}`);
+    children.push(
+      start('dist-bench/src/main.js', { ...appEnv, ...VARIANT, PORT: String(variantPort) }),
+    );
+    origins.variant = `http://127.0.0.1:${variantPort}`;
+  }
   const app = origins.app;
   const rows: Row[] = [];
   try {
@@ -313,13 +331,14 @@ export async function run(): Promise<void> {
     const rename = JSON.stringify({ name: 'Renamed pet' });
     await checkSameAnswers(origins, auth[0], body, filtered);
 
-    /** The same requests to the app and both baselines, in alternating rounds. */
-    const everywhere = (path: string, options: Parameters<typeof measure>[2] = {}) =>
-      sideBySide({
-        app: () => measure(app, path, { auth, ...options }),
-        baseline: () => measure(origins.baseline, path, { auth, ...options }),
-        raw: () => measure(origins.raw, path, { auth, ...options }),
-      });
+    /** The same requests to the app, both baselines and the variant, in alternating rounds. */
+    const everywhere = (path: string, options: Parameters<typeof measure>[2] = {}) => {
+      const runs: Runs = { app: () => measure(app, path, { auth, ...options }) };
+      for (const [server, origin] of Object.entries(origins) as [Server, string][]) {
+        runs[server] = () => measure(origin, path, { auth, ...options });
+      }
+      return sideBySide(runs);
+    };
 
     console.log('bench: warm-up');
     for (const origin of Object.values(origins)) {
@@ -492,13 +511,19 @@ function report(rows: Row[]): void {
       'bytes/response app/app-SQL/raw': [row.app, row.baseline, row.raw]
         .map((s) => (s ? fmt(s.bytes) : '-'))
         .join('/'),
+      ...(HAS_VARIANT && {
+        'variant req/s': fmt(row.variant?.rps),
+        'app/variant': ratio(row.app.rps, row.variant?.rps),
+        'variant p50/p99 ms': latency(row.variant),
+      }),
       target: row.target,
       met: row.met === undefined ? '' : row.met ? 'yes' : 'NO',
       note: row.note ?? '',
     })),
   );
   const bad = rows.reduce(
-    (sum, row) => sum + row.app.bad + (row.baseline?.bad ?? 0) + (row.raw?.bad ?? 0),
+    (sum, row) =>
+      sum + [row.app, row.baseline, row.raw, row.variant].reduce((n, s) => n + (s?.bad ?? 0), 0),
     0,
   );
   console.log(

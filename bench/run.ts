@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- api|media|media-memory|memory] [--quick]`: runs one benchmark from this folder, on the
- * compiled code; the API benchmark when none is named.
+ * `npm run bench [-- api|media|media-memory|memory] [--quick]`: runs one benchmark from this
+ * folder, on the compiled code; the API benchmark when none is named. The API benchmark also
+ * takes `--variant=KEY=VALUE` (see api.bench.ts).
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   api: () => import('./api.bench.js'),
