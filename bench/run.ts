@@ -1,9 +1,10 @@
 /**
- * `npm run bench [-- api|media|media-memory] [--quick]`: runs one benchmark from this folder, on the
+ * `npm run bench [-- api|guards|media|media-memory] [--quick]`: runs one benchmark from this folder, on the
  * compiled code; the API benchmark when none is named.
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   api: () => import('./api.bench.js'),
+  guards: () => import('./guards.bench.js'),
   media: () => import('./media.bench.js'),
   'media-memory': () => import('./media-memory.bench.js'),
 };

@@ -7,11 +7,10 @@ import { IdentifyGuard } from './auth/guards/identify.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ConsoleHostModule } from './console-host/console-host.module.js';
-import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
-import { BodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
+import { bodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
 import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
@@ -70,16 +69,7 @@ import { UsersModule } from './users/users.module.js';
     // Global pipes run in this order: NUL, prototype keys and depth are refused before
     // class-transformer copies the value.
     { provide: APP_PIPE, useClass: SafeInputPipe },
-    {
-      provide: APP_PIPE,
-      useValue: new BodyAndQueryValidationPipe({
-        whitelist: true,
-        forbidNonWhitelisted: true,
-        transform: true,
-        // Every constraint runs: the factory picks the one message per field that comes first.
-        exceptionFactory: validationExceptionFactory,
-      }),
-    },
+    { provide: APP_PIPE, useValue: bodyAndQueryValidationPipe() },
   ],
 })
 export class AppModule implements NestModule {
