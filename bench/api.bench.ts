@@ -1,12 +1,22 @@
 import { deepStrictEqual } from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import autocannon from 'autocannon';
-import pg from 'pg';
 import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
-import { seedPets, waitForHttp } from './processes.js';
+import {
+  ADMIN_PASSWORD,
+  databaseUrl as databaseUrlOf,
+  json,
+  measure as measureLoad,
+  median,
+  prepareDatabase as prepareDatabaseOf,
+  start,
+  tokens as tokensOf,
+  type LoadOptions,
+  type RequestSetup,
+  type Sample,
+} from './load.js';
+import { waitForHttp } from './processes.js';
 
 /**
  * `npm run bench [-- --quick] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
@@ -31,20 +41,16 @@ const ROUNDS = 3;
 const SECONDS = QUICK ? 3 : 8;
 const CONNECTIONS = 32;
 const USERS = 200;
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = QUICK ? 'petstore_bench_quick' : 'petstore_bench';
-const ADMIN_PASSWORD = 'bench admin password';
 const JWT_SECRET = randomBytes(32).toString('base64url');
 
-interface Sample {
-  rps: number;
-  p50: number;
-  p99: number;
-  bad: number;
-  /** Bytes per response on the wire, headers included. */
-  bytes: number;
-}
+const databaseUrl = () => databaseUrlOf(DATABASE);
+const prepareDatabase = () => prepareDatabaseOf(DATABASE, PETS);
+const tokens = (base: string) => tokensOf(base, USERS);
+const measure = (origin: string, path: string, options: Partial<LoadOptions> = {}) =>
+  measureLoad(origin, path, { connections: CONNECTIONS, seconds: SECONDS, ...options });
+
 interface Row {
   scenario: string;
   app: Sample;
@@ -55,144 +61,6 @@ interface Row {
   met?: boolean;
   note?: string;
 }
-
-type RequestSetup = (request: { path?: string }) => void;
-
-const databaseUrl = () => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-};
-
-function start(script: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
-
-async function prepareDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const client = new pg.Client({ connectionString: databaseUrl() });
-  await client.connect();
-  const counted = await client
-    .query<{ n: string }>('SELECT count(*) AS n FROM pets')
-    .then((r) => Number(r.rows[0].n))
-    .catch(() => 0);
-  await client.end();
-  if (counted >= PETS) {
-    console.log(`bench: reusing ${DATABASE} with ${counted} pets`);
-    return;
-  }
-  console.log(`bench: seeding ${PETS} pets into ${DATABASE}`);
-  await seedPets({ DATABASE_URL: databaseUrl() }, PETS - counted);
-}
-
-async function json<T>(response: Response): Promise<T> {
-  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** Many users, each with its own token: the load is spread over many rate-limit budgets. */
-async function tokens(base: string): Promise<string[]> {
-  const login = (username: string, password: string) =>
-    fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    }).then((r) => json<{ token: string }>(r).then((b) => b.token));
-  const adminToken = await login('admin', ADMIN_PASSWORD);
-  const result: string[] = [];
-  for (let i = 0; i < USERS; i++) {
-    const username = `bench_${i}`;
-    await fetch(`${base}/users`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify({
-        username,
-        email: `${username}@bench.invalid`,
-        password: ADMIN_PASSWORD,
-      }),
-    });
-    result.push(await login(username, ADMIN_PASSWORD));
-  }
-  return result;
-}
-
-async function measure(
-  origin: string,
-  path: string,
-  options: {
-    auth?: string[];
-    setup?: RequestSetup;
-    method?: string;
-    body?: string;
-    connections?: number;
-    seconds?: number;
-  } = {},
-): Promise<Sample & { perSecond: number[] }> {
-  let next = 0;
-  let bytes = 0;
-  let responses = 0;
-  const perSecond: number[] = [];
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: origin,
-        connections: options.connections ?? CONNECTIONS,
-        duration: options.seconds ?? SECONDS,
-        requests: [
-          {
-            method: (options.method ?? 'GET') as 'GET',
-            path,
-            body: options.body,
-            headers: options.body ? { 'content-type': 'application/json' } : {},
-            // Each request carries the next user's token: many budgets, as in real traffic.
-            setupRequest: (request) => {
-              const headers = { ...(request.headers as Record<string, string>) };
-              if (options.auth) {
-                headers.authorization = `Bearer ${options.auth[next++ % options.auth.length]}`;
-              }
-              const configured = { ...request, headers };
-              options.setup?.(configured);
-              return configured;
-            },
-          },
-        ],
-      },
-      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
-    );
-    let thisSecond = 0;
-    instance.on('response', (_client, _status, responseBytes: number) => {
-      thisSecond += 1;
-      bytes += responseBytes;
-      responses += 1;
-    });
-    instance.on('tick', () => {
-      perSecond.push(thisSecond);
-      thisSecond = 0;
-    });
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    bad: result.non2xx + result.errors + result.timeouts,
-    bytes: bytes / Math.max(responses, 1),
-    perSecond,
-  };
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 function medianSample(samples: Sample[]): Sample {
   return {

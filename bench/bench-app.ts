@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-
-export const ADMIN_PASSWORD = 'bench admin password';
+import { ADMIN_PASSWORD } from './load.js';
 
 export interface BenchApp {
   /** `http://127.0.0.1:PORT/v1` */

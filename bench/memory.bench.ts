@@ -8,7 +8,8 @@ import pg from 'pg';
 import { freePort } from '../test/support/free-port.js';
 import { npmScript } from '../test/support/npm-script.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
-import { ADMIN_PASSWORD, adminClient } from './bench-app.js';
+import { adminClient } from './bench-app.js';
+import { ADMIN_PASSWORD } from './load.js';
 import { seedPets, waitForHttp } from './processes.js';
 import { rssDuring } from './rss.js';
 

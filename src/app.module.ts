@@ -1,5 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
@@ -7,11 +7,10 @@ import { IdentifyGuard } from './auth/guards/identify.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ConsoleHostModule } from './console-host/console-host.module.js';
-import { validationExceptionFactory } from './common/errors/validation-errors.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
-import { ContentTypeInterceptor } from './common/http/content-type.interceptor.js';
+import { ContentTypeGuard } from './common/http/content-type.guard.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
-import { BodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
+import { bodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
 import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
@@ -65,21 +64,13 @@ import { UsersModule } from './users/users.module.js';
     { provide: APP_GUARD, useExisting: AuthenticationGuard },
     // 4. @Roles(...) (403).
     { provide: APP_GUARD, useExisting: RolesGuard },
+    // 5. A POST or PUT body of another type than its handler consumes (415).
+    { provide: APP_GUARD, useClass: ContentTypeGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
     // Global pipes run in this order: NUL, prototype keys and depth are refused before
     // class-transformer copies the value.
     { provide: APP_PIPE, useClass: SafeInputPipe },
-    {
-      provide: APP_PIPE,
-      useValue: new BodyAndQueryValidationPipe({
-        whitelist: true,
-        forbidNonWhitelisted: true,
-        transform: true,
-        // Every constraint runs: the factory picks the one message per field that comes first.
-        exceptionFactory: validationExceptionFactory,
-      }),
-    },
+    { provide: APP_PIPE, useValue: bodyAndQueryValidationPipe() },
   ],
 })
 export class AppModule implements NestModule {

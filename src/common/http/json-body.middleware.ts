@@ -8,7 +8,7 @@ const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: 'application/json
 
 /**
  * Parses JSON bodies and turns body-parser's failures into the contract's errors.
- * Bodies of other types are left unread; the content-type interceptor refuses them
+ * Bodies of other types are left unread; ContentTypeGuard refuses them
  * on routes that expect JSON.
  */
 @Injectable()

@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { seedPets } from './processes.js';
+
+/** What the benchmarks that load the compiled app from another process share. */
+export const SERVER_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_PASSWORD = 'bench admin password';
+
+export interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+  /** Bytes per response on the wire, headers included. */
+  bytes: number;
+}
+
+export type RequestSetup = (request: { path?: string }) => void;
+
+export interface LoadOptions {
+  auth?: string[];
+  setup?: RequestSetup;
+  method?: string;
+  body?: string;
+  connections: number;
+  seconds: number;
+  /** Requests per second over all connections; as many as the server answers when unset. */
+  rate?: number;
+}
+
+export const databaseUrl = (database: string) => {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+};
+
+/** A compiled script of dist-bench in a child process; `nodeOptions` go before the script. */
+export function start(
+  script: string,
+  env: Record<string, string>,
+  nodeOptions: string[] = [],
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeOptions, script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+/** Creates `database` and seeds it up to `pets` pets, unless it has them already. */
+export async function prepareDatabase(database: string, pets: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  const client = new pg.Client({ connectionString: databaseUrl(database) });
+  await client.connect();
+  const counted = await client
+    .query<{ n: string }>('SELECT count(*) AS n FROM pets')
+    .then((r) => Number(r.rows[0].n))
+    .catch(() => 0);
+  await client.end();
+  if (counted >= pets) {
+    console.log(`bench: reusing ${database} with ${counted} pets`);
+    return;
+  }
+  console.log(`bench: seeding ${pets} pets into ${database}`);
+  await seedPets({ DATABASE_URL: databaseUrl(database) }, pets - counted);
+}
+
+export async function json<T>(response: Response): Promise<T> {
+  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** `users` users, each with its own token: the load is spread over many rate-limit budgets. */
+export async function tokens(base: string, users: number): Promise<string[]> {
+  const login = (username: string, password: string) =>
+    fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    }).then((r) => json<{ token: string }>(r).then((b) => b.token));
+  const adminToken = await login('admin', ADMIN_PASSWORD);
+  const result: string[] = [];
+  for (let i = 0; i < users; i++) {
+    const username = `bench_${i}`;
+    await fetch(`${base}/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({
+        username,
+        email: `${username}@bench.invalid`,
+        password: ADMIN_PASSWORD,
+      }),
+    });
+    result.push(await login(username, ADMIN_PASSWORD));
+  }
+  return result;
+}
+
+/** One autocannon run against `origin`: its sample, the responses per second, and their count. */
+export async function measure(
+  origin: string,
+  path: string,
+  options: LoadOptions,
+): Promise<Sample & { perSecond: number[]; responses: number }> {
+  let next = 0;
+  let bytes = 0;
+  let responses = 0;
+  const perSecond: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: origin,
+        connections: options.connections,
+        duration: options.seconds,
+        ...(options.rate ? { overallRate: options.rate } : {}),
+        requests: [
+          {
+            method: (options.method ?? 'GET') as 'GET',
+            path,
+            body: options.body,
+            headers: options.body ? { 'content-type': 'application/json' } : {},
+            // Each request carries the next user's token: many budgets, as in real traffic.
+            setupRequest: (request) => {
+              const headers = { ...(request.headers as Record<string, string>) };
+              if (options.auth) {
+                headers.authorization = `Bearer ${options.auth[next++ % options.auth.length]}`;
+              }
+              const configured = { ...request, headers };
+              options.setup?.(configured);
+              return configured;
+            },
+          },
+        ],
+      },
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    let thisSecond = 0;
+    instance.on('response', (_client, _status, responseBytes: number) => {
+      thisSecond += 1;
+      bytes += responseBytes;
+      responses += 1;
+    });
+    instance.on('tick', () => {
+      perSecond.push(thisSecond);
+      thisSecond = 0;
+    });
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bad: result.non2xx + result.errors + result.timeouts,
+    bytes: bytes / Math.max(responses, 1),
+    perSecond,
+    responses,
+  };
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};

@@ -1,0 +1,35 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { CONSUMES_KEY } from '../decorators/consumes.decorator.js';
+import { ApiException } from '../errors/api-exception.js';
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+// Read from the header itself: `req.is()` answers null for an empty body.
+function mediaTypeOf(request: Request): string {
+  return (request.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415). The last
+ * global guard, so after the credential and role checks and before any interceptor and
+ * pipe: a guard, not an interceptor, because one global interceptor puts every request of
+ * the app through RxJS.
+ */
+@Injectable()
+export class ContentTypeGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<Request>();
+    if (!METHODS_WITH_BODY.has(request.method)) return true;
+    const expected =
+      this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler()) ??
+      'application/json';
+    if (mediaTypeOf(request) !== expected) {
+      throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
+    }
+    return true;
+  }
+}
