@@ -49,6 +49,21 @@ export function start(
   return child;
 }
 
+/** `database` dropped if it exists and created empty; its URL. */
+export async function freshDatabase(database: string): Promise<string> {
+  await dropDatabase(database);
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`).finally(() => admin.end());
+  return databaseUrl(database);
+}
+
+export async function dropDatabase(database: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).finally(() => admin.end());
+}
+
 /** Creates `database` and seeds it up to `pets` pets, unless it has them already. */
 export async function prepareDatabase(database: string, pets: number): Promise<void> {
   const admin = new pg.Client({ connectionString: SERVER_URL });

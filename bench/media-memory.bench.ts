@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import sharp from 'sharp';
 import { adminClient, startBenchApp } from './bench-app.js';
+import { freshDatabase } from './load.js';
 import { twelveMegapixelJpeg } from './media.bench.js';
 import { peakRssDuring, rssMb } from './rss.js';
 
@@ -18,23 +18,7 @@ import { peakRssDuring, rssMb } from './rss.js';
 const CONCURRENT = 20;
 const UNBOUNDED = String(4 * 1024 ** 3);
 // PostgreSQL in a process of its own: the embedded one would add hundreds of MB to the app's.
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = 'petstore_bench_memory';
-
-/** A fresh, empty database for one run; its URL. */
-async function freshDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
 
 interface Measurement {
   idleMb: number;
@@ -76,7 +60,7 @@ async function measure(
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     BENCH_MEMORY_SERVER: '1',
-    DATABASE_URL: await freshDatabase(),
+    DATABASE_URL: await freshDatabase(DATABASE),
   };
   if (budget) env.MEDIA_MAX_BUFFERED_BYTES = budget;
   else delete env.MEDIA_MAX_BUFFERED_BYTES;

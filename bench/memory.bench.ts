@@ -4,12 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { freePort } from '../test/support/free-port.js';
 import { npmScript } from '../test/support/npm-script.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 import { adminClient } from './bench-app.js';
-import { ADMIN_PASSWORD } from './load.js';
+import { ADMIN_PASSWORD, dropDatabase, freshDatabase } from './load.js';
 import { seedPets, waitForHttp } from './processes.js';
 import { rssDuring } from './rss.js';
 
@@ -28,7 +27,6 @@ const SETTLE_SECONDS = 10;
 const LOAD_SECONDS = QUICK ? 8 : 20;
 const CONNECTIONS = 16;
 const SAMPLE_MS = 50;
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = 'petstore_bench_rss';
 
 interface Row {
@@ -39,26 +37,6 @@ interface Row {
   'load steady MB': number;
   'req/s': number;
   'non-2xx': number;
-}
-
-async function freshDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
-
-async function dropDatabase(): Promise<void> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`).finally(() => admin.end());
 }
 
 const median = (values: number[]) =>
@@ -135,7 +113,7 @@ export async function run(): Promise<void> {
   }
   const prodDir = await mkdtemp(join(tmpdir(), 'petstore-bench-rss-'));
   try {
-    const url = await freshDatabase();
+    const url = await freshDatabase(DATABASE);
     console.log(`bench: seeding ${PETS} pets into ${DATABASE}`);
     await seedPets({ DATABASE_URL: url }, PETS);
     rows.push(
@@ -147,7 +125,7 @@ export async function run(): Promise<void> {
       }),
     );
   } finally {
-    await dropDatabase();
+    await dropDatabase(DATABASE);
     await rm(prodDir, { recursive: true, force: true });
   }
   console.log(
