@@ -11,6 +11,7 @@ import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
+import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
@@ -48,6 +49,20 @@ export class PetsController {
   @ApiCreatedResponse({ type: PetResponse, description: 'The new pet' })
   async create(@Body() dto: CreatePetDto): Promise<PetResponse> {
     return toPetResponse(await this.petsService.create(dto));
+  }
+
+  // Before ':petId', which would take "inventory" for an id.
+  @Get('inventory')
+  @ApiOperation({
+    operationId: 'getPetInventory',
+    summary: 'Count pets by status',
+    description:
+      'Overall and per category (every category, by name), exact, from counters kept with ' +
+      'every write: the cost grows with the number of categories, not of pets.',
+  })
+  @ApiOkResponse({ type: InventoryResponse, description: 'Pets by status' })
+  inventory(): Promise<InventoryResponse> {
+    return this.petsService.inventory();
   }
 
   @Get(':petId')

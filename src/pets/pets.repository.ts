@@ -36,6 +36,9 @@ const PET_COLUMNS = petColumns(
   'pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id',
 );
 
+/** One category's pets by status, as `inventory` reads them. */
+export type InventoryRow = { id: number; name: string } & Record<PetStatus, number>;
+
 export const SELECT_PET_BY_ID = `
   SELECT ${PET_COLUMNS}
     FROM pets p JOIN categories c ON c.id = p.category_id
@@ -207,6 +210,21 @@ export class PetsRepository {
         ? (await this.dataSource.query<{ total: number }[]>(countSql, countParams))[0].total
         : 0);
     return { pets, total };
+  }
+
+  /**
+   * Pets by status in every category, by name, from the trigger-kept counters: one row per
+   * category, whatever the number of pets, and one snapshot, so the counts agree.
+   */
+  async inventory(): Promise<InventoryRow[]> {
+    return this.dataSource.query<InventoryRow[]>(`
+      SELECT c.id, c.name,
+             COALESCE(sum(pc.count) FILTER (WHERE pc.status = 'available'), 0)::int8 AS available,
+             COALESCE(sum(pc.count) FILTER (WHERE pc.status = 'pending'), 0)::int8 AS pending,
+             COALESCE(sum(pc.count) FILTER (WHERE pc.status = 'sold'), 0)::int8 AS sold
+        FROM categories c LEFT JOIN pet_counts pc ON pc.category_id = c.id
+       GROUP BY c.id
+       ORDER BY c.name, c.id`);
   }
 
   async findById(

@@ -33,6 +33,7 @@ function fakeRepository() {
     transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
     findPage: jest.fn<PetsRepository['findPage']>(),
     findById: jest.fn<PetsRepository['findById']>(),
+    inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
     update: jest.fn<PetsRepository['update']>(),
     statusOf: jest.fn<PetsRepository['statusOf']>(),
@@ -107,6 +108,18 @@ describe(PetsService.name, () => {
 
       expect(error.getStatus()).toBe(404);
       expect(error.code).toBe('PET_NOT_FOUND');
+    });
+  });
+
+  describe('inventory', () => {
+    it('should add the categories up into the overall counts', async () => {
+      const byCategory = [
+        { id: 2, name: 'Cats', available: 1, pending: 0, sold: 4 },
+        { id: 1, name: 'Dogs', available: 2, pending: 3, sold: 0 },
+      ];
+      repository.inventory.mockResolvedValue(byCategory);
+
+      expect(await sut.inventory()).toEqual({ available: 3, pending: 3, sold: 4, byCategory });
     });
   });
 

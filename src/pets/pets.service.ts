@@ -9,7 +9,12 @@ import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
 import type { PetRemovalHook, PhotoUrlsReplacedHook } from './pet-hooks.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
-import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
+import {
+  PetsRepository,
+  UnknownCategoryError,
+  type InventoryRow,
+  type PetRow,
+} from './pets.repository.js';
 
 interface PetPage {
   pets: PetRow[];
@@ -64,6 +69,13 @@ export class PetsService {
       });
     }
     return { pets, pagination };
+  }
+
+  /** Pets by status, overall and per category (every category, by name). */
+  async inventory(): Promise<Record<PetStatus, number> & { byCategory: InventoryRow[] }> {
+    const byCategory = await this.pets.inventory();
+    const sum = (status: PetStatus) => byCategory.reduce((total, row) => total + row[status], 0);
+    return { available: sum('available'), pending: sum('pending'), sold: sum('sold'), byCategory };
   }
 
   findOne(id: number): Promise<PetRow> {
