@@ -4,6 +4,7 @@ import { plainFieldMessage } from './field-messages';
 import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 
 export type Pet = Schemas['PetResponse'];
+export type Inventory = Schemas['InventoryResponse'];
 export type CreatePet = Schemas['CreatePetDto'];
 export type UpdatePet = Schemas['UpdatePetDto'];
 export type ApiKey = Schemas['ApiKeyResponse'];

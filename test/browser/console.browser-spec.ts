@@ -493,6 +493,27 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await names.allTextContents()).toEqual(['Felix', 'Tom']);
     });
 
+    it('should sum up the pets by status, overall and for the filtered category', async () => {
+      const birds = await category();
+      await pet({ name: 'Tweety', categoryId: birds.id, status: 'available' });
+      await pet({ name: 'Polly', categoryId: birds.id, status: 'available' });
+      const kiwi = await pet({ name: 'Kiwi', categoryId: birds.id, status: 'pending' });
+      await t.http.put(`/v1/pets/${kiwi}`).set(t.admin).send({ status: 'sold' }).expect(200);
+      const all = (await t.http.get('/v1/pets/inventory').set(t.admin).expect(200)).body;
+      const page = await signedInPage();
+      const summary = page.getByRole('region', { name: 'Inventory' });
+
+      await summary
+        .getByText(
+          `All categories: ${all.available} available · ${all.pending} pending · ${all.sold} sold`,
+        )
+        .waitFor();
+      await page.getByLabel('Category').selectOption({ label: birds.name });
+      await page.getByRole('button', { name: 'Filter' }).click();
+
+      await summary.getByText(`${birds.name}: 2 available · 0 pending · 1 sold`).waitFor();
+    });
+
     it('should page through a long list, 20 pets a page', async () => {
       const crowd = await category();
       for (let n = 1; n <= 21; n++) {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
-import { api, isOwnImage, ok, type Pet } from '../api';
+import { api, type Inventory, isOwnImage, ok, type Pet } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
 import { StatusBadge } from './status-badge';
@@ -30,6 +30,7 @@ export function PetsPage() {
     offset: offsetOf(query),
   };
   const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
+  const inventory = useLoad(() => ok(api.GET('/v1/pets/inventory')), []);
   const pets = useLoad(
     () =>
       ok(
@@ -67,6 +68,9 @@ export function PetsPage() {
           Add a pet
         </Link>
       </p>
+      {inventory.data && (
+        <InventorySummary inventory={inventory.data} category={filters.category} />
+      )}
       <form class="filters" onSubmit={onFilter} aria-label="Filter pets">
         <div class="field">
           <label for="filter-category">Category</label>
@@ -127,6 +131,24 @@ export function PetsPage() {
         </>
       )}
     </>
+  );
+}
+
+/** Pets by status in every category, or in the filtered one (names match in any case). */
+function InventorySummary({ inventory, category }: { inventory: Inventory; category: string }) {
+  const scope = category
+    ? inventory.byCategory.find((row) => row.name.toLowerCase() === category.toLowerCase())
+    : { ...inventory, name: 'All categories' };
+  if (!scope) return null;
+  return (
+    <section class="inventory" aria-labelledby="inventory-title">
+      <h2 id="inventory-title" class="visually-hidden">
+        Inventory
+      </h2>
+      <p>
+        {scope.name}: {scope.available} available · {scope.pending} pending · {scope.sold} sold
+      </p>
+    </section>
   );
 }
 
