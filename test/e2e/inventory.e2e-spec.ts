@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiKey } from '../support/auth.js';
+import { createPetsAtOnce } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Counts {
@@ -50,20 +51,7 @@ describe('Pet inventory (e2e)', () => {
   });
 
   it('should agree with a real count after concurrent writes, also for an API key', async () => {
-    const created = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        t.http
-          .post('/v1/pets')
-          .set(t.user)
-          .send({
-            name: `P${i}`,
-            categoryId: i % 2 ? cats : dogs,
-            status: i % 3 === 0 ? 'pending' : 'available',
-          })
-          .expect(201)
-          .then((res) => res.body as { id: number; status: string }),
-      ),
-    );
+    const created = await createPetsAtOnce(t, 30, [dogs, cats]);
     const writes = created.map((pet, i) => {
       const path = `/v1/pets/${pet.id}`;
       if (i % 5 === 0) return t.http.delete(path).set(t.user);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createPetsAtOnce } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 // `total` comes from counters kept by triggers, not COUNT(*): check that they agree
@@ -19,20 +20,7 @@ describe('Pet totals under concurrent writes (e2e)', () => {
   });
 
   it('should keep every filtered total equal to a real count', async () => {
-    const created = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        t.http
-          .post('/v1/pets')
-          .set(t.user)
-          .send({
-            name: `P${i}`,
-            categoryId: categories[i % 2],
-            status: i % 3 === 0 ? 'pending' : 'available',
-          })
-          .expect(201)
-          .then((res) => res.body as { id: number; status: string }),
-      ),
-    );
+    const created = await createPetsAtOnce(t, 40, categories);
     const writes = created.map((pet, i) => {
       const path = `/v1/pets/${pet.id}`;
       if (i % 5 === 0) return t.http.delete(path).set(t.user);
