@@ -828,6 +828,7 @@ export interface components {
         | 'CONFLICT'
         | 'CATEGORY_IN_USE'
         | 'API_KEY_LIMIT_REACHED'
+        | 'PRECONDITION_FAILED'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'RATE_LIMIT_EXCEEDED'
@@ -1713,7 +1714,10 @@ export interface operations {
   getPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags the client holds (or `*`); a match answers 304 with no body */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description Pet id */
         petId: number;
@@ -1729,11 +1733,26 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PetResponse'];
         };
+      };
+      /** @description If-None-Match matched: the client’s copy is current */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid: VALIDATION_ERROR */
       400: {
@@ -1840,7 +1859,10 @@ export interface operations {
   updatePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description Pet id */
         petId: number;
@@ -1860,6 +1882,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
@@ -1929,6 +1953,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INVALID_STATUS_TRANSITION';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };
@@ -2019,7 +2059,10 @@ export interface operations {
   deletePet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description Pet id */
         petId: number;
@@ -2088,6 +2131,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'PET_NOT_FOUND';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };
@@ -3042,7 +3101,10 @@ export interface operations {
   getUser: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags the client holds (or `*`); a match answers 304 with no body */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description User id */
         id: number;
@@ -3058,11 +3120,26 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['UserResponse'];
         };
+      };
+      /** @description If-None-Match matched: the client’s copy is current */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid: VALIDATION_ERROR */
       400: {
@@ -3185,7 +3262,10 @@ export interface operations {
   updateUser: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description User id */
         id: number;
@@ -3205,6 +3285,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
@@ -3290,6 +3372,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };
@@ -3380,7 +3478,10 @@ export interface operations {
   deleteUser: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description User id */
         id: number;
@@ -3481,6 +3582,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };
@@ -3807,7 +3924,10 @@ export interface operations {
   getCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags the client holds (or `*`); a match answers 304 with no body */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description Category id */
         id: number;
@@ -3823,11 +3943,26 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CategoryResponse'];
         };
+      };
+      /** @description If-None-Match matched: the client’s copy is current */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid: VALIDATION_ERROR */
       400: {
@@ -3934,7 +4069,10 @@ export interface operations {
   updateCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description Category id */
         id: number;
@@ -3954,6 +4092,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          ETag: string;
           [name: string]: unknown;
         };
         content: {
@@ -4039,6 +4179,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };
@@ -4129,7 +4285,10 @@ export interface operations {
   deleteCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
+        'If-Match'?: string;
+      };
       path: {
         /** @description Category id */
         id: number;
@@ -4230,6 +4389,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'CATEGORY_IN_USE';
+          };
+        };
+      };
+      /** @description The resource changed since the client read it: PRECONDITION_FAILED */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PRECONDITION_FAILED';
           };
         };
       };

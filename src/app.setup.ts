@@ -20,6 +20,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get<AppConfig>(appConfig.KEY);
   app.useLogger(app.get(AppLogger));
   app.disable('x-powered-by');
+  // No ETag from a hash of every body: single resources send one from their row version.
+  app.disable('etag');
   caseSensitiveRoutes(app);
   app.set('trust proxy', config.trustProxy);
   applyHttpLimits(app.getHttpServer(), config.http);

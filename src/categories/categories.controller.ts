@@ -1,8 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Roles } from '../common/decorators/roles.decorator.js';
+import { IfMatchHeader, rowEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiAuth, ApiIdParam, ApiJsonBody } from '../common/openapi/api-docs.decorators.js';
+import {
+  ApiAuth,
+  ApiConditionalRead,
+  ApiConditionalWrite,
+  ApiIdParam,
+  ApiJsonBody,
+  ETAG_RESPONSE_HEADERS,
+} from '../common/openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
@@ -51,12 +60,21 @@ export class CategoriesController {
     description: 'Any authenticated caller.',
   })
   @ApiIdParam('id', 'Category id')
+  @ApiConditionalRead()
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'] })
-  @ApiOkResponse({ type: CategoryResponse, description: 'The category' })
+  @ApiOkResponse({
+    type: CategoryResponse,
+    description: 'The category',
+    headers: ETAG_RESPONSE_HEADERS,
+  })
   async findOne(
     @Param('id', new ParseIdPipe(categoryNotFound)) id: number,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CategoryResponse> {
-    return toCategoryResponse(await this.categoriesService.findOne(id));
+    const category = await this.categoriesService.findOne(id);
+    // Express answers 304 itself when If-None-Match holds this ETag.
+    res.setHeader('ETag', rowEtag(category));
+    return toCategoryResponse(category);
   }
 
   @Put(':id')
@@ -68,13 +86,22 @@ export class CategoriesController {
   })
   @ApiIdParam('id', 'Category id')
   @ApiJsonBody()
+  @ApiConditionalWrite()
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CONFLICT'] })
-  @ApiOkResponse({ type: CategoryResponse, description: 'The updated category' })
+  @ApiOkResponse({
+    type: CategoryResponse,
+    description: 'The updated category',
+    headers: ETAG_RESPONSE_HEADERS,
+  })
   async update(
     @Param('id', new ParseIdPipe(categoryNotFound)) id: number,
     @Body(NonEmptyBodyPipe) dto: UpdateCategoryDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CategoryResponse> {
-    return toCategoryResponse(await this.categoriesService.update(id, dto));
+    const category = await this.categoriesService.update(id, dto, ifMatch);
+    res.setHeader('ETag', rowEtag(category));
+    return toCategoryResponse(category);
   }
 
   @Delete(':id')
@@ -86,10 +113,14 @@ export class CategoriesController {
     description: 'Admin only. A category that pets still use cannot be deleted (409).',
   })
   @ApiIdParam('id', 'Category id')
+  @ApiConditionalWrite()
   @ApiErrors({ 404: ['CATEGORY_NOT_FOUND'], 409: ['CATEGORY_IN_USE'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
-  async remove(@Param('id', new ParseIdPipe(categoryNotFound)) id: number): Promise<EmptyResponse> {
-    await this.categoriesService.remove(id);
+  async remove(
+    @Param('id', new ParseIdPipe(categoryNotFound)) id: number,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+  ): Promise<EmptyResponse> {
+    await this.categoriesService.remove(id, ifMatch);
     return {};
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import {
   isForeignKeyViolation,
   isUniqueViolation,
@@ -47,15 +47,21 @@ export class CategoriesRepository {
     return refusingTakenName(() => this.categories.save(this.categories.create(fields)));
   }
 
-  /** Writes `changes` over `category` (fields left undefined are kept) and returns it. */
-  update(category: Category, changes: CategoryFields): Promise<Category> {
-    return refusingTakenName(() => this.categories.save(this.categories.merge(category, changes)));
+  /**
+   * Writes `changes` (fields left undefined are kept) in one statement. False when nothing
+   * matched: no such category, or (with `versions`) its version is none of them.
+   */
+  async update(id: number, changes: CategoryFields, versions?: number[]): Promise<boolean> {
+    const result = await refusingTakenName(() =>
+      this.categories.update(whereVersion(id, versions), changes),
+    );
+    return Boolean(result.affected);
   }
 
-  /** False when there is no such category. */
-  async delete(id: number): Promise<boolean> {
+  /** False when nothing matched, as for `update`. */
+  async delete(id: number, versions?: number[]): Promise<boolean> {
     try {
-      const result = await this.categories.delete(id);
+      const result = await this.categories.delete(whereVersion(id, versions));
       return Boolean(result.affected);
     } catch (error) {
       if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
@@ -65,6 +71,10 @@ export class CategoriesRepository {
     }
   }
 }
+
+/** The row, and with `versions` only at one of them (the check is part of the write). */
+const whereVersion = (id: number, versions?: number[]) =>
+  versions ? { id, version: In(versions) } : { id };
 
 async function refusingTakenName<T>(statement: () => Promise<T>): Promise<T> {
   try {

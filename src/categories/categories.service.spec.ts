@@ -10,7 +10,7 @@ import { refusal } from '../../test/support/errors.js';
 
 function category(id: number, name = `category ${id}`): Category {
   const at = new Date(Date.UTC(2026, 0, 1));
-  return { id, name, description: null, createdAt: at, updatedAt: at };
+  return { id, name, description: null, version: 1, createdAt: at, updatedAt: at };
 }
 
 /** Every repository method a stub. */
@@ -67,13 +67,33 @@ describe(CategoriesService.name, () => {
   });
 
   describe('update', () => {
-    it('should answer 404 CATEGORY_NOT_FOUND and write nothing when the category does not exist', async () => {
+    it('should answer 404 CATEGORY_NOT_FOUND when nothing matched and the category does not exist', async () => {
+      repository.update.mockResolvedValue(false);
       repository.findById.mockResolvedValue(null);
 
-      const error = await refusal(sut.update(41, { name: 'Cats' }));
+      const error = await refusal(sut.update(41, { name: 'Cats' }, ['1']));
 
       expect(error.code).toBe('CATEGORY_NOT_FOUND');
-      expect(repository.update).not.toHaveBeenCalled();
+    });
+
+    it('should write only at the versions If-Match names, and at any for *', async () => {
+      repository.update.mockResolvedValue(true);
+      repository.findById.mockResolvedValue(category(1));
+
+      await sut.update(1, { name: 'Cats' }, ['3', 'W-not-a-version', '4']);
+      await sut.update(1, { name: 'Cats' }, '*');
+
+      expect(repository.update.mock.calls.map((call) => call[2])).toEqual([[3, 4], undefined]);
+    });
+
+    it('should answer 412 PRECONDITION_FAILED with the current ETag when nothing matched', async () => {
+      repository.update.mockResolvedValue(false);
+      repository.findById.mockResolvedValue({ ...category(1), version: 6 });
+
+      const error = await refusal(sut.update(1, { name: 'Cats' }, ['5']));
+
+      expect(error.getStatus()).toBe(412);
+      expect(error.details).toEqual({ currentEtag: '"6"' });
     });
 
     it('should answer 409 CONFLICT naming the field when the new name is taken', async () => {
@@ -88,8 +108,9 @@ describe(CategoriesService.name, () => {
   });
 
   describe('remove', () => {
-    it('should answer 404 CATEGORY_NOT_FOUND when nothing was deleted', async () => {
+    it('should answer 404 CATEGORY_NOT_FOUND when nothing was deleted and the category does not exist', async () => {
       repository.delete.mockResolvedValue(false);
+      repository.findById.mockResolvedValue(null);
 
       const error = await refusal(sut.remove(41));
 

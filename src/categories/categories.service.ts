@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
 import {
+  preconditionFailed,
+  rowVersionsIn,
+  rowVersionTag,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
+import {
   CategoriesRepository,
   CategoryInUseError,
   CategoryNameTakenError,
@@ -33,15 +39,21 @@ export class CategoriesService {
     );
   }
 
-  async update(id: number, dto: UpdateCategoryDto): Promise<Category> {
+  /** With `ifMatch`, only if the category's version is one of it (412 otherwise). */
+  async update(id: number, dto: UpdateCategoryDto, ifMatch?: IfMatch): Promise<Category> {
+    const updated = await refusingTakenName(() =>
+      this.categories.update(id, dto, rowVersionsIn(ifMatch)),
+    );
     const category = await this.findOne(id);
-    return refusingTakenName(() => this.categories.update(category, dto));
+    if (!updated) throw preconditionFailed(rowVersionTag(category));
+    return category;
   }
 
-  async remove(id: number): Promise<void> {
+  /** With `ifMatch`, only if the category's version is one of it (412 otherwise). */
+  async remove(id: number, ifMatch?: IfMatch): Promise<void> {
     let deleted: boolean;
     try {
-      deleted = await this.categories.delete(id);
+      deleted = await this.categories.delete(id, rowVersionsIn(ifMatch));
     } catch (error) {
       if (error instanceof CategoryInUseError) {
         throw new ApiException(
@@ -51,7 +63,7 @@ export class CategoriesService {
       }
       throw error;
     }
-    if (!deleted) throw categoryNotFound(id);
+    if (!deleted) throw preconditionFailed(rowVersionTag(await this.findOne(id)));
   }
 }
 

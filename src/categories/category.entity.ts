@@ -5,6 +5,7 @@ import {
   Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
+  VersionColumn,
 } from 'typeorm';
 
 @Entity({ name: 'categories' })
@@ -18,6 +19,10 @@ export class Category {
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   description: string | null;
+
+  /** Raised by every write of the row; the resource's ETag derives from it. */
+  @VersionColumn({ default: 1 })
+  version: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -9,6 +9,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
+  VersionColumn,
 } from 'typeorm';
 import { Category } from '../categories/category.entity.js';
 import { PET_STATUSES, type PetStatus } from './pet-status.js';
@@ -55,6 +56,10 @@ export class Pet {
     inverseJoinColumn: { name: 'tag_id', foreignKeyConstraintName: 'FK_pet_tags_tag' },
   })
   tags: Tag[];
+
+  /** Raised by every write of the row; the resource's ETag derives from it. */
+  @VersionColumn({ default: 1 })
+  version: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -1,3 +1,4 @@
+import { strongEtag } from '../common/http/conditional-requests.js';
 import { PetResponse } from './dto/pet-response.dto.js';
 import type { PetRow } from './pets.repository.js';
 
@@ -22,3 +23,5 @@ export function toPetResponse(pet: PetRow): PetResponse {
     updatedAt: pet.updatedAt.toISOString(),
   };
 }
+
+export const petEtag = (pet: PetRow): string => strongEtag(pet.versionTag);

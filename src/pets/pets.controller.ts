@@ -1,11 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { IfMatchHeader, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
+  ApiConditionalRead,
+  ApiConditionalWrite,
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
+  ETAG_RESPONSE_HEADERS,
 } from '../common/openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
@@ -15,7 +31,7 @@ import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
-import { toPetResponse } from './pet.mapper.js';
+import { petEtag, toPetResponse } from './pet.mapper.js';
 import { petNotFound, PetsService } from './pets.service.js';
 
 @ApiTags('pets')
@@ -68,10 +84,17 @@ export class PetsController {
   @Get(':petId')
   @ApiOperation({ operationId: 'getPet', summary: 'Get a pet', description: 'One pet by id.' })
   @ApiIdParam('petId', 'Pet id')
+  @ApiConditionalRead()
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
-  @ApiOkResponse({ type: PetResponse, description: 'The pet' })
-  async findOne(@Param('petId', new ParseIdPipe(petNotFound)) petId: number): Promise<PetResponse> {
-    return toPetResponse(await this.petsService.findOne(petId));
+  @ApiOkResponse({ type: PetResponse, description: 'The pet', headers: ETAG_RESPONSE_HEADERS })
+  async findOne(
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PetResponse> {
+    const pet = await this.petsService.findOne(petId);
+    // Express answers 304 itself when If-None-Match holds this ETag.
+    res.setHeader('ETag', petEtag(pet));
+    return toPetResponse(pet);
   }
 
   @Put(':petId')
@@ -85,13 +108,22 @@ export class PetsController {
   })
   @ApiIdParam('petId', 'Pet id')
   @ApiJsonBody()
+  @ApiConditionalWrite()
   @ApiErrors({ 404: ['PET_NOT_FOUND'], 409: ['INVALID_STATUS_TRANSITION'] })
-  @ApiOkResponse({ type: PetResponse, description: 'The updated pet' })
+  @ApiOkResponse({
+    type: PetResponse,
+    description: 'The updated pet',
+    headers: ETAG_RESPONSE_HEADERS,
+  })
   async update(
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @Body(NonEmptyBodyPipe) dto: UpdatePetDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
-    return toPetResponse(await this.petsService.update(petId, dto));
+    const pet = await this.petsService.update(petId, dto, ifMatch);
+    res.setHeader('ETag', petEtag(pet));
+    return toPetResponse(pet);
   }
 
   @Delete(':petId')
@@ -102,12 +134,14 @@ export class PetsController {
     description: 'Removes the pet and its stored images.',
   })
   @ApiIdParam('petId', 'Pet id')
+  @ApiConditionalWrite()
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
   async remove(
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
   ): Promise<EmptyResponse> {
-    await this.petsService.remove(petId);
+    await this.petsService.remove(petId, ifMatch);
     return {};
   }
 }

@@ -20,7 +20,16 @@ export interface PetRow {
   categoryName: string;
   categoryDescription: string | null;
   tags: { id: number; name: string }[];
+  /** The pet's ETag, unquoted (see `versionTag`). */
+  versionTag: string;
 }
+
+/**
+ * A pet's version tag: its row version and its category's, as the response embeds the
+ * category (a rename changes the pet's representation too).
+ */
+const versionTag = (categoryVersion: string) => `p.version || '.' || ${categoryVersion}`;
+const CURRENT_VERSION_TAG = versionTag('(SELECT version FROM categories WHERE id = p.category_id)');
 
 // Hand-written SQL on the hot paths: one round trip per request, rows mapped explicitly
 // (no entity hydration, no to-many join that would break LIMIT).
@@ -29,12 +38,19 @@ const petColumns = (tagsFrom: string) => `
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.created_at AS "createdAt", p.updated_at AS "updatedAt",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+  ${versionTag('c.version')} AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
               FROM ${tagsFrom}), '[]') AS tags`;
 
 const PET_COLUMNS = petColumns(
   'pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id',
 );
+
+/** What a failed conditional update reads to say why it failed. */
+export interface PetState {
+  status: PetStatus;
+  versionTag: string;
+}
 
 /** One category's pets by status, as `inventory` reads them. */
 export type InventoryRow = { id: number; name: string } & Record<PetStatus, number>;
@@ -139,15 +155,24 @@ function insertPetQuery(
   return { sql, params };
 }
 
+/** Conditions of an update beyond the pet's id; the update changes nothing unless all hold. */
+interface UpdateConditions {
+  /** The statuses the pet may move from. */
+  fromStatuses?: readonly PetStatus[];
+  /** Version tags of which the pet's must be one (If-Match). */
+  versionTags?: string[];
+}
+
 /**
  * One statement. With `fromStatuses` the update is conditional on the status read at its
  * start (`before`): when another move commits first, PostgreSQL re-checks the row, finds
  * a different status and updates nothing, so two moves from one status cannot both win.
+ * `versionTags` is checked the same way, so If-Match and the write are one atomic step.
  */
 function updatePetQuery(
   id: number,
   fields: PetWriteFields,
-  fromStatuses?: readonly PetStatus[],
+  { fromStatuses, versionTags }: UpdateConditions,
 ): { sql: string; params: unknown[] } {
   const params: unknown[] = [id];
   const param = (value: unknown) => `$${params.push(value)}`;
@@ -156,11 +181,16 @@ function updatePetQuery(
     .map(
       ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
     );
-  assignments.push('updated_at = clock_timestamp()');
+  assignments.push('updated_at = clock_timestamp()', 'version = p.version + 1');
   const set = assignments.join(', ');
+  const matchesVersion = versionTags
+    ? ` AND ${CURRENT_VERSION_TAG} = ANY(${param(versionTags)}::text[])`
+    : '';
   if (!fromStatuses) {
     return {
-      sql: selectChanged(`changed AS (UPDATE pets SET ${set} WHERE id = $1 RETURNING *)`),
+      sql: selectChanged(
+        `changed AS (UPDATE pets p SET ${set} WHERE p.id = $1${matchesVersion} RETURNING *)`,
+      ),
       params,
     };
   }
@@ -168,7 +198,7 @@ function updatePetQuery(
     before AS (SELECT status FROM pets WHERE id = $1),
     changed AS (UPDATE pets p SET ${set} FROM before
                  WHERE p.id = $1 AND p.status = before.status
-                   AND before.status = ANY(${param(fromStatuses)}::pet_status[])
+                   AND before.status = ANY(${param(fromStatuses)}::pet_status[])${matchesVersion}
                 RETURNING p.*)`);
   return { sql, params };
 }
@@ -249,31 +279,32 @@ export class PetsRepository {
   }
 
   /**
-   * `undefined` when nothing matched: no such pet, or (with `fromStatuses`) its status at
-   * the statement's start was not one of them.
+   * `undefined` when nothing matched: no such pet, or one of `conditions` did not hold at
+   * the statement's start.
    */
   async update(
     id: number,
     fields: PetWriteFields,
-    fromStatuses: readonly PetStatus[] | undefined,
+    conditions: UpdateConditions,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow | undefined> {
-    const { sql, params } = updatePetQuery(id, fields, fromStatuses);
+    const { sql, params } = updatePetQuery(id, fields, conditions);
     const [pet] = await refusingUnknownCategory(() =>
       this.prepared.query<PetRow[]>(manager, sql, params),
     );
     return pet;
   }
 
-  async statusOf(
+  /** The pet's status and version tag now; `undefined` when there is no such pet. */
+  async stateOf(
     id: number,
     manager: EntityManager = this.dataSource.manager,
-  ): Promise<PetStatus | undefined> {
-    const [row] = await manager.query<{ status: PetStatus }[]>(
-      'SELECT status FROM pets WHERE id = $1',
+  ): Promise<PetState | undefined> {
+    const [row] = await manager.query<PetState[]>(
+      `SELECT status, ${CURRENT_VERSION_TAG} AS "versionTag" FROM pets p WHERE id = $1`,
       [id],
     );
-    return row?.status;
+    return row;
   }
 
   async exists(id: number, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
@@ -298,19 +329,24 @@ export class PetsRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
     const [rows] = await manager.query<[unknown[], number]>(
-      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp()
+      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp(),
+                       version = version + 1
        WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING id`,
       [id, url, max],
     );
     return rows.length > 0;
   }
 
-  /** Locks the pet's row until the transaction ends; false when there is no such pet. */
-  async lock(id: number, manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>('SELECT id FROM pets WHERE id = $1 FOR UPDATE', [
-      id,
-    ]);
-    return rows.length > 0;
+  /**
+   * Locks the pet's row until the transaction ends and returns its version tag, which no
+   * other write can change meanwhile; `undefined` when there is no such pet.
+   */
+  async lock(id: number, manager: EntityManager): Promise<string | undefined> {
+    const [row] = await manager.query<{ versionTag: string }[]>(
+      `SELECT ${CURRENT_VERSION_TAG} AS "versionTag" FROM pets p WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return row?.versionTag;
   }
 
   async delete(id: number, manager: EntityManager): Promise<void> {

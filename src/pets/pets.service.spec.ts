@@ -23,6 +23,7 @@ function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
     categoryName: 'Dogs',
     categoryDescription: null,
     tags: [],
+    versionTag: '1.1',
     ...fields,
   };
 }
@@ -36,7 +37,7 @@ function fakeRepository() {
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
     update: jest.fn<PetsRepository['update']>(),
-    statusOf: jest.fn<PetsRepository['statusOf']>(),
+    stateOf: jest.fn<PetsRepository['stateOf']>(),
     exists: jest.fn<PetsRepository['exists']>(),
     photoUrlCount: jest.fn<PetsRepository['photoUrlCount']>(),
     appendPhotoUrl: jest.fn<PetsRepository['appendPhotoUrl']>(),
@@ -184,14 +185,37 @@ describe(PetsService.name, () => {
       expect(repository.update).toHaveBeenCalledWith(
         1,
         { status: 'sold' },
-        ['pending', 'sold'],
+        { fromStatuses: ['pending', 'sold'], versionTags: undefined },
         undefined,
       );
     });
 
+    it('should make the update conditional on the If-Match tags, and on none for *', async () => {
+      repository.update.mockResolvedValue(petRow(1));
+
+      await sut.update(1, { name: 'Rex' }, ['3.1', '4.1']);
+      await sut.update(1, { name: 'Rex' }, '*');
+
+      expect(repository.update.mock.calls.map((call) => call[2])).toEqual([
+        { fromStatuses: undefined, versionTags: ['3.1', '4.1'] },
+        { fromStatuses: undefined, versionTags: undefined },
+      ]);
+    });
+
+    it('should answer 412 PRECONDITION_FAILED with the current ETag when nothing matched and the version moved on', async () => {
+      repository.update.mockResolvedValue(undefined);
+      repository.stateOf.mockResolvedValue({ status: 'available', versionTag: '5.2' });
+
+      const error = await refusal(sut.update(1, { status: 'sold' }, ['4.2']));
+
+      expect(error.getStatus()).toBe(412);
+      expect(error.code).toBe('PRECONDITION_FAILED');
+      expect(error.details).toEqual({ currentEtag: '"5.2"' });
+    });
+
     it('should answer 409 INVALID_STATUS_TRANSITION with the allowed moves when the status forbids it', async () => {
       repository.update.mockResolvedValue(undefined);
-      repository.statusOf.mockResolvedValue('available');
+      repository.stateOf.mockResolvedValue({ status: 'available', versionTag: '1.1' });
 
       const error = await refusal(sut.update(1, { status: 'sold' }));
 
@@ -206,7 +230,7 @@ describe(PetsService.name, () => {
 
     it('should answer 404 PET_NOT_FOUND when nothing matched and the pet is gone', async () => {
       repository.update.mockResolvedValue(undefined);
-      repository.statusOf.mockResolvedValue(undefined);
+      repository.stateOf.mockResolvedValue(undefined);
 
       const error = await refusal(sut.update(1, { name: 'Rex' }));
 
@@ -273,7 +297,7 @@ describe(PetsService.name, () => {
       const events: string[] = [];
       repository.lock.mockImplementation(() => {
         events.push('lock');
-        return Promise.resolve(true);
+        return Promise.resolve('1.1');
       });
       repository.delete.mockImplementation(() => {
         events.push('delete');
@@ -298,13 +322,26 @@ describe(PetsService.name, () => {
     });
 
     it('should answer 404 PET_NOT_FOUND and run no hook when there is no such pet', async () => {
-      repository.lock.mockResolvedValue(false);
+      repository.lock.mockResolvedValue(undefined);
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onRemove(hook);
 
       const error = await refusal(sut.remove(5));
 
       expect(error.code).toBe('PET_NOT_FOUND');
+      expect(hook).not.toHaveBeenCalled();
+      expect(repository.delete).not.toHaveBeenCalled();
+    });
+
+    it('should answer 412 PRECONDITION_FAILED and run no hook when the locked version is not in If-Match', async () => {
+      repository.lock.mockResolvedValue('2.1');
+      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      sut.onRemove(hook);
+
+      const error = await refusal(sut.remove(5, ['1.1']));
+
+      expect(error.code).toBe('PRECONDITION_FAILED');
+      expect(error.details).toEqual({ currentEtag: '"2.1"' });
       expect(hook).not.toHaveBeenCalled();
       expect(repository.delete).not.toHaveBeenCalled();
     });

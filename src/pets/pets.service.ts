@@ -3,6 +3,11 @@ import type { EntityManager } from 'typeorm';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import {
+  preconditionFailed,
+  satisfiesIfMatch,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
@@ -93,17 +98,25 @@ export class PetsService {
     });
   }
 
-  async update(id: number, dto: UpdatePetDto): Promise<PetRow> {
+  /** With `ifMatch`, only if the pet's version tag is one of it (412 otherwise). */
+  async update(id: number, dto: UpdatePetDto, ifMatch?: IfMatch): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const to = dto.status;
-    const fromStatuses = to && PET_STATUSES.filter((from) => isAllowedMove(from, to));
+    const conditions = {
+      fromStatuses: to && PET_STATUSES.filter((from) => isAllowedMove(from, to)),
+      versionTags: ifMatch === '*' ? undefined : ifMatch,
+    };
     const apply = async (manager?: EntityManager) => {
-      const pet = await this.write(dto, () => this.pets.update(id, fields, fromStatuses, manager));
+      const pet = await this.write(dto, () => this.pets.update(id, fields, conditions, manager));
       if (pet) return pet;
-      // Nothing matched: the pet is gone, or its status (read now) does not allow the move.
-      const current = await this.pets.statusOf(id, manager);
+      // Nothing matched: the pet is gone, its version is not the one the client read, or its
+      // status does not allow the move (all read now). The precondition is reported first.
+      const current = await this.pets.stateOf(id, manager);
       if (!current) throw petNotFound(id);
-      throw invalidTransition(current, to ?? current);
+      if (ifMatch && !satisfiesIfMatch(ifMatch, current.versionTag)) {
+        throw preconditionFailed(current.versionTag);
+      }
+      throw invalidTransition(current.status, to ?? current.status);
     };
     const { photoUrls } = fields;
     if (tags === undefined && photoUrls === undefined) return apply();
@@ -128,11 +141,14 @@ export class PetsService {
 
   /**
    * Deletes the pet and what other modules keep for it. The row lock comes first, so an
-   * upload that commits meanwhile is either seen by the hooks or finds the pet gone.
+   * upload that commits meanwhile is either seen by the hooks or finds the pet gone, and
+   * `ifMatch` is checked against a version no one can change before the delete.
    */
-  async remove(id: number): Promise<void> {
+  async remove(id: number, ifMatch?: IfMatch): Promise<void> {
     const afterCommit = await this.pets.transaction(async (manager) => {
-      if (!(await this.pets.lock(id, manager))) throw petNotFound(id);
+      const versionTag = await this.pets.lock(id, manager);
+      if (versionTag === undefined) throw petNotFound(id);
+      if (ifMatch && !satisfiesIfMatch(ifMatch, versionTag)) throw preconditionFailed(versionTag);
       const cleanups: (() => Promise<void>)[] = [];
       for (const hook of this.removalHooks) cleanups.push(await hook(id, manager));
       await this.pets.delete(id, manager);

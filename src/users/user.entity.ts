@@ -5,6 +5,7 @@ import {
   Index,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
+  VersionColumn,
 } from 'typeorm';
 import { ROLES, type Role } from '../common/types/principal.js';
 import type { UserStatus } from './user-status.js';
@@ -48,6 +49,10 @@ export class User {
    */
   @Column({ name: 'tokens_valid_after', type: 'timestamptz', precision: 3, nullable: true })
   tokensValidAfter: Date | null;
+
+  /** Raised by every write of the row; the resource's ETag derives from it. */
+  @VersionColumn({ default: 1 })
+  version: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

@@ -1,14 +1,30 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
+import { IfMatchHeader, rowEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
+  ApiConditionalRead,
+  ApiConditionalWrite,
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
+  ETAG_RESPONSE_HEADERS,
 } from '../common/openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
@@ -73,14 +89,19 @@ export class UsersController {
     description: 'An admin reads anyone; others only themselves (403 otherwise, existing or not).',
   })
   @ApiIdParam('id', 'User id')
+  @ApiConditionalRead()
   @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'] })
-  @ApiOkResponse({ type: UserResponse, description: 'The user' })
+  @ApiOkResponse({ type: UserResponse, description: 'The user', headers: ETAG_RESPONSE_HEADERS })
   async findOne(
     @CurrentPrincipal() principal: Principal,
     @Param('id', new ParseIdPipe(userNotFound)) id: number,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<UserResponse> {
     assertCanReadUser(principal, id);
-    return toUserResponse(await this.usersService.findOne(id));
+    const user = await this.usersService.findOne(id);
+    // Express answers 304 itself when If-None-Match holds this ETag.
+    res.setHeader('ETag', rowEtag(user));
+    return toUserResponse(user);
   }
 
   @Put(':id')
@@ -94,15 +115,24 @@ export class UsersController {
   })
   @ApiIdParam('id', 'User id')
   @ApiJsonBody()
+  @ApiConditionalWrite()
   @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
-  @ApiOkResponse({ type: UserResponse, description: 'The updated user' })
+  @ApiOkResponse({
+    type: UserResponse,
+    description: 'The updated user',
+    headers: ETAG_RESPONSE_HEADERS,
+  })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('id', new ParseIdPipe(userNotFound)) id: number,
     @Body(NonEmptyBodyPipe) dto: UpdateUserDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<UserResponse> {
     assertCanUpdateUser(principal, id, dto);
-    return toUserResponse(await this.usersService.update(id, dto));
+    const user = await this.usersService.update(id, dto, ifMatch);
+    res.setHeader('ETag', rowEtag(user));
+    return toUserResponse(user);
   }
 
   @Delete(':id')
@@ -114,14 +144,16 @@ export class UsersController {
     description: 'Admin only; revokes the user’s API keys. An admin cannot delete itself (409).',
   })
   @ApiIdParam('id', 'User id')
+  @ApiConditionalWrite()
   @ApiErrors({ 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('id', new ParseIdPipe(userNotFound)) id: number,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
   ): Promise<EmptyResponse> {
     assertCanDeleteUser(principal, id);
-    await this.usersService.remove(id);
+    await this.usersService.remove(id, ifMatch);
     return {};
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { UserStatus } from './user-status.js';
 import { User } from './user.entity.js';
 
 /** The fields a write sets; the id and the timestamps come from the database. */
-export type UserFields = Partial<Omit<User, 'id' | 'createdAt' | 'updatedAt'>>;
+export type UserFields = Partial<Omit<User, 'id' | 'version' | 'createdAt' | 'updatedAt'>>;
 type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHash'>;
 
 /** What a bearer token's check reads of its user. */
@@ -98,14 +98,25 @@ export class UsersRepository {
     return inserted.length > 0;
   }
 
-  /** Writes `changes` over `user` (fields left undefined are kept) and returns it. */
-  update(user: User, changes: UserFields, manager: EntityManager): Promise<User> {
-    return refusingTakenFields(() => manager.save(manager.merge<User>(User, user, changes)));
+  /**
+   * Writes `changes` (fields left undefined are kept) in one statement. False when nothing
+   * matched: no such user, or (with `versions`) its version is none of them.
+   */
+  async update(
+    id: number,
+    changes: UserFields,
+    versions: number[] | undefined,
+    manager: EntityManager,
+  ): Promise<boolean> {
+    const result = await refusingTakenFields(() =>
+      manager.update(User, whereVersion(id, versions), changes),
+    );
+    return Boolean(result.affected);
   }
 
-  /** False when there is no such user. */
-  async delete(id: number): Promise<boolean> {
-    const result = await this.users.delete(id);
+  /** False when nothing matched, as for `update`. */
+  async delete(id: number, versions?: number[]): Promise<boolean> {
+    const result = await this.users.delete(whereVersion(id, versions));
     return Boolean(result.affected);
   }
 
@@ -117,6 +128,10 @@ export class UsersRepository {
     return rows.length > 0;
   }
 }
+
+/** The row, and with `versions` only at one of them (the check is part of the write). */
+const whereVersion = (id: number, versions?: number[]) =>
+  versions ? { id, version: In(versions) } : { id };
 
 async function refusingTakenFields<T>(statement: () => Promise<T>): Promise<T> {
   try {

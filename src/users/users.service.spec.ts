@@ -24,6 +24,7 @@ function user(id: number, fields: Partial<User> = {}): User {
     userStatus: UserStatus.Active,
     role: 'user',
     tokensValidAfter: null,
+    version: 1,
     createdAt: at,
     updatedAt: at,
     ...fields,
@@ -110,12 +111,11 @@ describe(UsersService.name, () => {
   describe('update', () => {
     beforeEach(() => {
       repository.findById.mockResolvedValue(user(7));
-      repository.update.mockImplementation((current, changes) =>
-        Promise.resolve({ ...current, ...changes }),
-      );
+      repository.update.mockResolvedValue(true);
     });
 
-    it('should answer 404 USER_NOT_FOUND, write nothing and run no hook when the user does not exist', async () => {
+    it('should answer 404 USER_NOT_FOUND and run no hook when nothing matched and the user does not exist', async () => {
+      repository.update.mockResolvedValue(false);
       repository.findById.mockResolvedValue(null);
       const hook = jest.fn(() => Promise.resolve());
       sut.onPasswordChange(hook);
@@ -123,7 +123,20 @@ describe(UsersService.name, () => {
       const error = await refusal(sut.update(7, { password: 'new password' }));
 
       expect(error.code).toBe('USER_NOT_FOUND');
-      expect(repository.update).not.toHaveBeenCalled();
+      expect(hook).not.toHaveBeenCalled();
+    });
+
+    it('should answer 412 PRECONDITION_FAILED and run no hook when the version is not in If-Match', async () => {
+      repository.update.mockResolvedValue(false);
+      repository.findById.mockResolvedValue(user(7, { version: 3 }));
+      const hook = jest.fn(() => Promise.resolve());
+      sut.onPasswordChange(hook);
+
+      const error = await refusal(sut.update(7, { password: 'new password' }, ['2']));
+
+      expect(error.code).toBe('PRECONDITION_FAILED');
+      expect(error.details).toEqual({ currentEtag: '"3"' });
+      expect(repository.update.mock.calls[0][2]).toEqual([2]);
       expect(hook).not.toHaveBeenCalled();
     });
 
@@ -135,7 +148,7 @@ describe(UsersService.name, () => {
       await sut.update(7, { password: 'new password' });
 
       expect(repository.findById).toHaveBeenCalledWith(7, manager);
-      const [, changes, updateManager] = repository.update.mock.calls[0];
+      const [, changes, , updateManager] = repository.update.mock.calls[0];
       expect(updateManager).toBe(manager);
       expect(changes.passwordHash).toBe('hash of new password');
       expect(changes.tokensValidAfter!.getTime()).toBeGreaterThanOrEqual(before);
@@ -184,8 +197,9 @@ describe(UsersService.name, () => {
   });
 
   describe('remove', () => {
-    it('should answer 404 USER_NOT_FOUND when nothing was deleted', async () => {
+    it('should answer 404 USER_NOT_FOUND when nothing was deleted and the user does not exist', async () => {
       repository.delete.mockResolvedValue(false);
+      repository.findById.mockResolvedValue(null);
 
       const error = await refusal(sut.remove(41));
 

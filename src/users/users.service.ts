@@ -7,6 +7,12 @@ import {
   type LargePageQueryDto,
 } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import {
+  preconditionFailed,
+  rowVersionsIn,
+  rowVersionTag,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
@@ -92,32 +98,40 @@ export class UsersService {
   /**
    * A password change, and any status other than active, cut off every bearer token issued
    * until now (`tokensValidAfter`), so that re-enabling an account does not revive them.
+   * With `ifMatch`, only if the user's version is one of it (412 otherwise).
    */
-  async update(id: number, dto: UpdateUserDto): Promise<User> {
+  async update(id: number, dto: UpdateUserDto, ifMatch?: IfMatch): Promise<User> {
     const { password, ...fields } = dto;
     const passwordHash =
       password === undefined ? undefined : await this.passwords.hashPassword(password);
+    const changes: UserFields = { ...fields };
+    const deactivated = fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
+    if (passwordHash !== undefined) changes.passwordHash = passwordHash;
+    if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
     const saved = await this.users.transaction(async (manager) => {
+      const updated = await refusingTakenFields(() =>
+        this.users.update(id, changes, rowVersionsIn(ifMatch), manager),
+      );
       const user = await this.users.findById(id, manager);
       if (!user) throw userNotFound(id);
-      const changes: UserFields = { ...fields };
-      const deactivated =
-        fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
-      if (passwordHash !== undefined) changes.passwordHash = passwordHash;
-      if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
-      const updated = await refusingTakenFields(() => this.users.update(user, changes, manager));
+      if (!updated) throw preconditionFailed(rowVersionTag(user));
       if (passwordHash !== undefined) {
-        for (const hook of this.passwordChangeHooks) await hook(updated.id, manager);
+        for (const hook of this.passwordChangeHooks) await hook(id, manager);
       }
-      return updated;
+      return user;
     });
     this.accessStates.delete(saved.id);
     return saved;
   }
 
-  /** Its API keys go with it (foreign key ON DELETE CASCADE). */
-  async remove(id: number): Promise<void> {
-    if (!(await this.users.delete(id))) throw userNotFound(id);
+  /**
+   * Its API keys go with it (foreign key ON DELETE CASCADE). With `ifMatch`, only if the
+   * user's version is one of it (412 otherwise).
+   */
+  async remove(id: number, ifMatch?: IfMatch): Promise<void> {
+    if (!(await this.users.delete(id, rowVersionsIn(ifMatch)))) {
+      throw preconditionFailed(rowVersionTag(await this.findOne(id)));
+    }
     this.accessStates.delete(id);
   }
 

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiParam, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { MAX_IF_MATCH_LENGTH } from '../http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
 
@@ -48,4 +49,47 @@ export const ApiIdParam = (name: string, description: string) =>
   applyDecorators(
     ApiParam({ name, description, schema: { ...ID_SCHEMA } }),
     ApiErrors({ 400: ['VALIDATION_ERROR'] }),
+  );
+
+/** The `ETag` of a single resource, sent with its 200 (GET and PUT) and 304 answers. */
+export const ETAG_RESPONSE_HEADERS = {
+  ETag: {
+    description:
+      'Strong validator derived from the resource’s row version: it changes with every write ' +
+      'of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE).',
+    required: true,
+    schema: { type: 'string', maxLength: 24, pattern: '^"[0-9.]+"$' },
+  },
+};
+
+/** A GET of a single resource: 304 with no body when If-None-Match holds its current ETag. */
+export const ApiConditionalRead = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETags the client holds (or `*`); a match answers 304 with no body',
+      schema: { type: 'string' },
+    }),
+    ApiResponse({
+      status: 304,
+      description: 'If-None-Match matched: the client’s copy is current',
+      headers: ETAG_RESPONSE_HEADERS,
+    }),
+  );
+
+/**
+ * A PUT or DELETE that honours If-Match: the write happens only if the resource's current ETag
+ * is one of those given (or `*`), else 412 with `details.currentEtag` and nothing changes.
+ */
+export const ApiConditionalWrite = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        'Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED',
+      schema: { type: 'string', maxLength: MAX_IF_MATCH_LENGTH },
+    }),
+    ApiErrors({ 400: ['VALIDATION_ERROR'], 412: ['PRECONDITION_FAILED'] }),
   );

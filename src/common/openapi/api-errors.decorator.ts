@@ -13,6 +13,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The credential does not allow this',
   404: 'Not found',
   409: 'Conflicts with the current state',
+  412: 'The resource changed since the client read it',
   413: 'The body is too large',
   415: 'Wrong request content type',
   429: 'Rate limit exceeded',

@@ -4,6 +4,7 @@ import { CreatePetImages1795307848142 } from './1795307848142-CreatePetImages.js
 import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValidAfter.js';
+import { AddRowVersions1795488516143 } from './1795488516143-AddRowVersions.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -12,4 +13,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   CreateIdentity1795307879190,
   AddPetCounts1795309280190,
   AddTokensValidAfter1795434961251,
+  AddRowVersions1795488516143,
 ];
