@@ -97,6 +97,26 @@ export async function ok<T>(
   return data as T;
 }
 
+/** A resource as read or written, with the ETag that a later write sends as If-Match. */
+export interface Versioned<T> {
+  data: T;
+  etag: string;
+}
+
+/** As `ok`, keeping the answer's ETag. */
+export async function okVersioned<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<Versioned<T>> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw errorOf(response.status, error);
+  return { data: data as T, etag: response.headers.get('ETag') ?? '' };
+}
+
+/** The write was refused because someone else changed the resource first (If-Match). */
+export function isEditConflict(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'PRECONDITION_FAILED';
+}
+
 /** True for an image this service stores: the only kind the console's CSP lets it show. */
 export function isOwnImage(url: string): boolean {
   try {
@@ -110,6 +130,9 @@ export function isOwnImage(url: string): boolean {
 /** What to tell the user about a failed call. */
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) {
+    if (isEditConflict(error)) {
+      return 'Someone else changed this first. The page now shows the current version: check it and try again.';
+    }
     if (error.code === 'RATE_LIMIT_EXCEEDED') {
       const retryAfter = (error.body.details as { retryAfter?: number } | undefined)?.retryAfter;
       return `Too many requests. Try again in ${retryAfter ?? 60} seconds.`;

@@ -294,7 +294,7 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await apiPet(id)).toMatchObject({ breed: 'Beagle', age: 4 });
     });
 
-    it('should save only the fields edited, keeping what changed meanwhile', async () => {
+    it('should refuse to overwrite a change made meanwhile, show it, and save the edits on top', async () => {
       const { id: categoryId } = await category();
       const id = await pet({ name: 'Shared', categoryId, status: 'available' });
       const page = await signedInPage('admin', `/console/pets/${id}/edit`);
@@ -310,6 +310,17 @@ describeInBrowser('Web console in Chromium', () => {
       await page.locator('#field-age-error').waitFor();
       await page.getByLabel('Age in years (optional)').fill('');
       await page.getByLabel('Breed (optional)').fill('Mixed');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const conflict = page.getByRole('alert');
+      await conflict.getByText('Someone else changed this pet while you were editing it').waitFor();
+      expect(await conflict.getByRole('listitem').allTextContents()).toEqual([
+        'Status: pending',
+        'Tags: meanwhile',
+      ]);
+      expect(await page.getByLabel('Status').inputValue()).toBe('pending');
+      expect(await page.getByLabel('Breed (optional)').inputValue()).toBe('Mixed');
+      expect((await apiPet(id)).breed).toBeUndefined();
+
       await page.getByRole('button', { name: 'Save changes' }).click();
       await heading(page, 'Shared').waitFor();
       const saved = await apiPet(id);
@@ -377,7 +388,7 @@ describeInBrowser('Web console in Chromium', () => {
       }
 
       await page.getByRole('button', { name: 'Mark as pending' }).click();
-      await page.getByRole('alert').getByText('A pet cannot move from sold to pending').waitFor();
+      await page.getByRole('alert').getByText('Someone else changed this first.').waitFor();
       await page.getByRole('button', { name: 'Mark as available' }).waitFor();
       expect(await page.getByRole('button', { name: /^Mark as / }).allTextContents()).toEqual([
         'Mark as available',
@@ -545,6 +556,24 @@ describeInBrowser('Web console in Chromium', () => {
       await t.http.get(`/v1/pets/${id}`).set(t.admin).expect(404);
       await page.goBack();
       expect(new URL(page.url()).pathname).not.toBe(`/console/pets/${id}`);
+    });
+
+    it('should not delete a pet changed since it was shown, and show it as it is now', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Kept', categoryId, status: 'available' });
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      await heading(page, 'Kept').waitFor();
+      await t.http.put(`/v1/pets/${id}`).set(t.admin).send({ name: 'Renamed' }).expect(200);
+
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete Kept?' })
+        .getByRole('button', { name: 'Delete pet' })
+        .click();
+
+      await page.getByRole('alert').getByText('Someone else changed this first.').waitFor();
+      await heading(page, 'Renamed').waitFor();
+      await t.http.get(`/v1/pets/${id}`).set(t.admin).expect(200);
     });
   });
 

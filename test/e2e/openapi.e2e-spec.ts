@@ -117,6 +117,7 @@ describe('OpenAPI description (e2e)', () => {
       'x-ratelimit-limit': '10',
       'x-ratelimit-remaining': '9',
       'x-ratelimit-reset': '1795307210',
+      etag: '"1.1"',
     };
     const response = (overrides: Partial<ObservedResponse>): ObservedResponse => ({
       method: 'GET',
@@ -152,7 +153,7 @@ describe('OpenAPI description (e2e)', () => {
 
     it('should catch an undocumented status, a missing header and an undocumented code', () => {
       expect(conformance.check(response({ status: 418 }))).toHaveLength(1);
-      expect(conformance.check(response({ headers: { 'x-request-id': 'abc' } }))).toHaveLength(3);
+      expect(conformance.check(response({ headers: { 'x-request-id': 'abc' } }))).toHaveLength(4);
       const wrongCode = { code: 'CONFLICT', message: 'x', requestId: 'abc' };
       expect(conformance.check(response({ status: 404, body: wrongCode }))).toHaveLength(1);
     });

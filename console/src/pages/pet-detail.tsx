@@ -3,10 +3,12 @@ import { allowedNextStatuses } from '../../../src/pets/pet-status.js';
 import {
   api,
   ApiError,
+  isEditConflict,
   isNotFound,
   isOwnImage,
   messageOf,
   ok,
+  okVersioned,
   type Pet,
   uploadPetImage,
 } from '../api';
@@ -27,7 +29,7 @@ import { StatusBadge } from './status-badge';
 
 export function PetDetailPage({ id }: { id: number }) {
   const pet = useLoad(
-    () => ok(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
+    () => okVersioned(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
     [id],
   );
   const images = useLoad(
@@ -50,28 +52,42 @@ export function PetDetailPage({ id }: { id: number }) {
       </>
     );
   }
-  const current = pet.data;
+  const { data: current, etag } = pet.data;
+  // Writes apply only to the version shown (If-Match): a change someone else made since is
+  // never overwritten unseen.
+  const shown = { path: { petId: id }, header: { 'If-Match': etag } };
+  const reloadWhenOutdated = (error: unknown) => {
+    const outdated =
+      isEditConflict(error) ||
+      (error instanceof ApiError && error.code === 'INVALID_STATUS_TRANSITION');
+    if (outdated) pet.reload();
+  };
 
   const move = (status: Pet['status']) =>
     void action.run(async () => {
       try {
-        const moved = await ok(
-          api.PUT('/v1/pets/{petId}', { params: { path: { petId: id } }, body: { status } }),
+        const moved = await okVersioned(
+          api.PUT('/v1/pets/{petId}', { params: shown, body: { status } }),
         );
         pet.set(() => moved);
         announce(`Status changed to ${status}.`);
         // The pressed button is gone (the moves changed): keep the user in this section.
         statusHeading.current?.focus();
       } catch (error) {
-        // Someone else moved it first: show where it is now, and so the moves it allows.
-        if (error instanceof ApiError && error.code === 'INVALID_STATUS_TRANSITION') pet.reload();
+        // Someone else changed it first: show it as it is now, and so the moves it allows.
+        reloadWhenOutdated(error);
         throw error;
       }
     });
   const remove = () => {
     setDeleting(false);
     void action.run(async () => {
-      await ok(api.DELETE('/v1/pets/{petId}', { params: { path: { petId: id } } }));
+      try {
+        await ok(api.DELETE('/v1/pets/{petId}', { params: shown }));
+      } catch (error) {
+        reloadWhenOutdated(error);
+        throw error;
+      }
       navigate('/pets', { replace: true });
     });
   };

@@ -1,6 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { allowedNextStatuses, PET_STATUSES } from '../../../src/pets/pet-status.js';
-import { api, type CreatePet, isNotFound, ok, type Pet, type UpdatePet } from '../api';
+import {
+  api,
+  type CreatePet,
+  isEditConflict,
+  isNotFound,
+  ok,
+  okVersioned,
+  type Pet,
+  type UpdatePet,
+  type Versioned,
+} from '../api';
 import { Link, navigate } from '../router';
 import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
 
@@ -86,13 +96,43 @@ function changesOf(before: Values, after: Values): Partial<Body> {
 
 const FORM_FIELDS: readonly string[] = Object.keys(EMPTY);
 
+const LABELS: Record<keyof Values, string> = {
+  name: 'Name',
+  categoryId: 'Category',
+  status: 'Status',
+  age: 'Age',
+  breed: 'Breed',
+  description: 'Description',
+  tags: 'Tags',
+  photoUrls: 'Photo URLs',
+};
+
+/** The form after someone else saved `theirs`: their values, and the user's own edits. */
+function rebase(before: Values, edited: Values, theirs: Values): Values {
+  const merged: Record<keyof Values, string> = { ...theirs };
+  for (const name of Object.keys(edited) as (keyof Values)[]) {
+    if (edited[name] !== before[name]) merged[name] = edited[name];
+  }
+  return merged as Values;
+}
+
+/** What someone else changed between `before` and `theirs`, as "Label: value" lines. */
+function othersChanges(before: Values, theirs: Values, pet: Pet): string[] {
+  return (Object.keys(theirs) as (keyof Values)[])
+    .filter((name) => before[name] !== theirs[name])
+    .map((name) => {
+      const value = name === 'categoryId' ? pet.category.name : theirs[name];
+      return `${LABELS[name]}: ${value.trim() === '' ? '(empty)' : value}`;
+    });
+}
+
 /** Creates a pet (no id) or edits one. */
 export function PetFormPage({ id }: { id?: number }) {
   const existing = useLoad(
     () =>
       id === undefined
         ? Promise.resolve(undefined)
-        : ok(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
+        : okVersioned(api.GET('/v1/pets/{petId}', { params: { path: { petId: id } } })),
     [id],
   );
   if (existing.loading) return <p role="status">Loading…</p>;
@@ -107,12 +147,16 @@ export function PetFormPage({ id }: { id?: number }) {
   return <PetForm pet={existing.data} />;
 }
 
-function PetForm({ pet }: { pet?: Pet }) {
+function PetForm({ pet: loaded }: { pet?: Versioned<Pet> }) {
   const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
-  const [initial] = useState<Values>(() => (pet ? valuesOf(pet) : EMPTY));
+  // The version the edits apply to: the one loaded, or the one that refused them (412).
+  const [base, setBase] = useState(() => loaded && { pet: loaded, values: valuesOf(loaded.data) });
+  const initial = base?.values ?? EMPTY;
   const [values, setValues] = useState<Values>(initial);
+  const [conflict, setConflict] = useState<string[]>();
   const { busy, error, run } = useSubmit();
   const { fields, general } = formErrors(error, FORM_FIELDS);
+  const pet = base?.pet.data;
   const statuses = pet ? allowedNextStatuses(pet.status) : PET_STATUSES;
 
   const set = (name: keyof Values) => (event: { currentTarget: { value: string } }) =>
@@ -120,19 +164,35 @@ function PetForm({ pet }: { pet?: Pet }) {
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
+    setConflict(undefined);
     void run(async () => {
       // Sent as typed (see bodyOf): the API, not the form, holds the body to its types.
-      if (pet) {
+      if (base) {
+        const petId = base.pet.data.id;
         const changes = changesOf(initial, values);
         if (Object.keys(changes).length > 0) {
-          await ok(
-            api.PUT('/v1/pets/{petId}', {
-              params: { path: { petId: pet.id } },
-              body: changes as UpdatePet,
-            }),
-          );
+          try {
+            await ok(
+              api.PUT('/v1/pets/{petId}', {
+                params: { path: { petId }, header: { 'If-Match': base.pet.etag } },
+                body: changes as UpdatePet,
+              }),
+            );
+          } catch (failure) {
+            if (!isEditConflict(failure)) throw failure;
+            // Someone else saved first: show their values, keep the user's edits, and let
+            // the user save again on top of the version now shown.
+            const current = await okVersioned(
+              api.GET('/v1/pets/{petId}', { params: { path: { petId } } }),
+            );
+            const theirs = valuesOf(current.data);
+            setValues(rebase(initial, values, theirs));
+            setBase({ pet: current, values: theirs });
+            setConflict(othersChanges(initial, theirs, current.data));
+            return;
+          }
         }
-        navigate(`/pets/${pet.id}`, { replace: true });
+        navigate(`/pets/${petId}`, { replace: true });
       } else {
         const created = await ok(api.POST('/v1/pets', { body: bodyOf(values) as CreatePet }));
         navigate(`/pets/${created.id}`, { replace: true });
@@ -148,6 +208,20 @@ function PetForm({ pet }: { pet?: Pet }) {
     <>
       <PageHeading>{pet ? `Edit ${pet.name}` : 'Add a pet'}</PageHeading>
       <form class="pet-form" onSubmit={onSubmit} noValidate>
+        {conflict && (
+          <div class="alert alert-error" role="alert">
+            <p>
+              Someone else changed this pet while you were editing it. Your changes are not saved
+              yet. The form now shows their version, with your edits kept:
+            </p>
+            <ul>
+              {conflict.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+            <p>Check the form and save again.</p>
+          </div>
+        )}
         {Object.keys(fields).length > 0 ? (
           <p class="alert alert-error" role="alert">
             Some fields need attention: see the messages below them.
