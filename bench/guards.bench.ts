@@ -19,11 +19,13 @@ import { waitForHttp } from './processes.js';
 /**
  * `npm run bench -- guards [--profile]`: CPU time per request of the app process (issue 16,
  * target 4), read from /proc before and after a fixed load (a set rate, so a busy machine
- * slows nothing down but the wall clock), for routes that do no database work:
+ * slows nothing down but the wall clock):
  * - a bare node:http server answering a fixed JSON (the raw baseline), the floor;
  * - GET /health/live: @Public() and outside /v1, so every guard returns at its first check;
  * - GET /v1/rate-limit with rotating bearer tokens: the whole guard chain (the token's
- *   account state comes from a cache), two counter reads and the request's log line.
+ *   account state comes from a cache), two counter reads and the request's log line;
+ * - GET /v1/pets/1 and GET /v1/pets (a page of 20), the same way: the app's share of a read
+ *   (the database's CPU is not counted).
  * Then, in this process, the global pipes on a list query (the validation of GET /v1/pets).
  * With `--profile`, the app runs under `node --cpu-prof` with the bearer load only, and the
  * functions that take most of its CPU are printed; the profile stays in bench/results/.
@@ -37,7 +39,7 @@ const COMPARE = process.env.BENCH_COMPARE_APP;
 const DATABASE = 'petstore_bench_quick';
 const ROUNDS = 5;
 const SECONDS = 4;
-const RATE = 400;
+const RATE = 300;
 const CONNECTIONS = 8;
 const USERS = 50;
 const VALIDATIONS = 20_000;
@@ -127,10 +129,25 @@ export async function run(): Promise<void> {
         path: '/v1/rate-limit',
         auth,
       },
+      {
+        name: 'GET /v1/pets/1, bearer token',
+        pid: app.pid!,
+        origin: appOrigin,
+        path: '/v1/pets/1',
+        auth,
+      },
+      {
+        name: 'GET /v1/pets, bearer token',
+        pid: app.pid!,
+        origin: appOrigin,
+        path: '/v1/pets',
+        auth,
+      },
     ];
+    const appScenarios = scenarios.slice(1);
     if (other) {
       // The same routes of the other build, with the same users (its tokens, same secret).
-      for (const s of scenarios.slice(1)) {
+      for (const s of appScenarios) {
         scenarios.push({
           ...s,
           name: `${s.name} [${COMPARE}]`,
@@ -175,7 +192,7 @@ export async function run(): Promise<void> {
         `/health/live - bare ${(live - bare).toFixed(3)} ms`,
     );
     if (other) {
-      for (const s of scenarios.slice(1, 3)) {
+      for (const s of appScenarios) {
         const mine = samples.get(s.name)!;
         const theirs = samples.get(`${s.name} [${COMPARE}]`)!;
         const paired = median(mine.map((v, round) => v - theirs[round]));

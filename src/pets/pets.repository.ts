@@ -338,8 +338,8 @@ export class PetsRepository {
   }
 
   /**
-   * Locks the pet's row until the transaction ends and returns its version tag, which no
-   * other write can change meanwhile; `undefined` when there is no such pet.
+   * Locks the pet's row until the transaction ends and returns its version tag (the pet's
+   * part cannot change until then); `undefined` when there is no such pet.
    */
   async lock(id: number, manager: EntityManager): Promise<string | undefined> {
     const [row] = await manager.query<{ versionTag: string }[]>(
