@@ -649,8 +649,8 @@ export interface components {
        * @example 2026-11-21T22:27:03.123Z
        */
       lastUsedAt: string | null;
-      /** @description The full key: shown in this response only, store it now */
-      key: string;
+      /** @description The full key: shown in this response only, store it now. Never stored, so absent from a replay (`Idempotent-Replayed: true`): revoke that key and create another if the first response was lost. */
+      key?: string;
     };
     ApiKeyResponse: {
       /**
@@ -828,8 +828,10 @@ export interface components {
         | 'CONFLICT'
         | 'CATEGORY_IN_USE'
         | 'API_KEY_LIMIT_REACHED'
+        | 'IDEMPOTENCY_KEY_IN_PROGRESS'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'IDEMPOTENCY_KEY_REUSED'
         | 'RATE_LIMIT_EXCEEDED'
         | 'INTERNAL_ERROR'
         | 'SERVICE_UNAVAILABLE';
@@ -851,6 +853,10 @@ export interface components {
     RequestId: string;
     /** @description Seconds to wait before retrying */
     RetryAfter: number;
+    /** @description Seconds to wait before retrying; set with IDEMPOTENCY_KEY_IN_PROGRESS */
+    RetryAfterIfInProgress: number;
+    /** @description true when this response replays the first one to this Idempotency-Key: nothing was done again */
+    IdempotentReplayed: 'true';
     /** @description The challenge (RFC 9110): which schemes apply, and the bearer error if any */
     WwwAuthenticate: string;
     /** @description Requests allowed in the tightest window */
@@ -965,7 +971,10 @@ export interface operations {
   uploadPetImage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description Pet id */
         petId: number;
@@ -993,6 +1002,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1040,6 +1050,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1049,19 +1060,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: CONFLICT */
+      /** @description Conflicts with the current state: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'CONFLICT';
+            code?: 'CONFLICT' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -1088,12 +1101,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -1477,7 +1507,10 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1494,6 +1527,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1534,6 +1568,24 @@ export interface operations {
           };
         };
       };
+      /** @description Conflicts with the current state: IDEMPOTENCY_KEY_IN_PROGRESS */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_IN_PROGRESS';
+          };
+        };
+      };
       /** @description The body is too large: PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -1557,12 +1609,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -2418,7 +2487,10 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2435,6 +2507,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2482,6 +2555,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2491,19 +2565,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: API_KEY_LIMIT_REACHED */
+      /** @description Conflicts with the current state: API_KEY_LIMIT_REACHED, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'API_KEY_LIMIT_REACHED';
+            code?: 'API_KEY_LIMIT_REACHED' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -2530,12 +2606,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -2866,7 +2959,10 @@ export interface operations {
   createUser: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2883,6 +2979,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2930,6 +3027,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -2939,19 +3037,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: CONFLICT */
+      /** @description Conflicts with the current state: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'CONFLICT';
+            code?: 'CONFLICT' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -2978,12 +3078,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -3631,7 +3748,10 @@ export interface operations {
   createCategory: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3648,6 +3768,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3695,6 +3816,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3704,19 +3826,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: CONFLICT */
+      /** @description Conflicts with the current state: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'CONFLICT';
+            code?: 'CONFLICT' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -3743,12 +3867,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };

@@ -10,6 +10,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
 import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
@@ -40,6 +41,7 @@ export class PetsController {
   }
 
   @Post()
+  @Idempotent()
   @ApiOperation({
     operationId: 'createPet',
     summary: 'Create a pet',

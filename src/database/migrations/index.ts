@@ -4,6 +4,7 @@ import { CreatePetImages1795307848142 } from './1795307848142-CreatePetImages.js
 import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValidAfter.js';
+import { CreateIdempotencyKeys1795488928216 } from './1795488928216-CreateIdempotencyKeys.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -12,4 +13,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   CreateIdentity1795307879190,
   AddPetCounts1795309280190,
   AddTokensValidAfter1795434961251,
+  CreateIdempotencyKeys1795488928216,
 ];
