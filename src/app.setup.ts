@@ -45,13 +45,20 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins,
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-API-Key', 'X-Request-Id'],
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-API-Key',
+        'X-Request-Id',
+        'Idempotency-Key',
+      ],
       exposedHeaders: [
         'X-Request-Id',
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
         'X-RateLimit-Reset',
         'Retry-After',
+        'Idempotent-Replayed',
       ],
       maxAge: 600,
     });

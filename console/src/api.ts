@@ -8,7 +8,8 @@ export type Inventory = Schemas['InventoryResponse'];
 export type CreatePet = Schemas['CreatePetDto'];
 export type UpdatePet = Schemas['UpdatePetDto'];
 export type ApiKey = Schemas['ApiKeyResponse'];
-export type CreatedApiKey = Schemas['CreatedApiKeyResponse'];
+// With the key, which only a replay of an Idempotency-Key (never sent by the console) lacks.
+export type CreatedApiKey = Schemas['CreatedApiKeyResponse'] & { key: string };
 export type User = Schemas['UserResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 

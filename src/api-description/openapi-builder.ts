@@ -5,6 +5,10 @@ import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-s
 import { errorSchema } from '../common/openapi/api-errors.decorator.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../common/openapi/api-docs.decorators.js';
 import { ErrorResponse } from '../common/openapi/error-response.dto.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from '../idempotency/idempotency-key.js';
 
 /** The version of the API description; the API itself is versioned by its path (`/v1`). */
 export const API_DESCRIPTION_VERSION = '1.0.0';
@@ -21,6 +25,7 @@ is 405 METHOD_NOT_ALLOWED with \`Allow\`.`;
 
 type Schema = Record<string, unknown>;
 type Responses = Record<string, { headers?: Record<string, unknown> }>;
+type Operation = { responses: Responses; parameters?: { in?: string; name?: string }[] };
 
 const integerHeader = (description: string, required: boolean) => ({
   description,
@@ -45,6 +50,17 @@ const HEADERS: Record<string, unknown> = {
     description: 'Seconds to wait before retrying',
     required: true,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+  },
+  RetryAfterIfInProgress: {
+    description: 'Seconds to wait before retrying; set with IDEMPOTENCY_KEY_IN_PROGRESS',
+    required: false,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
+  },
+  IdempotentReplayed: {
+    description:
+      'true when this response replays the first one to this Idempotency-Key: nothing was done again',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
   },
   WwwAuthenticate: {
     description: 'The challenge (RFC 9110): which schemes apply, and the bearer error if any',
@@ -72,7 +88,11 @@ const ref = (key: string) => ({ $ref: `#/components/headers/${key}` });
 // possibly before it ran at all (unexpected and backend failures).
 const STATUSES_WITHOUT_RATE_LIMIT_HEADERS = new Set(['400', '413', '415', '500', '503']);
 
-function headersFor(path: string, status: string): Record<string, unknown> {
+// What an Idempotency-Key never keeps for replays: refusals before any work, and the
+// key's own answers.
+const NEVER_REPLAYED = new Set(['400', '401', '413', '422', '429']);
+
+function headersFor(path: string, status: string, idempotent: boolean): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'X-Request-Id': ref('RequestId') };
   if (isUnderApiPrefix(path)) {
     const counted = !STATUSES_WITHOUT_RATE_LIMIT_HEADERS.has(status);
@@ -82,6 +102,10 @@ function headersFor(path: string, status: string): Record<string, unknown> {
   }
   if (status === '429' || status === '503') headers['Retry-After'] = ref('RetryAfter');
   if (status === '401') headers['WWW-Authenticate'] = ref('WwwAuthenticate');
+  if (idempotent && status === '409') headers['Retry-After'] = ref('RetryAfterIfInProgress');
+  if (idempotent && Number(status) < 500 && !NEVER_REPLAYED.has(status)) {
+    headers[IDEMPOTENT_REPLAYED_HEADER] = ref('IdempotentReplayed');
+  }
   return headers;
 }
 
@@ -98,13 +122,16 @@ function finish(document: OpenAPIObject): OpenAPIObject {
     }
   }
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const operation of Object.values(item) as { responses: Responses }[]) {
+    for (const operation of Object.values(item) as Operation[]) {
+      const idempotent = (operation.parameters ?? []).some(
+        (p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER,
+      );
       operation.responses['500'] ??= {
         description: 'Unexpected error: INTERNAL_ERROR (logged with the request id)',
         content: { 'application/json': { schema: errorSchema(['INTERNAL_ERROR']) } },
       } as never;
       for (const [status, response] of Object.entries(operation.responses)) {
-        response.headers = { ...headersFor(path, status), ...response.headers };
+        response.headers = { ...headersFor(path, status, idempotent), ...response.headers };
       }
     }
   }

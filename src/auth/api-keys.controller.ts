@@ -11,6 +11,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { toApiKeyResponse } from './api-key.mapper.js';
 import { apiKeyNotFound, ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
@@ -24,6 +25,8 @@ export class ApiKeysController {
   constructor(private readonly apiKeysService: ApiKeysService) {}
 
   @Post()
+  // The key is never stored: a replay answers the key's record without it.
+  @Idempotent({ secretFields: ['key'] })
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key',

@@ -15,6 +15,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CategoriesService, categoryNotFound } from './categories.service.js';
 import { toCategoryResponse } from './category.mapper.js';
 import { CategoryListResponse, CategoryResponse } from './dto/category-response.dto.js';
@@ -41,6 +42,7 @@ export class CategoriesController {
 
   @Post()
   @Roles('admin')
+  @Idempotent()
   @ApiOperation({
     operationId: 'createCategory',
     summary: 'Create a category',

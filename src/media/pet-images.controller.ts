@@ -12,6 +12,7 @@ import { Consumes } from '../common/decorators/consumes.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { petNotFound } from '../pets/pets.service.js';
 import { PetImageListResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
 import { UPLOAD_IMAGE_FORM_SCHEMA } from './upload/upload-image.dto.js';
@@ -30,6 +31,8 @@ export class PetImagesController {
   @Post(':petId/upload-image')
   @HttpCode(201)
   @Consumes('multipart/form-data')
+  // Above the upload's interceptor, so that it runs inside it and fingerprints the form.
+  @Idempotent()
   @UseInterceptors(ImageUploadInterceptor)
   @ApiOperation({
     operationId: 'uploadPetImage',

@@ -30,6 +30,7 @@ import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserListResponse, UserResponse } from './dto/user-response.dto.js';
@@ -50,6 +51,7 @@ export class UsersController {
 
   @Post()
   @Roles('admin')
+  @Idempotent()
   @ApiOperation({
     operationId: 'createUser',
     summary: 'Create a user',

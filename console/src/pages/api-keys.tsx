@@ -126,7 +126,8 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
     void run(async () => {
-      onCreated(await ok(api.POST('/v1/api-keys', { body: { name, mode } })));
+      // Sent without an Idempotency-Key, so never a replay: the key is there.
+      onCreated((await ok(api.POST('/v1/api-keys', { body: { name, mode } }))) as CreatedApiKey);
       setName('');
     });
   };

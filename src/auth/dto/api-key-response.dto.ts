@@ -41,10 +41,14 @@ export class ApiKeyResponse {
 }
 
 export class CreatedApiKeyResponse extends ApiKeyResponse {
-  @ApiTextProperty(46, 'The full key: shown in this response only, store it now', {
-    pattern: '^pk_(live|test)_[0-9A-Za-z]{38}$',
-  })
-  key: string;
+  @ApiTextProperty(
+    46,
+    'The full key: shown in this response only, store it now. Never stored, so absent ' +
+      'from a replay (`Idempotent-Replayed: true`): revoke that key and create another if ' +
+      'the first response was lost.',
+    { pattern: '^pk_(live|test)_[0-9A-Za-z]{38}$', required: false },
+  )
+  key?: string;
 }
 
 export class ApiKeyListResponse {

@@ -24,9 +24,11 @@ export const ERROR_STATUS = {
   CONFLICT: HttpStatus.CONFLICT,
   CATEGORY_IN_USE: HttpStatus.CONFLICT,
   API_KEY_LIMIT_REACHED: HttpStatus.CONFLICT,
+  IDEMPOTENCY_KEY_IN_PROGRESS: HttpStatus.CONFLICT,
   PRECONDITION_FAILED: HttpStatus.PRECONDITION_FAILED,
   PAYLOAD_TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
   UNSUPPORTED_MEDIA_TYPE: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+  IDEMPOTENCY_KEY_REUSED: HttpStatus.UNPROCESSABLE_ENTITY,
   RATE_LIMIT_EXCEEDED: HttpStatus.TOO_MANY_REQUESTS,
   INTERNAL_ERROR: HttpStatus.INTERNAL_SERVER_ERROR,
   SERVICE_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
@@ -72,11 +74,11 @@ export class ApiException extends HttpException {
   }
 
   /**
-   * Refused for now, not for good: the contract sets `Retry-After` on every 429 and 503, so
-   * a client knows when to try again.
+   * Refused for now, not for good: the contract sets `Retry-After` on every 429 and 503 (and
+   * on a 409 for an Idempotency-Key still in progress), so a client knows when to try again.
    */
   static retryLater(
-    code: 'RATE_LIMIT_EXCEEDED' | 'SERVICE_UNAVAILABLE',
+    code: 'RATE_LIMIT_EXCEEDED' | 'SERVICE_UNAVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS',
     message: string,
     retryAfterSeconds: number,
     details?: Record<string, unknown>,

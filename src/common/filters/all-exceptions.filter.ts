@@ -40,7 +40,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const request = ctx.getRequest<Request>();
     const response = ctx.getResponse<Response>();
-    const error = this.toApiException(exception, request);
+    const error = apiExceptionFor(exception, request);
 
     if (error.code === 'SERVICE_UNAVAILABLE') {
       // An outage, not a bug: one line with the cause, no stack for every refused request.
@@ -71,52 +71,56 @@ export class AllExceptionsFilter implements ExceptionFilter {
       requestId: request.requestId,
     });
   }
+}
 
-  private noRoute(request: Request): ApiException {
-    const allow = allowedMethods(request);
-    const path = originalPath(request);
-    if (allow.length === 0) {
-      return new ApiException('NOT_FOUND', `No route for ${request.method} ${path}`);
-    }
-    return new ApiException(
-      'METHOD_NOT_ALLOWED',
-      `${request.method} is not allowed on ${path}`,
-      { allowed: allow },
-      { Allow: allow.join(', ') },
+function noRoute(request: Request): ApiException {
+  const allow = allowedMethods(request);
+  const path = originalPath(request);
+  if (allow.length === 0) {
+    return new ApiException('NOT_FOUND', `No route for ${request.method} ${path}`);
+  }
+  return new ApiException(
+    'METHOD_NOT_ALLOWED',
+    `${request.method} is not allowed on ${path}`,
+    { allowed: allow },
+    { Allow: allow.join(', ') },
+  );
+}
+
+/**
+ * What anything thrown is answered as. Exported for the one other place that must know the
+ * answer before it is sent: the Idempotency-Key interceptor, which stores it for replays.
+ */
+export function apiExceptionFor(exception: unknown, request: Request): ApiException {
+  if (exception instanceof ApiException) return exception;
+  if (exception instanceof HttpException) {
+    const code = CODE_BY_STATUS.get(exception.getStatus());
+    // Handlers throw ApiException for missing resources: a bare 404 is Nest's "no route".
+    if (code === 'NOT_FOUND') return noRoute(request);
+    if (code) return new ApiException(code, exception.message);
+  }
+  // The repositories name the violations they expect; this answers any other one.
+  if (isUniqueViolation(exception)) return ApiException.taken(uniqueViolationField(exception));
+  if (exception instanceof BackendUnavailableError) {
+    return ApiException.retryLater(
+      'SERVICE_UNAVAILABLE',
+      `${exception.backend} is unavailable; retry shortly`,
+      exception.retryAfterSeconds,
     );
   }
-
-  private toApiException(exception: unknown, request: Request): ApiException {
-    if (exception instanceof ApiException) return exception;
-    if (exception instanceof HttpException) {
-      const code = CODE_BY_STATUS.get(exception.getStatus());
-      // Handlers throw ApiException for missing resources: a bare 404 is Nest's "no route".
-      if (code === 'NOT_FOUND') return this.noRoute(request);
-      if (code) return new ApiException(code, exception.message);
-    }
-    // The repositories name the violations they expect; this answers any other one.
-    if (isUniqueViolation(exception)) return ApiException.taken(uniqueViolationField(exception));
-    if (exception instanceof BackendUnavailableError) {
-      return ApiException.retryLater(
-        'SERVICE_UNAVAILABLE',
-        `${exception.backend} is unavailable; retry shortly`,
-        exception.retryAfterSeconds,
-      );
-    }
-    if (isTransactionConflict(exception)) {
-      return ApiException.retryLater(
-        'SERVICE_UNAVAILABLE',
-        'A concurrent write got in the way; retry shortly',
-        CONFLICT_RETRY_AFTER_SECONDS,
-      );
-    }
-    if (isDatabaseUnavailable(exception)) {
-      return ApiException.retryLater(
-        'SERVICE_UNAVAILABLE',
-        'The database is unavailable; retry shortly',
-        DATABASE_RETRY_AFTER_SECONDS,
-      );
-    }
-    return new ApiException('INTERNAL_ERROR', 'An unexpected error occurred');
+  if (isTransactionConflict(exception)) {
+    return ApiException.retryLater(
+      'SERVICE_UNAVAILABLE',
+      'A concurrent write got in the way; retry shortly',
+      CONFLICT_RETRY_AFTER_SECONDS,
+    );
   }
+  if (isDatabaseUnavailable(exception)) {
+    return ApiException.retryLater(
+      'SERVICE_UNAVAILABLE',
+      'The database is unavailable; retry shortly',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
+  return new ApiException('INTERNAL_ERROR', 'An unexpected error occurred');
 }

@@ -16,6 +16,7 @@ const STATUS_TEXT: Record<number, string> = {
   412: 'The resource changed since the client read it',
   413: 'The body is too large',
   415: 'Wrong request content type',
+  422: 'Understood, but refused as sent',
   429: 'Rate limit exceeded',
   500: 'Unexpected error',
   503: 'A required backend is unavailable; retry after Retry-After seconds',

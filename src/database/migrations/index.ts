@@ -5,6 +5,7 @@ import { CreateIdentity1795307879190 } from './1795307879190-CreateIdentity.js';
 import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValidAfter.js';
 import { AddRowVersions1795488516143 } from './1795488516143-AddRowVersions.js';
+import { CreateIdempotencyKeys1795488928216 } from './1795488928216-CreateIdempotencyKeys.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -14,4 +15,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   AddPetCounts1795309280190,
   AddTokensValidAfter1795434961251,
   AddRowVersions1795488516143,
+  CreateIdempotencyKeys1795488928216,
 ];
