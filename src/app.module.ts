@@ -16,7 +16,6 @@ import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
-import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MediaModule } from './media/media.module.js';
@@ -44,7 +43,6 @@ import { UsersModule } from './users/users.module.js';
     PetsModule,
     MediaModule,
     RateLimitModule,
-    IdempotencyModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitModule],
       inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],

@@ -27,11 +27,13 @@ function namesOf(name) {
 }
 
 const module_ = (n) => `import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { ${n.Plural}Controller } from './${n.plural}.controller.js';
 import { ${n.Plural}Repository } from './${n.plural}.repository.js';
 import { ${n.Plural}Service } from './${n.plural}.service.js';
 
 @Module({
+  imports: [IdempotencyModule],
   controllers: [${n.Plural}Controller],
   providers: [${n.Plural}Service, ${n.Plural}Repository],
   exports: [${n.Plural}Service],
@@ -218,6 +220,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { Create${n.Singular}Dto } from './dto/create-${n.singular}.dto.js';
 import { ${n.Singular}ListResponse, ${n.Singular}Response } from './dto/${n.singular}-response.dto.js';
 import { Update${n.Singular}Dto } from './dto/update-${n.singular}.dto.js';
@@ -245,6 +248,7 @@ export class ${n.Plural}Controller {
 
   @Post()
   @Roles('admin')
+  @Idempotent()
   @ApiOperation({ operationId: 'create${n.Singular}', summary: 'Create ${n.a} ${n.word}', description: 'Admin only.' })
   @ApiJsonBody()
   @ApiCreatedResponse({ type: ${n.Singular}Response, description: 'The new ${n.word}' })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
@@ -23,6 +24,7 @@ import { TokenService } from './token.service.js';
 @Module({
   imports: [
     UsersModule,
+    IdempotencyModule,
     RateLimitModule,
     // Stateless: what a strategy returns is put on request.principal, never in a session.
     PassportModule.register({ session: false, property: 'principal' }),

@@ -1,12 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 
 /**
- * Global: the interceptor of `@Idempotent()` is instantiated in the module of each
- * controller that uses it (pets, categories, users, auth, media), and needs this service.
+ * Imported by every module with a controller that uses `@Idempotent()`: its interceptor is
+ * instantiated in that module and needs this service (one instance for the whole app).
  */
-@Global()
 @Module({
   providers: [IdempotencyRepository, IdempotencyService],
   exports: [IdempotencyService],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetsModule } from '../pets/pets.module.js';
 import { ImageProcessor } from './processing/image-processor.js';
 import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
@@ -11,7 +12,7 @@ import { UploadBudget } from './processing/upload-budget.js';
 
 /** Pet images: upload, renditions, storage and serving. Depends on pets, never the reverse. */
 @Module({
-  imports: [PetsModule],
+  imports: [PetsModule, IdempotencyModule],
   controllers: [PetImagesController, MediaController],
   providers: [
     MediaService,
