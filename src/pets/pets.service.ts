@@ -142,7 +142,8 @@ export class PetsService {
   /**
    * Deletes the pet and what other modules keep for it. The row lock comes first, so an
    * upload that commits meanwhile is either seen by the hooks or finds the pet gone, and
-   * `ifMatch` is checked against a version no one can change before the delete.
+   * `ifMatch` is checked against the pet's version, which nothing can change before the
+   * delete.
    */
   async remove(id: number, ifMatch?: IfMatch): Promise<void> {
     const afterCommit = await this.pets.transaction(async (manager) => {
