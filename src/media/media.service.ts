@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
+import { matchesIfNoneMatch } from '../common/http/conditional-requests.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { PetsService } from '../pets/pets.service.js';
@@ -146,7 +147,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
       'Cache-Control': 'public, max-age=31536000, immutable',
       'X-Content-Type-Options': 'nosniff',
     };
-    if (ifNoneMatch && matchesEtag(ifNoneMatch, headers.ETag)) {
+    if (ifNoneMatch && matchesIfNoneMatch(ifNoneMatch, headers.ETag)) {
       if (!(await this.storage.exists(key))) throw mediaNotFound();
       return { notModified: true, headers };
     }
@@ -219,12 +220,4 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
       }
     });
   }
-}
-
-/** RFC 9110 If-None-Match: `*`, or a list compared weakly (a W/ prefix is ignored). */
-function matchesEtag(ifNoneMatch: string, etag: string): boolean {
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
 }

@@ -47,6 +47,18 @@ export function parseIfMatch(header: string | undefined): IfMatch | undefined {
   return tags;
 }
 
+/**
+ * RFC 9110 If-None-Match: `*`, or a list compared weakly (a W/ prefix is ignored). For
+ * responses that decide a 304 before the body exists (media); JSON responses leave it to
+ * Express's `fresh`, which applies the same rule when the body is sent.
+ */
+export function matchesIfNoneMatch(ifNoneMatch: string, etag: string): boolean {
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}
+
 /** Whether a resource whose current version tag is `versionTag` satisfies `ifMatch`. */
 export const satisfiesIfMatch = (ifMatch: IfMatch, versionTag: string) =>
   ifMatch === '*' || ifMatch.includes(versionTag);
