@@ -320,6 +320,7 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await page.getByLabel('Status').inputValue()).toBe('pending');
       expect(await page.getByLabel('Breed (optional)').inputValue()).toBe('Mixed');
       expect((await apiPet(id)).breed).toBeUndefined();
+      await screenshot(page, 'pet-form-conflict');
 
       await page.getByRole('button', { name: 'Save changes' }).click();
       await heading(page, 'Shared').waitFor();
@@ -573,6 +574,7 @@ describeInBrowser('Web console in Chromium', () => {
 
       await page.getByRole('alert').getByText('Someone else changed this first.').waitFor();
       await heading(page, 'Renamed').waitFor();
+      await screenshot(page, 'pet-detail-conflict');
       await t.http.get(`/v1/pets/${id}`).set(t.admin).expect(200);
     });
   });
