@@ -25,7 +25,8 @@ import { waitForHttp } from './processes.js';
  * - GET /v1/rate-limit with rotating bearer tokens: the whole guard chain (the token's
  *   account state comes from a cache), two counter reads and the request's log line;
  * - GET /v1/pets/1 and GET /v1/pets (a page of 20), the same way: the app's share of a read
- *   (the database's CPU is not counted).
+ *   (the database's CPU is not counted); POST /v1/pets without an Idempotency-Key, the cost
+ *   every create pays for the key's interceptor.
  * Then, in this process, the global pipes on a list query (the validation of GET /v1/pets).
  * With `--profile`, the app runs under `node --cpu-prof` with the bearer load only, and the
  * functions that take most of its CPU are printed; the profile stays in bench/results/.
@@ -143,6 +144,15 @@ export async function run(): Promise<void> {
         path: '/v1/pets',
         auth,
       },
+      {
+        name: 'POST /v1/pets, bearer token, no Idempotency-Key',
+        pid: app.pid!,
+        origin: appOrigin,
+        path: '/v1/pets',
+        auth,
+        method: 'POST',
+        body: JSON.stringify({ name: 'Guard bench pet', categoryId: 1, status: 'available' }),
+      },
     ];
     const appScenarios = scenarios.slice(1);
     if (other) {
@@ -157,7 +167,7 @@ export async function run(): Promise<void> {
       }
     }
     console.log('bench: warm-up');
-    for (const s of scenarios) await cpuPerRequest(s.pid, s.origin, s.path, { auth: s.auth });
+    for (const s of scenarios) await cpuPerRequest(s.pid, s.origin, s.path, loadOf(s));
     if (PROFILE) {
       const { name, pid, origin, path } = scenarios[2];
       console.log(`bench: profiling ${name}`);
@@ -172,7 +182,7 @@ export async function run(): Promise<void> {
     const samples = new Map<string, number[]>(scenarios.map((s) => [s.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of scenarios) {
-        samples.get(s.name)!.push(await cpuPerRequest(s.pid, s.origin, s.path, { auth: s.auth }));
+        samples.get(s.name)!.push(await cpuPerRequest(s.pid, s.origin, s.path, loadOf(s)));
       }
     }
     const ms = Object.fromEntries([...samples].map(([name, list]) => [name, median(list)]));
@@ -232,7 +242,11 @@ interface Scenario {
   origin: string;
   path: string;
   auth?: string[];
+  method?: string;
+  body?: string;
 }
+
+const loadOf = ({ auth, method, body }: Scenario): Partial<LoadOptions> => ({ auth, method, body });
 
 interface ProfileNode {
   id: number;
