@@ -1,0 +1,33 @@
+import type { EntityManager } from 'typeorm';
+
+/** The kinds of change a pet's history records and webhooks publish (contract §7, Events). */
+export const PET_EVENT_TYPES = [
+  'pet.created',
+  'pet.updated',
+  'pet.status_changed',
+  'pet.deleted',
+  'pet.image_added',
+] as const;
+export type PetEventType = (typeof PET_EVENT_TYPES)[number];
+
+/** A recorded change of a pet, as pets hands it to the module that publishes it. */
+export interface PetEvent {
+  /** Position in the log. For one pet, the order in which its changes committed. */
+  sequence: number;
+  /** Stable id, the same on every delivery of the event (Standard Webhooks' `webhook-id`). */
+  id: string;
+  type: PetEventType;
+  petId: number;
+  occurredAt: Date;
+  /**
+   * The payload's `data`: the pet as the API returned it after the change (as it was, for a
+   * deletion); a status move adds `from` and `to`.
+   */
+  data: Record<string, unknown>;
+}
+
+/**
+ * Receives recorded events not yet published, oldest first, inside the transaction that marks
+ * them published: what it writes with `manager` commits with the mark, or neither does.
+ */
+export type PetEventPublisher = (events: PetEvent[], manager: EntityManager) => Promise<void>;
