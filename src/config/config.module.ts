@@ -5,6 +5,7 @@ import { databaseConfig } from './database.config.js';
 import { mediaConfig } from './media.config.js';
 import { observabilityConfig } from './observability.config.js';
 import { rateLimitConfig } from './rate-limit.config.js';
+import { webhooksConfig } from './webhooks.config.js';
 
 /**
  * The one configuration set-up, shared by the app and the CLI. Each namespace is built from
@@ -15,5 +16,13 @@ export const AppConfigModule = ConfigModule.forRoot({
   isGlobal: true,
   // loadEnv() reads .env, for the scripts that run without Nest too.
   ignoreEnvFile: true,
-  load: [appConfig, authConfig, databaseConfig, mediaConfig, observabilityConfig, rateLimitConfig],
+  load: [
+    appConfig,
+    authConfig,
+    databaseConfig,
+    mediaConfig,
+    observabilityConfig,
+    rateLimitConfig,
+    webhooksConfig,
+  ],
 });

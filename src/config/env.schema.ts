@@ -301,6 +301,22 @@ export class EnvironmentVariables {
   /** On SIGTERM or SIGINT, the longest wait for in-flight requests before closing anyway. */
   @IntegerText(0, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /**
+   * Webhook URLs may resolve to loopback and private addresses (tests, local development).
+   * Link-local and cloud metadata addresses stay refused whatever this says.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOKS_ALLOW_PRIVATE_ADDRESSES = false;
+
+  /** The longest wait before a failed delivery's first retry; it doubles with each retry. */
+  @IntegerText(10, 3_600_000)
+  WEBHOOKS_RETRY_BASE_MS = 10_000;
+
+  /** How often each instance looks for due webhook deliveries when nothing nudged it. */
+  @IntegerText(50, 60_000)
+  WEBHOOKS_POLL_INTERVAL_MS = 1_000;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
