@@ -183,6 +183,15 @@ describe(WebhookHttpClient.name, () => {
     expect(result).toEqual({ durationMs: expect.any(Number), error: 'connection refused' });
   });
 
+  it('should report a server that hangs up without answering', async () => {
+    receiver.answer = (_, response) => response.socket?.destroy();
+    const result = await clientWith().post(receiver.url('/'), '{}', {});
+    expect(result).toEqual({
+      durationMs: expect.any(Number),
+      error: 'connection closed by the server',
+    });
+  });
+
   it('should give up on a server that accepts and never answers after the total timeout', async () => {
     const silent = await startBlackHoleServer();
     try {
@@ -193,6 +202,20 @@ describe(WebhookHttpClient.name, () => {
     } finally {
       await silent.stop();
     }
+  });
+
+  it('should count reading the body in the total timeout', async () => {
+    receiver.answer = (_, response) => {
+      response.writeHead(200);
+      response.write('partial');
+    };
+    const result = await clientWith({ totalTimeoutMs: 1_000 }).post(receiver.url('/'), '{}', {});
+    expect(result).toEqual({
+      statusCode: 200,
+      durationMs: expect.any(Number),
+      error: 'timed out after 1 s',
+    });
+    expect(result.durationMs).toBeGreaterThanOrEqual(950);
   });
 
   it('should give up on a connection that is never established after the connect timeout', async () => {

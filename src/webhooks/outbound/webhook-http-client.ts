@@ -67,7 +67,6 @@ export class WebhookHttpClient implements OnApplicationShutdown {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let statusCode: number | undefined;
-    let responseBody: string | undefined;
     try {
       const response = await request(url, {
         dispatcher: this.agent,
@@ -77,19 +76,20 @@ export class WebhookHttpClient implements OnApplicationShutdown {
         signal: AbortSignal.timeout(this.config.totalTimeoutMs),
       });
       statusCode = response.statusCode;
-      responseBody = await readAtMost(response.body, this.config.maxStoredResponseBytes);
+      const responseBody = await readAtMost(response.body, this.config.maxStoredResponseBytes);
+      const error = statusError(statusCode);
       return {
         statusCode,
         durationMs: elapsed(),
-        ...(statusError(statusCode) !== undefined && { error: statusError(statusCode) }),
+        ...(error !== undefined && { error }),
         ...(responseBody !== undefined && { responseBody }),
       };
     } catch (error) {
+      // A status already received is kept: the body is what took too long or broke off.
       return {
         ...(statusCode !== undefined && { statusCode }),
         durationMs: elapsed(),
         error: describeError(error, this.config),
-        ...(responseBody !== undefined && { responseBody }),
       };
     }
   }
@@ -163,6 +163,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+const CONNECTION_ERRORS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_DESTROYED: 'not sent: the client is shut down',
+  UND_ERR_CLOSED: 'not sent: the client is shut down',
+};
+
 /** The errors an attempt can meet, as short sentences; the cause chain is searched for a code. */
 function describeError(error: unknown, config: WebhooksConfig): string {
   const seconds = (ms: number) => `${ms / 1000} s`;
@@ -176,22 +186,11 @@ function describeError(error: unknown, config: WebhooksConfig): string {
     return `timed out after ${seconds(config.totalTimeoutMs)}`;
   }
   const code = causes.map((cause) => cause.code).find((found) => found !== undefined);
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return `connect timed out after ${seconds(config.connectTimeoutMs)}`;
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection closed by the server';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'host unreachable';
-    case 'UND_ERR_DESTROYED':
-    case 'UND_ERR_CLOSED':
-      return 'not sent: the client is shut down';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+    return `connect timed out after ${seconds(config.connectTimeoutMs)}`;
   }
+  const known = code === undefined ? undefined : CONNECTION_ERRORS[code];
+  if (known !== undefined) return known;
   if (code !== undefined && /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SIGNATURE|ISSUER/.test(code)) {
     return `TLS error (${code})`;
   }
