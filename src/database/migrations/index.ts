@@ -6,6 +6,7 @@ import { AddPetCounts1795309280190 } from './1795309280190-AddPetCounts.js';
 import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValidAfter.js';
 import { AddRowVersions1795488516143 } from './1795488516143-AddRowVersions.js';
 import { CreateIdempotencyKeys1795488928216 } from './1795488928216-CreateIdempotencyKeys.js';
+import { CreatePetEvents1795600000000 } from './1795600000000-CreatePetEvents.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -16,4 +17,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   AddTokensValidAfter1795434961251,
   AddRowVersions1795488516143,
   CreateIdempotencyKeys1795488928216,
+  CreatePetEvents1795600000000,
 ];
