@@ -137,7 +137,7 @@ function parameters(initial: unknown[] = []): { params: unknown[]; param: Param 
   return { params, param: (value) => `$${params.push(value)}` };
 }
 
-/** What a pet's write read back and recorded, in one statement (see `recordEvents`). */
+/** The CTE a write reads the pet back into, and records its events from (`recordEvents`). */
 const READ_BACK = 'readback';
 
 /** Reads back, in the read shape and as the `readback` CTE, what the `changed` CTE wrote. */
