@@ -180,6 +180,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('users', 'Accounts and roles')
     .addTag('api-keys', 'Your API keys (bearer token only)')
     .addTag('rate-limit', 'Your rate-limit budget')
+    .addTag('webhooks', 'Event subscriptions and their deliveries (admins)')
     .addTag('media', 'Stored images, outside /v1')
     .build();
   return finish(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponse] }));

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { CONSUMES_KEY } from '../decorators/consumes.decorator.js';
+import { CONSUMES_KEY, NO_BODY } from '../decorators/consumes.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -25,8 +25,9 @@ export class ContentTypeGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     if (!METHODS_WITH_BODY.has(request.method)) return true;
     const expected =
-      this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler()) ??
+      this.reflector.get<string | typeof NO_BODY | undefined>(CONSUMES_KEY, context.getHandler()) ??
       'application/json';
+    if (expected === NO_BODY) return true;
     if (mediaTypeOf(request) !== expected) {
       throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
     }
