@@ -29,6 +29,7 @@ import { throttlerOptions } from './rate-limit/throttler-options.js';
 import { rateLimitConfig } from './config/rate-limit.config.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhookDeliveryModule } from './webhooks/delivery/webhook-delivery.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
   imports: [
@@ -43,6 +44,7 @@ import { WebhookDeliveryModule } from './webhooks/delivery/webhook-delivery.modu
     CategoriesModule,
     PetsModule,
     MediaModule,
+    WebhooksModule,
     WebhookDeliveryModule,
     RateLimitModule,
     ThrottlerModule.forRootAsync({

@@ -11,6 +11,12 @@ function mediaTypeOf(request: Request): string {
   return (request.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 }
 
+// Clients send an empty POST with `Content-Length: 0`, or with neither length nor chunks.
+function hasBody(request: Request): boolean {
+  const length = request.get('content-length');
+  return request.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+}
+
 /**
  * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415). The last
  * global guard, so after the credential and role checks and before any interceptor and
@@ -24,10 +30,9 @@ export class ContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (!METHODS_WITH_BODY.has(request.method)) return true;
-    const expected =
-      this.reflector.get<string | typeof NO_BODY | undefined>(CONSUMES_KEY, context.getHandler()) ??
-      'application/json';
-    if (expected === NO_BODY) return true;
+    const consumes = this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler());
+    if (consumes === NO_BODY && !hasBody(request)) return true;
+    const expected = consumes === undefined || consumes === NO_BODY ? 'application/json' : consumes;
     if (mediaTypeOf(request) !== expected) {
       throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
     }

@@ -16,11 +16,8 @@ import {
   DeliveryResponse,
 } from './dto/delivery-response.dto.js';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
-import {
-  WebhookDeliveriesService,
-  webhookDeliveryNotFound,
-  webhookNotFound,
-} from './webhook-deliveries.service.js';
+import { webhookNotFound } from '../webhooks.service.js';
+import { WebhookDeliveriesService, webhookDeliveryNotFound } from './webhook-deliveries.service.js';
 import { toDeliveryDetailResponse, toDeliveryResponse } from './webhook-delivery.mapper.js';
 
 @ApiTags('webhooks')

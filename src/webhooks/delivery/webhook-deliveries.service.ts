@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { webhookNotFound } from '../webhooks.service.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
 import {
   WebhookDeliveriesRepository,
@@ -11,10 +12,6 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The attempts a delivery's detail lists, newest first. */
 export const ATTEMPT_LOG_LENGTH = 50;
-
-/** Also ParseIdPipe's answer for webhook ids that cannot exist. */
-export const webhookNotFound = (id: number | string) =>
-  new ApiException('WEBHOOK_NOT_FOUND', `Webhook ${id} not found`);
 
 export const webhookDeliveryNotFound = (id: number | string) =>
   new ApiException('WEBHOOK_DELIVERY_NOT_FOUND', `Delivery ${id} not found`);
