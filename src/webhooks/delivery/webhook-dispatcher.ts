@@ -5,6 +5,7 @@ import {
   Logger,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
+  type OnApplicationShutdown,
 } from '@nestjs/common';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
@@ -38,7 +39,9 @@ export type CycleStep = () => Promise<unknown>;
  * number of instances can run it.
  */
 @Injectable()
-export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookDispatcher
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('Webhooks');
   private readonly steps: CycleStep[] = [];
   private readonly sending = new Set<Promise<void>>();
@@ -71,11 +74,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.runCycle();
   }
 
-  /** Stops claiming, then waits for the sends in flight, each bounded by its timeout. */
+  /**
+   * Stops claiming at once, so that the HTTP server's drain (ShutdownService, next) is not
+   * delayed: what is still due waits for another instance, or the next start.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.cycle;
+  }
+
+  /**
+   * Waits for the sends in flight, each bounded by the attempt's timeout, and for their records:
+   * the database closes after this (its module is global, and global modules close last).
+   */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.sending]);
   }
 
