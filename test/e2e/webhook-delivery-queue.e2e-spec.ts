@@ -6,6 +6,7 @@ import {
   WebhookDeliveriesRepository,
   type OutgoingEvent,
 } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
+import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const LEASE_MS = 60_000;
@@ -69,8 +70,9 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
   const claimAll = (token = randomUUID(), leaseMs = LEASE_MS) => sut.claim(100, token, leaseMs);
 
   beforeAll(async () => {
-    // The app's own worker sleeps: this spec claims by hand.
-    t = await createTestApp({ WEBHOOKS_POLL_INTERVAL_MS: '60000' }, { signIn: false });
+    t = await createTestApp({}, { signIn: false });
+    // The app's own worker stops, as at shutdown: this spec claims by hand.
+    await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
     dataSource = t.dataSource;
     sut = new WebhookDeliveriesRepository(dataSource);
   });
@@ -396,7 +398,8 @@ withServer('Webhook delivery queue under concurrent workers (e2e, PostgreSQL)', 
   let sut: WebhookDeliveriesRepository;
 
   beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_POLL_INTERVAL_MS: '60000' }, { signIn: false });
+    t = await createTestApp({}, { signIn: false });
+    await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
     sut = new WebhookDeliveriesRepository(t.dataSource);
   });
   afterAll(async () => {

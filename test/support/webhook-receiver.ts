@@ -2,6 +2,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import standardWebhooks from 'standardwebhooks';
 
+/** Settings for a live delivery: a receiver on loopback, quick retries and polls. */
+export const FAST_DELIVERY = {
+  WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
+  WEBHOOKS_RETRY_BASE_MS: '10',
+  WEBHOOKS_POLL_INTERVAL_MS: '50',
+};
+
 /** One request the receiver got: its raw body, as signed, and its headers. */
 export interface ReceivedWebhook {
   path: string;
