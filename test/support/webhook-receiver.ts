@@ -20,6 +20,8 @@ export interface ReceivedWebhook {
 
 export interface Reply {
   status: number;
+  /** Answer only after this long. */
+  delayMs?: number;
   headers?: Record<string, string>;
   body?: string;
 }
@@ -83,7 +85,10 @@ export class WebhookReceiver {
           body: Buffer.concat(chunks).toString('utf8'),
           status: reply.status,
         });
-        res.writeHead(reply.status, reply.headers).end(reply.body);
+        setTimeout(
+          () => res.writeHead(reply.status, reply.headers).end(reply.body),
+          reply.delayMs ?? 0,
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
