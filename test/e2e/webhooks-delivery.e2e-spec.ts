@@ -261,10 +261,12 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     const [eventId] = await eventIdsOf((await newPet()).id);
     const delivery = await settled(s, eventId);
 
-    const res = await t.http
-      .post(`/v1/webhooks/${s.id}/deliveries/${delivery.id}/retry`)
-      .set(t.admin)
-      .expect(202);
+    const retry = () =>
+      t.http
+        .post(`/v1/webhooks/${s.id}/deliveries/${delivery.id}/retry`)
+        .set(t.admin)
+        .set('Idempotency-Key', `retry-${delivery.id}`);
+    const res = await retry().expect(202);
 
     const { attemptLog: _log, completedAt: _done, ...unchanged } = delivery;
     expect(res.body).toEqual({
@@ -275,6 +277,12 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     await received(s, 2);
     expect(receiver.to(s.name).map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect((await settled(s, eventId)).attempts).toBe(2);
+    // The same request again is answered from the first, and sends nothing.
+    const replay = await retry().expect(202);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(res.body);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.to(s.name)).toHaveLength(2);
   });
 
   it('should mark a delivery failed once it has been retried for 24 hours', async () => {

@@ -160,7 +160,7 @@ export class WebhookDispatcher
       );
       if (!recorded) {
         this.logger.warn(
-          `Webhook delivery ${delivery.id}: its lease was taken over before the attempt was recorded`,
+          `Webhook delivery ${delivery.id}: attempt not recorded, its lease was lost (taken over, or the delivery deleted)`,
         );
         return;
       }
