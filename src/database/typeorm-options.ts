@@ -44,7 +44,13 @@ export async function resolveDatabase(cfg: DatabaseConfig): Promise<ResolvedData
       idleTimeoutMillis: cfg.idleTimeoutMs,
       keepAlive: true,
       ...(embedded
-        ? {}
+        ? {
+            // The embedded database keeps one session behind every connection the pool
+            // opens, named statements included: a new connection starts without the old
+            // one's, or preparing them again fails ("already exists").
+            onConnect: (client: { query(sql: string): Promise<unknown> }) =>
+              client.query('DEALLOCATE ALL'),
+          }
         : {
             statement_timeout: cfg.statementTimeoutMs,
             query_timeout: cfg.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
