@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { PetEventType } from '../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
+import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { expectError } from '../support/errors.js';
 import { jpegImage } from '../support/images.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -497,6 +498,16 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
         'AUTHENTICATION_REQUIRED',
       );
     });
+  });
+
+  // Last: the failing step stays registered with this app's worker.
+  it('should keep sending what is queued when a step of the worker’s cycle fails', async () => {
+    const s = await subscribe();
+    t.app.get(WebhookDispatcher).beforeEachCycle(() => Promise.reject(new Error('a broken step')));
+    const [eventId] = await eventIdsOf((await newPet()).id);
+
+    await settled(s, eventId);
+    expect(receiver.acknowledged(s.name)).toHaveLength(1);
   });
 });
 

@@ -108,11 +108,16 @@ export class WebhookDispatcher
   }
 
   private async dispatch(): Promise<void> {
-    try {
-      if (this.stepsDue) {
-        this.stepsDue = false;
-        for (const step of this.steps) await step();
+    if (this.stepsDue) {
+      this.stepsDue = false;
+      for (const step of this.steps) {
+        // A failing step (the fan-out, say) must not hold up what is already queued.
+        await step().catch((error: unknown) =>
+          this.logger.warn(`Webhook cycle step failed: ${reason(error)}`),
+        );
       }
+    }
+    try {
       while (!this.stopped && this.sending.size < MAX_IN_FLIGHT) {
         const free = MAX_IN_FLIGHT - this.sending.size;
         const claimed = await this.deliveries.claim(free, randomUUID(), LEASE_MS);
