@@ -14,6 +14,8 @@ export const webhooksConfig = registerAs('webhooks', (env: EnvironmentVariables 
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 10_000,
   maxStoredResponseBytes: 1024,
+  /** The delivery log keeps an ended delivery (and its attempts) this long. */
+  deliveryLogRetentionMs: 30 * 24 * 60 * 60 * 1000,
 }));
 
 export type WebhooksConfig = ConfigType<typeof webhooksConfig>;

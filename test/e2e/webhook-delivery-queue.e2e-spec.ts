@@ -6,6 +6,7 @@ import {
   WebhookDeliveriesRepository,
   type OutgoingEvent,
 } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
+import { WebhookDeliveriesService } from '../../src/webhooks/delivery/webhook-deliveries.service.js';
 import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -267,6 +268,35 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
       const [second] = await claimAll(takeover);
       expect(second.id).toBe(first.id);
       expect((await deliveriesOf(id))[0].leaseToken).toBe(takeover);
+    });
+  });
+
+  describe('retention', () => {
+    it('should delete the deliveries that ended more than 30 days ago, with their attempts, and keep the rest', async () => {
+      const id = await subscribe();
+      await fanOut([1, 2, 3].map(() => event('pet.created', (petIds += 1))));
+      const [old, recent, pending] = await claimAll();
+      for (const delivery of [old, recent]) {
+        await sut.recordAttempt(
+          delivery,
+          { ...ok, attemptedAt: new Date() },
+          { status: 'succeeded' },
+          disable,
+        );
+      }
+      await dataSource.query(
+        `UPDATE webhook_deliveries SET completed_at = now() - interval '31 days' WHERE id = $1`,
+        [old.id],
+      );
+      await dataSource.query(
+        `UPDATE webhook_deliveries SET completed_at = now() - interval '29 days' WHERE id = $1`,
+        [recent.id],
+      );
+
+      expect(await t.app.get(WebhookDeliveriesService).removeExpired()).toBe(1);
+
+      expect((await deliveriesOf(id)).map((d) => d.id)).toEqual([recent.id, pending.id]);
+      expect(await sut.findAttempts(old.id, 50)).toEqual([]);
     });
   });
 

@@ -300,6 +300,21 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
+   * Deletes up to `limit` deliveries that ended (succeeded or failed) before `before`, with
+   * their attempts; returns how many.
+   */
+  async deleteEndedBefore(before: Date, limit: number): Promise<number> {
+    const [, deleted] = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM webhook_deliveries
+        WHERE id IN (SELECT id FROM webhook_deliveries
+                      WHERE status <> 'pending' AND completed_at < $1
+                      LIMIT $2)`,
+      [before, limit],
+    );
+    return deleted;
+  }
+
+  /**
    * Makes the delivery pending and due now, whatever its state (a delivery being sent keeps
    * its lease: its worker records the attempt). False when the subscription has no such
    * delivery.

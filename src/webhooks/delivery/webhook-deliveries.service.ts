@@ -1,6 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { webhookNotFound } from '../webhooks.service.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
 import {
@@ -12,6 +19,9 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The attempts a delivery's detail lists, newest first. */
 export const ATTEMPT_LOG_LENGTH = 50;
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+// Deleted per statement, so that a large backlog never holds long locks.
+const SWEEP_BATCH = 1_000;
 
 export const webhookDeliveryNotFound = (id: number | string) =>
   new ApiException('WEBHOOK_DELIVERY_NOT_FOUND', `Delivery ${id} not found`);
@@ -21,13 +31,53 @@ export interface DeliveryPage {
   pagination: Pagination;
 }
 
-/** The delivery log of a subscription, and re-sending one of its deliveries. */
+/**
+ * The delivery log of a subscription, re-sending one of its deliveries, and the log's
+ * retention: each instance deletes ended deliveries past it every 10 minutes.
+ */
 @Injectable()
-export class WebhookDeliveriesService {
+export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private sweeper?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
+    @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.sweeper = setInterval(() => {
+      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    }, SWEEP_INTERVAL_MS).unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.sweeping;
+  }
+
+  /** Deletes the deliveries that ended before the retention period; how many. */
+  async removeExpired(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.deliveryLogRetentionMs);
+    let removed = 0;
+    for (;;) {
+      const deleted = await this.deliveries.deleteEndedBefore(before, SWEEP_BATCH);
+      removed += deleted;
+      if (deleted < SWEEP_BATCH) return removed;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const removed = await this.removeExpired();
+      if (removed > 0) this.logger.debug(`Removed ${removed} ended webhook deliveries`);
+    } catch (error) {
+      // The next sweep tries again.
+      this.logger.warn(`Ended webhook deliveries not removed: ${String(error)}`);
+    }
+  }
 
   async list(webhookId: number, query: ListDeliveriesQueryDto): Promise<DeliveryPage> {
     await this.assertWebhookExists(webhookId);
