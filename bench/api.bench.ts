@@ -26,7 +26,9 @@ import { waitForHttp } from './processes.js';
  * requests are checked to be the app's. Prints a table of medians and writes it as JSON to
  * bench/results/. With `--variant`, a second app process with those environment variables
  * changed runs beside the first, so that a change behind a setting is measured before and
- * after in the same run ("variant" columns).
+ * after in the same run ("variant" columns). With
+ * BENCH_COMPARE_APP=<another worktree>/dist-bench/src/main.js, that build is the variant: a
+ * change to the code, before and after, in the same run.
  */
 const QUICK = process.argv.includes('--quick');
 const VARIANT = Object.fromEntries(
@@ -35,7 +37,9 @@ const VARIANT = Object.fromEntries(
     .map((arg) => arg.slice('--variant='.length).split('='))
     .map(([key, ...value]) => [key, value.join('=')]),
 );
-const HAS_VARIANT = Object.keys(VARIANT).length > 0;
+/** Another build's dist-bench/src/main.js, run as the variant. */
+const COMPARE = process.env.BENCH_COMPARE_APP;
+const HAS_VARIANT = Object.keys(VARIANT).length > 0 || COMPARE !== undefined;
 const PETS = QUICK ? 50_000 : 1_000_000;
 const ROUNDS = 3;
 const SECONDS = QUICK ? 3 : 8;
@@ -163,9 +167,13 @@ export async function run(): Promise<void> {
     raw: `http://127.0.0.1:${rawPort}`,
   };
   if (HAS_VARIANT) {
-    console.log(`bench: variant ${JSON.stringify(VARIANT)}`);
+    console.log(`bench: variant ${COMPARE ?? ''} ${JSON.stringify(VARIANT)}`);
     children.push(
-      start('dist-bench/src/main.js', { ...appEnv, ...VARIANT, PORT: String(variantPort) }),
+      start(COMPARE ?? 'dist-bench/src/main.js', {
+        ...appEnv,
+        ...VARIANT,
+        PORT: String(variantPort),
+      }),
     );
     origins.variant = `http://127.0.0.1:${variantPort}`;
   }
