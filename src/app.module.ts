@@ -28,6 +28,7 @@ import { RATE_LIMIT_STORAGE } from './rate-limit/storage/rate-limit-storage.js';
 import { throttlerOptions } from './rate-limit/throttler-options.js';
 import { rateLimitConfig } from './config/rate-limit.config.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
   imports: [
@@ -42,6 +43,7 @@ import { UsersModule } from './users/users.module.js';
     CategoriesModule,
     PetsModule,
     MediaModule,
+    WebhooksModule,
     RateLimitModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitModule],

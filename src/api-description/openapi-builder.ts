@@ -9,12 +9,14 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../idempotency/idempotency-key.js';
+import { WEBHOOK_EXTRA_MODELS, webhookEventsSection } from '../webhooks/webhook-events.openapi.js';
 
 /** The version of the API description; the API itself is versioned by its path (`/v1`). */
 export const API_DESCRIPTION_VERSION = '1.0.0';
 
 const DESCRIPTION = `A pet store's catalogue: pets (with category, status, photos and tags),
-categories, users and API keys, under \`/${API_PREFIX}\`. Stored images are served at \`/${MEDIA_PATH}/{key}\`.
+categories, users, API keys and webhook subscriptions, under \`/${API_PREFIX}\`. Stored images are
+served at \`/${MEDIA_PATH}/{key}\`. The events POSTed to webhook subscribers are under \`webhooks\`.
 
 Every response carries \`X-Request-Id\`; every error has the body \`{code, message, details?, requestId}\`.
 Every response under \`/${API_PREFIX}\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
@@ -179,8 +181,13 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('categories', 'Pet categories; admins write them')
     .addTag('users', 'Accounts and roles')
     .addTag('api-keys', 'Your API keys (bearer token only)')
+    .addTag('webhooks', 'Subscriptions to pet events (admins), and the events POSTed to them')
     .addTag('rate-limit', 'Your rate-limit budget')
     .addTag('media', 'Stored images, outside /v1')
     .build();
-  return finish(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponse] }));
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: [ErrorResponse, ...WEBHOOK_EXTRA_MODELS],
+  });
+  // Nest scans routes only: what the service sends to subscribers is added here.
+  return finish({ ...document, webhooks: webhookEventsSection() as never });
 }

@@ -111,4 +111,27 @@ describe('Typed client (e2e, over a listening socket)', () => {
     expect(list.data!.pets[0].photoUrls).toEqual([upload.data!.imageUrl]);
     expect(list.data!.pagination).toEqual({ limit: 10, offset: 0, total: 1, hasMore: false });
   });
+
+  it('should subscribe a webhook and rotate its secret, a POST the client sends without a body', async () => {
+    const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
+      body: { username: t.adminUser.username, password: t.adminUser.password },
+    });
+    const client = createPetstoreClient({
+      baseUrl,
+      headers: { Authorization: `Bearer ${login.data!.token}` },
+    });
+    client.use(conformanceMiddleware(t));
+
+    const created = await client.POST('/v1/webhooks', {
+      body: { url: 'https://8.8.8.8/hooks', events: ['pet.status_changed'] },
+    });
+    expect(created.response.status).toBe(201);
+    const rotated = await client.POST('/v1/webhooks/{webhookId}/rotate-secret', {
+      params: { path: { webhookId: created.data!.id } },
+    });
+
+    expect(rotated.response.status).toBe(200);
+    expect(rotated.data!.secret).toMatch(/^whsec_/);
+    expect(rotated.data!.secret).not.toBe(created.data!.secret);
+  });
 });

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { CONSUMES_KEY } from '../decorators/consumes.decorator.js';
+import { CONSUMES_KEY, NO_BODY } from '../decorators/consumes.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -9,6 +9,12 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 // Read from the header itself: `req.is()` answers null for an empty body.
 function mediaTypeOf(request: Request): string {
   return (request.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+// Clients send an empty POST with `Content-Length: 0`, or with neither length nor chunks.
+function hasBody(request: Request): boolean {
+  const length = request.get('content-length');
+  return request.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
@@ -24,9 +30,9 @@ export class ContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
     if (!METHODS_WITH_BODY.has(request.method)) return true;
-    const expected =
-      this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler()) ??
-      'application/json';
+    const consumes = this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler());
+    if (consumes === NO_BODY && !hasBody(request)) return true;
+    const expected = consumes === undefined || consumes === NO_BODY ? 'application/json' : consumes;
     if (mediaTypeOf(request) !== expected) {
       throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
     }

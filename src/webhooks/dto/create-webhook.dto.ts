@@ -1,0 +1,59 @@
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsString,
+  IsUrl,
+  MaxLength,
+} from 'class-validator';
+import { OptionalText } from '../../common/dto/optional.js';
+import { URL_SCHEMA } from '../../common/openapi/schemas.js';
+import { PET_EVENT_TYPES, type PetEventType } from '../../pets/pet-events.js';
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export const EVENT_TYPES_SCHEMA: ApiPropertyOptions = {
+  type: 'array',
+  items: { type: 'string', enum: [...PET_EVENT_TYPES] },
+  minItems: 1,
+  maxItems: PET_EVENT_TYPES.length,
+  uniqueItems: true,
+};
+
+export class CreateWebhookDto {
+  @ApiProperty({
+    ...URL_SCHEMA,
+    description:
+      'Where events are POSTed: an absolute http or https URL without user:password. Its host ' +
+      'must resolve, and only to public addresses (400 on url otherwise)',
+  })
+  @IsString()
+  @MaxLength(MAX_WEBHOOK_URL_LENGTH)
+  @IsUrl(
+    {
+      protocols: ['http', 'https'],
+      require_protocol: true,
+      require_tld: false,
+      disallow_auth: true,
+    },
+    { message: 'url must be an absolute http or https URL without user:password' },
+  )
+  url: string;
+
+  @ApiProperty({ ...EVENT_TYPES_SCHEMA, description: 'The event types sent to this URL' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(PET_EVENT_TYPES.length)
+  @ArrayUnique({ message: 'events must not list a type twice' })
+  @IsIn(PET_EVENT_TYPES, {
+    each: true,
+    message: `each value in events must be one of: ${PET_EVENT_TYPES.join(', ')}`,
+  })
+  events: PetEventType[];
+
+  @OptionalText(500)
+  description?: string | null;
+}

@@ -1,0 +1,71 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
+import {
+  ApiIdProperty,
+  ApiTextProperty,
+  ApiTimestampProperty,
+  URL_SCHEMA,
+} from '../../common/openapi/schemas.js';
+import type { PetEventType } from '../../pets/pet-events.js';
+import { EVENT_TYPES_SCHEMA } from './create-webhook.dto.js';
+
+/** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' secret format). */
+export const WEBHOOK_SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
+
+/** A subscription as admins read it: never its secrets. */
+export class WebhookResponse {
+  @ApiIdProperty('Webhook id')
+  id: number;
+
+  @ApiProperty({ ...URL_SCHEMA, description: 'Where events are POSTed' })
+  url: string;
+
+  @ApiProperty({ ...EVENT_TYPES_SCHEMA, description: 'The event types sent to this URL' })
+  events: PetEventType[];
+
+  @ApiTextProperty(500, 'Description; absent when not set', { required: false })
+  description?: string;
+
+  @ApiProperty({ description: 'false: nothing is sent; pending deliveries wait' })
+  enabled: boolean;
+
+  @ApiTextProperty(
+    500,
+    'Why the service disabled it (every delivery failed for 24 hours); absent otherwise, and ' +
+      'cleared by setting enabled to true',
+    { required: false },
+  )
+  disabledReason?: string;
+
+  @ApiTimestampProperty(
+    'After a rotation: until when deliveries are also signed with the previous secret; ' +
+      'absent when no previous secret signs any more',
+    { required: false },
+  )
+  previousSecretExpiresAt?: Date;
+
+  @ApiTimestampProperty('Creation time; only events after it are delivered')
+  createdAt: Date;
+
+  @ApiTimestampProperty('Last change')
+  updatedAt: Date;
+}
+
+/** Creation and rotation: the subscription and its (new) signing secret. */
+export class WebhookWithSecretResponse extends WebhookResponse {
+  @ApiTextProperty(
+    50,
+    'The signing secret: shown in this response only, store it now. Never in a replay ' +
+      '(`Idempotent-Replayed: true`): rotate the secret if the first response was lost.',
+    { pattern: WEBHOOK_SECRET_PATTERN, required: false },
+  )
+  secret?: string;
+}
+
+export class WebhookListResponse {
+  @ApiProperty({ type: [WebhookResponse], maxItems: 100, description: 'Newest first' })
+  webhooks: WebhookResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
+}

@@ -1,0 +1,153 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NoBody } from '../common/decorators/consumes.decorator.js';
+import { Roles } from '../common/decorators/roles.decorator.js';
+import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import {
+  ApiAuth,
+  ApiIdParam,
+  ApiJsonBody,
+  ApiValidatedQuery,
+} from '../common/openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
+import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
+import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import {
+  WebhookListResponse,
+  WebhookResponse,
+  WebhookWithSecretResponse,
+} from './dto/webhook-response.dto.js';
+import { toWebhookResponse } from './webhook.mapper.js';
+import { webhookNotFound, WebhooksService } from './webhooks.service.js';
+
+const URL_RULES =
+  'The URL must be absolute http or https without user:password, and its host must ' +
+  'resolve only to public addresses (loopback and private ones too when ' +
+  'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): ' +
+  'else 400 VALIDATION_ERROR on url.';
+
+@ApiTags('webhooks')
+@ApiAuth()
+@Roles('admin')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooksService: WebhooksService) {}
+
+  @Post()
+  // The secret is stored for signing, but a replay does not show it again.
+  @Idempotent({ secretFields: ['secret'] })
+  @ApiOperation({
+    operationId: 'createWebhook',
+    summary: 'Subscribe a URL to pet events',
+    description:
+      `Admin only. ${URL_RULES} The signing secret is in this response only. Events that ` +
+      'happen after the creation are delivered, signed per Standard Webhooks.',
+  })
+  @ApiJsonBody()
+  @ApiCreatedResponse({
+    type: WebhookWithSecretResponse,
+    description: 'The new subscription and its signing secret',
+  })
+  async create(@Body() dto: CreateWebhookDto): Promise<WebhookWithSecretResponse> {
+    const subscription = await this.webhooksService.create(dto);
+    return { ...toWebhookResponse(subscription), secret: subscription.secret };
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listWebhooks',
+    summary: 'List webhook subscriptions',
+    description: 'Admin only. Newest first; paged as GET /v1/users is. Never the secrets.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: WebhookListResponse, description: 'One page of subscriptions' })
+  async list(@Query() query: LargePageQueryDto): Promise<WebhookListResponse> {
+    const page = await this.webhooksService.list(query);
+    return {
+      webhooks: page.subscriptions.map((s) => toWebhookResponse(s)),
+      pagination: page.pagination,
+    };
+  }
+
+  @Get(':webhookId')
+  @ApiOperation({
+    operationId: 'getWebhook',
+    summary: 'Get a webhook subscription',
+    description: 'Admin only. Never the secrets.',
+  })
+  @ApiIdParam('webhookId', 'Webhook id')
+  @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
+  @ApiOkResponse({ type: WebhookResponse, description: 'The subscription' })
+  async findOne(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,
+  ): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooksService.findOne(id));
+  }
+
+  @Put(':webhookId')
+  @ApiOperation({
+    operationId: 'updateWebhook',
+    summary: 'Update a webhook subscription',
+    description:
+      `Admin only. Any non-empty subset of the fields. ${URL_RULES} Setting enabled to ` +
+      'true clears disabledReason and resumes pending deliveries.',
+  })
+  @ApiIdParam('webhookId', 'Webhook id')
+  @ApiJsonBody()
+  @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
+  @ApiOkResponse({ type: WebhookResponse, description: 'The updated subscription' })
+  async update(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,
+    @Body(NonEmptyBodyPipe) dto: UpdateWebhookDto,
+  ): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooksService.update(id, dto));
+  }
+
+  @Delete(':webhookId')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook subscription',
+    description: 'Admin only. Its deliveries, pending or not, go with it.',
+  })
+  @ApiIdParam('webhookId', 'Webhook id')
+  @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
+  @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
+  async remove(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,
+  ): Promise<EmptyResponse> {
+    await this.webhooksService.remove(id);
+    return {};
+  }
+
+  @Post(':webhookId/rotate-secret')
+  @HttpCode(200)
+  @NoBody()
+  @Idempotent({ secretFields: ['secret'] })
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate a webhook’s signing secret',
+    description:
+      'Admin only. Takes no body. The new secret is in this response only; for 24 hours ' +
+      '(until previousSecretExpiresAt) deliveries carry a second signature made with the ' +
+      'old one, so that receivers can switch without losing any.',
+  })
+  @ApiIdParam('webhookId', 'Webhook id')
+  // A body sent anyway is read as JSON, and refused as on any JSON route.
+  @ApiJsonBody()
+  @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
+  @ApiOkResponse({
+    type: WebhookWithSecretResponse,
+    description: 'The subscription and its new signing secret',
+  })
+  async rotateSecret(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,
+  ): Promise<WebhookWithSecretResponse> {
+    const subscription = await this.webhooksService.rotateSecret(id);
+    return { ...toWebhookResponse(subscription), secret: subscription.secret };
+  }
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import type { PetEventType } from '../pets/pet-events.js';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
+
+/** What a create records; the id and the times come from the database. */
+export interface NewWebhookSubscription {
+  url: string;
+  events: PetEventType[];
+  description: string | null;
+  secret: string;
+}
+
+/** The columns an admin's update may set, and those that re-enabling clears. */
+export type WebhookSubscriptionChanges = Partial<
+  Pick<
+    WebhookSubscription,
+    'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'failingSince'
+  >
+>;
+
+/**
+ * The webhooks module's only door to the database. Subscriptions: the `webhook_subscriptions`
+ * rows; deleting one deletes its deliveries and their attempts (ON DELETE CASCADE).
+ */
+@Injectable()
+export class WebhooksRepository {
+  private readonly subscriptions: Repository<WebhookSubscription>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.subscriptions = dataSource.getRepository(WebhookSubscription);
+  }
+
+  insertSubscription(subscription: NewWebhookSubscription): Promise<WebhookSubscription> {
+    return this.subscriptions.save(this.subscriptions.create(subscription));
+  }
+
+  /** Newest first. */
+  async findSubscriptionPage(
+    limit: number,
+    offset: number,
+  ): Promise<{ subscriptions: WebhookSubscription[]; total: number }> {
+    const [subscriptions, total] = await this.subscriptions.findAndCount({
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+      skip: offset,
+    });
+    return { subscriptions, total };
+  }
+
+  findSubscription(id: number): Promise<WebhookSubscription | null> {
+    return this.subscriptions.findOneBy({ id });
+  }
+
+  /** The subscription as updated; null when there is none of this id. */
+  async updateSubscription(
+    id: number,
+    changes: WebhookSubscriptionChanges,
+  ): Promise<WebhookSubscription | null> {
+    const result = await this.subscriptions.update({ id }, changes);
+    return result.affected ? this.findSubscription(id) : null;
+  }
+
+  /**
+   * In one statement, so that concurrent rotations cannot both keep the same previous
+   * secret: the current secret becomes the previous one, until `previousSecretExpiresAt`.
+   */
+  async rotateSubscriptionSecret(
+    id: number,
+    secret: string,
+    previousSecretExpiresAt: Date,
+  ): Promise<WebhookSubscription | null> {
+    const result = await this.subscriptions
+      .createQueryBuilder()
+      .update()
+      .set({ secret, previousSecret: () => '"secret"', previousSecretExpiresAt })
+      .where('id = :id', { id })
+      .execute();
+    return result.affected ? this.findSubscription(id) : null;
+  }
+
+  /** False when there is none of this id. */
+  async deleteSubscription(id: number): Promise<boolean> {
+    const result = await this.subscriptions.delete({ id });
+    return Boolean(result.affected);
+  }
+}
