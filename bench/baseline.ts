@@ -4,6 +4,8 @@ import type { CreatePetDto } from '../src/pets/dto/create-pet.dto.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
+import { NO_ACTOR } from '../src/pets/pet-actor.js';
+import { PetHistoryService } from '../src/pets/pet-history.service.js';
 import { PetsRepository } from '../src/pets/pets.repository.js';
 import { PetsService } from '../src/pets/pets.service.js';
 import { BARE_RATE_LIMIT, inTransaction, pool, readJson, send, serve } from './bare-server.js';
@@ -28,12 +30,12 @@ const dataSource = {
   transaction: <T>(work: (manager: EntityManager) => Promise<T>) =>
     inTransaction((client) => work({ query: queryOn(client) } as unknown as EntityManager)),
 };
-const pets = new PetsService(
-  new PetsRepository(
-    dataSource as unknown as DataSource,
-    new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
-  ),
+const repository = new PetsRepository(
+  dataSource as unknown as DataSource,
+  new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
 );
+// Writes record their events with the same SQL as the app's; nothing authenticates here.
+const pets = new PetsService(repository, new PetHistoryService(repository));
 
 serve('baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
@@ -50,11 +52,11 @@ serve('baseline', async (req, res, url) => {
   }
   if (req.method === 'GET' && id) return send(res, 200, toPetResponse(await pets.findOne(+id)));
   if (req.method === 'POST' && url.pathname === '/v1/pets') {
-    const created = await pets.create((await readJson(req)) as unknown as CreatePetDto);
+    const created = await pets.create((await readJson(req)) as unknown as CreatePetDto, NO_ACTOR);
     return send(res, 201, toPetResponse(created));
   }
   if (req.method === 'PUT' && id) {
-    return send(res, 200, toPetResponse(await pets.update(+id, await readJson(req))));
+    return send(res, 200, toPetResponse(await pets.update(+id, await readJson(req), NO_ACTOR)));
   }
   if (req.method === 'GET' && url.pathname === '/v1/rate-limit') {
     return send(res, 200, BARE_RATE_LIMIT);

@@ -156,6 +156,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/pets/{petId}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a pet’s changes
+     * @description Every change of the pet, newest first, with who made it and when: pet.created, pet.updated (changedFields: the request fields whose value changed), pet.status_changed (from, to), pet.image_added, pet.deleted. A PUT that changes fields and the status records both, pet.updated first; one that changes nothing records nothing. A deleted pet’s history is readable by admins only (404 for anyone else). Paged like GET /pets: limit/offset, or `cursor` = the previous page’s `pagination.nextCursor` (without offset).
+     */
+    get: operations['getPetHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/auth/login': {
     parameters: {
       query?: never;
@@ -758,6 +778,48 @@ export interface components {
       tags?: string[];
     };
     EmptyResponse: Record<string, never>;
+    PetEventActorResponse: {
+      /**
+       * Format: int64
+       * @description The user who made the change; absent for changes made outside the API
+       */
+      userId?: number;
+      /** @description The prefix of the API key the change was made with; absent for a bearer token */
+      apiKeyPrefix?: string;
+    };
+    PetHistoryEventResponse: {
+      /** @description Event id, the same as the `webhook-id` of its deliveries */
+      id: string;
+      /** @enum {string} */
+      type:
+        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added';
+      /**
+       * Format: date-time
+       * @description When the change was made
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      occurredAt: string;
+      actor: components['schemas']['PetEventActorResponse'];
+      /** @description pet.updated only: the request fields whose value changed (status aside) */
+      changedFields?: (
+        'name' | 'categoryId' | 'photoUrls' | 'age' | 'breed' | 'description' | 'tags'
+      )[];
+      /**
+       * @description pet.status_changed only
+       * @enum {string}
+       */
+      from?: 'available' | 'pending' | 'sold';
+      /**
+       * @description pet.status_changed only
+       * @enum {string}
+       */
+      to?: 'available' | 'pending' | 'sold';
+    };
+    PetHistoryResponse: {
+      /** @description Newest first */
+      events: components['schemas']['PetHistoryEventResponse'][];
+      pagination: components['schemas']['PaginationResponse'];
+    };
     LoginDto: {
       /** @description Any case */
       username: string;
@@ -2552,6 +2614,140 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'PRECONDITION_FAILED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getPetHistory: {
+    parameters: {
+      query?: {
+        /** @description Page size; out of range is 400, never clamped */
+        limit?: number;
+        /** @description Items to skip */
+        offset?: number;
+        /** @description pagination.nextCursor of the previous page of this pet, without offset */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Pet id */
+        petId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of the pet’s changes */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetHistoryResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description Not found: PET_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_NOT_FOUND';
           };
         };
       };

@@ -12,6 +12,7 @@ export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'prefix' | 'ke
 export interface ApiKeyCredentialRow {
   id: number;
   userId: number;
+  prefix: string;
   lastUsedAt: Date | null;
   role: Role;
   userStatus: UserStatus;
@@ -72,7 +73,7 @@ export class ApiKeysRepository {
    */
   async findByHash(keyHash: string): Promise<ApiKeyCredentialRow | undefined> {
     const [row] = await this.dataSource.query<ApiKeyCredentialRow[]>(
-      `SELECT k.id, k.user_id AS "userId", k.last_used_at AS "lastUsedAt",
+      `SELECT k.id, k.user_id AS "userId", k.prefix, k.last_used_at AS "lastUsedAt",
               u.role, u.user_status AS "userStatus"
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE k.key_hash = $1`,

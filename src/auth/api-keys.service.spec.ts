@@ -37,6 +37,7 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
   return {
     id: 5,
     userId: 9,
+    prefix: 'sk_test_abcd',
     lastUsedAt: null,
     role: 'user',
     userStatus: UserStatus.Active,
@@ -164,7 +165,13 @@ describe(ApiKeysService.name, () => {
       const principal = await sut.authenticate(key);
 
       expect(repository.findByHash).toHaveBeenCalledWith(hashApiKey(key));
-      expect(principal).toEqual({ kind: 'api-key', userId: 9, role: 'admin', apiKeyId: 5 });
+      expect(principal).toEqual({
+        kind: 'api-key',
+        userId: 9,
+        role: 'admin',
+        apiKeyId: 5,
+        apiKeyPrefix: 'sk_test_abcd',
+      });
     });
 
     it.each([

@@ -115,7 +115,13 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
     const apiKey = await this.apiKeys.findByHash(hashApiKey(rawKey));
     if (!apiKey || apiKey.userStatus !== UserStatus.Active) throw AuthErrors.invalidApiKey();
     this.touch(apiKey);
-    return { kind: 'api-key', userId: apiKey.userId, role: apiKey.role, apiKeyId: apiKey.id };
+    return {
+      kind: 'api-key',
+      userId: apiKey.userId,
+      role: apiKey.role,
+      apiKeyId: apiKey.id,
+      apiKeyPrefix: apiKey.prefix,
+    };
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -2,6 +2,7 @@ import { ApiKey } from '../auth/api-key.entity.js';
 import { Category } from '../categories/category.entity.js';
 import { IdempotencyKey } from '../idempotency/idempotency-key.entity.js';
 import { PetImage } from '../media/pet-image.entity.js';
+import { PetEventRecord } from '../pets/pet-event.entity.js';
 import { Pet } from '../pets/pet.entity.js';
 import { Tag } from '../pets/tag.entity.js';
 import { User } from '../users/user.entity.js';
@@ -21,4 +22,5 @@ export const entities = [
   WebhookSubscription,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  PetEventRecord,
 ];

@@ -12,6 +12,7 @@ import { BackendUnavailableError } from '../common/errors/backend-unavailable.er
 import { matchesIfNoneMatch } from '../common/http/conditional-requests.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
+import type { PetActor } from '../pets/pet-actor.js';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
 import { ImageProcessor } from './processing/image-processor.js';
@@ -92,7 +93,12 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
    * transaction. Nothing is stored for a refused upload, and stored files are removed again
    * when the database step fails.
    */
-  async upload(petId: number, upload: ImageUpload, urlOf: MediaUrl): Promise<PetImage> {
+  async upload(
+    petId: number,
+    upload: ImageUpload,
+    urlOf: MediaUrl,
+    actor: PetActor,
+  ): Promise<PetImage> {
     await this.petsService.assertCanAddPhoto(petId);
     const format = sniffImageFormat(upload.image);
     if (!format) {
@@ -112,9 +118,9 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
       CONTENT_TYPES[format],
     );
     try {
-      return await this.images.transaction(async (manager) => {
-        await this.petsService.appendPhotoUrl(petId, urlOf(key), manager);
-        return this.images.insert(
+      const [image, recorded] = await this.images.transaction(async (manager) => {
+        const appended = await this.petsService.appendPhotoUrl(petId, urlOf(key), actor, manager);
+        const inserted = await this.images.insert(
           {
             petId,
             key,
@@ -127,7 +133,10 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
           },
           manager,
         );
+        return [inserted, appended] as const;
       });
+      recorded();
+      return image;
     } catch (error) {
       await this.deleteQuietly([key, thumbnailKey]);
       throw error;

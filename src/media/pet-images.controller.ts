@@ -9,11 +9,14 @@ import {
 } from '@nestjs/swagger';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { Consumes } from '../common/decorators/consumes.decorator.js';
+import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { petNotFound } from '../pets/pets.service.js';
+import { actorOf } from '../pets/pet-actor.js';
+import { petNotFound } from '../pets/pet-not-found.js';
 import { PetImageListResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
 import { UPLOAD_IMAGE_FORM_SCHEMA } from './upload/upload-image.dto.js';
 import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
@@ -58,9 +61,11 @@ export class PetImagesController {
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @UploadedForm(UploadImagePipe) upload: ImageUpload,
     @RequestOrigin() origin: string | undefined,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<UploadImageResponse> {
     const urlOf = this.mediaService.urlsFor(origin);
-    return toUploadImageResponse(await this.mediaService.upload(petId, upload, urlOf), urlOf);
+    const image = await this.mediaService.upload(petId, upload, urlOf, actorOf(principal));
+    return toUploadImageResponse(image, urlOf);
   }
 
   @Get(':petId/images')

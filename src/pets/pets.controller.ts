@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { IfMatchHeader, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
@@ -26,20 +27,28 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
 import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import { PetHistoryQueryDto, PetHistoryResponse } from './dto/pet-history.dto.js';
 import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
-import { petEtag, toPetResponse } from './pet.mapper.js';
-import { petNotFound, PetsService } from './pets.service.js';
+import { actorOf } from './pet-actor.js';
+import { PetHistoryService } from './pet-history.service.js';
+import { petEtag, toPetHistoryEvent, toPetResponse } from './pet.mapper.js';
+import { petNotFound } from './pet-not-found.js';
+import { PetsService } from './pets.service.js';
 
 @ApiTags('pets')
 @ApiAuth()
 @Controller('pets')
 export class PetsController {
-  constructor(private readonly petsService: PetsService) {}
+  constructor(
+    private readonly petsService: PetsService,
+    private readonly petHistory: PetHistoryService,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -65,8 +74,11 @@ export class PetsController {
   })
   @ApiJsonBody()
   @ApiCreatedResponse({ type: PetResponse, description: 'The new pet' })
-  async create(@Body() dto: CreatePetDto): Promise<PetResponse> {
-    return toPetResponse(await this.petsService.create(dto));
+  async create(
+    @Body() dto: CreatePetDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<PetResponse> {
+    return toPetResponse(await this.petsService.create(dto, actorOf(principal)));
   }
 
   // Before ':petId', which would take "inventory" for an id.
@@ -121,9 +133,10 @@ export class PetsController {
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @Body(NonEmptyBodyPipe) dto: UpdatePetDto,
     @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
-    const pet = await this.petsService.update(petId, dto, ifMatch);
+    const pet = await this.petsService.update(petId, dto, actorOf(principal), ifMatch);
     res.setHeader('ETag', petEtag(pet));
     return toPetResponse(pet);
   }
@@ -142,8 +155,35 @@ export class PetsController {
   async remove(
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<EmptyResponse> {
-    await this.petsService.remove(petId, ifMatch);
+    await this.petsService.remove(petId, actorOf(principal), ifMatch);
     return {};
+  }
+
+  @Get(':petId/history')
+  @ApiOperation({
+    operationId: 'getPetHistory',
+    summary: 'List a pet’s changes',
+    description:
+      'Every change of the pet, newest first, with who made it and when: pet.created, ' +
+      'pet.updated (changedFields: the request fields whose value changed), ' +
+      'pet.status_changed (from, to), pet.image_added, pet.deleted. A PUT that changes ' +
+      'fields and the status records both, pet.updated first; one that changes nothing ' +
+      'records nothing. A deleted pet’s history is readable by admins only (404 for anyone ' +
+      'else). Paged like GET /pets: limit/offset, or `cursor` = the previous page’s ' +
+      '`pagination.nextCursor` (without offset).',
+  })
+  @ApiIdParam('petId', 'Pet id')
+  @ApiValidatedQuery()
+  @ApiErrors({ 404: ['PET_NOT_FOUND'] })
+  @ApiOkResponse({ type: PetHistoryResponse, description: 'One page of the pet’s changes' })
+  async history(
+    @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
+    @Query() query: PetHistoryQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<PetHistoryResponse> {
+    const page = await this.petHistory.list(petId, query, principal);
+    return { events: page.events.map(toPetHistoryEvent), pagination: page.pagination };
   }
 }

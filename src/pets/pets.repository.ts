@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
+import type { PetActor } from './pet-actor.js';
+import type { PetEventType } from './pet-events.js';
 import type { PetStatus } from './pet-status.js';
 
 /** A pet as the read queries return it: one row with its category and tags. */
@@ -127,10 +129,80 @@ const WRITE_COLUMNS = {
 } as const;
 type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
 
-/** Reads back what the preceding `changed` CTE wrote, in the read shape, same statement. */
-const selectChanged = (ctes: string, columns = PET_COLUMNS) => `
-  WITH ${ctes}
-  SELECT ${columns} FROM changed p JOIN categories c ON c.id = p.category_id`;
+type Param = (value: unknown) => string;
+
+/** A statement's parameters, numbered as they are added. */
+function parameters(initial: unknown[] = []): { params: unknown[]; param: Param } {
+  const params = [...initial];
+  return { params, param: (value) => `$${params.push(value)}` };
+}
+
+/** The CTE a write reads the pet back into, and records its events from (`recordEvents`). */
+const READ_BACK = 'readback';
+
+/** Reads back, in the read shape and as the `readback` CTE, what the `changed` CTE wrote. */
+const readBack = (columns = PET_COLUMNS) =>
+  `${READ_BACK} AS (SELECT ${columns} FROM changed p JOIN categories c ON c.id = p.category_id)`;
+
+/**
+ * Records the events of the pet read back as `readback`, in the statement or transaction
+ * of the change, after the pet's row is written or locked: a second write of the pet waits
+ * for the first to commit before it takes its `sequence`, which is thus the pet's commit
+ * order. `events` adds to `readback r` the FROM items giving `e.type`, `e.changed_fields`,
+ * `e.status_from` and `e.status_to`, in the order the events happened. The snapshot is the
+ * read-back row itself, the PetRow that toPetResponse maps (see `petRowOfSnapshot`).
+ */
+function recordEvents(param: Param, actor: PetActor, events: string, occurredAt: string): string {
+  return `recorded AS (
+    INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
+                            changed_fields, status_from, status_to, pet)
+    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, ${occurredAt},
+           ${param(actor.userId)}::int8, ${param(actor.apiKeyPrefix)}::text,
+           e.changed_fields, e.status_from, e.status_to, to_jsonb(r)
+      FROM ${READ_BACK} r, ${events})`;
+}
+
+/** One event of `type` per pet read back, dated by the write (`updatedAt`) unless told. */
+const recordOne = (
+  param: Param,
+  actor: PetActor,
+  type: PetEventType,
+  occurredAt = 'r."updatedAt"',
+) =>
+  recordEvents(
+    param,
+    actor,
+    `(SELECT ${param(type)}::text AS type, NULL::text[] AS changed_fields,
+             NULL::pet_status AS status_from, NULL::pet_status AS status_to) e`,
+    occurredAt,
+  );
+
+/**
+ * An update's events from `diff d` (its "changedFields" and "statusFrom"): `pet.updated`
+ * when a field other than status changed, then `pet.status_changed` when the status did;
+ * none for an update that changed nothing.
+ */
+const recordUpdateEvents = (param: Param, actor: PetActor, diff: string) =>
+  recordEvents(
+    param,
+    actor,
+    `${diff} d,
+     LATERAL (VALUES (1, 'pet.updated', d."changedFields", NULL::pet_status, NULL::pet_status),
+                     (2, 'pet.status_changed', NULL, d."statusFrom", r.status))
+          AS e(position, type, changed_fields, status_from, status_to)
+     WHERE (e.position = 1 AND cardinality(e.changed_fields) > 0)
+        OR (e.position = 2 AND e.status_from <> e.status_to)
+     ORDER BY e.position`,
+    'r."updatedAt"',
+  );
+
+/** The fields of an update whose value it changed, as `changedFields` names them. */
+export interface PetChanges {
+  /** Request fields other than status, in the request DTO's order. */
+  changedFields: string[];
+  /** The status the update started from. */
+  statusFrom: PetStatus;
+}
 
 /**
  * With tags, the links are written and the tags read back in the same statement, from the
@@ -139,20 +211,26 @@ const selectChanged = (ctes: string, columns = PET_COLUMNS) => `
 function insertPetQuery(
   fields: PetWriteFields,
   tags: string[],
+  actor: PetActor,
 ): { sql: string; params: unknown[] } {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
   const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
-  const params = entries.map(([, value]) => value);
-  const changed = `changed AS (INSERT INTO pets (${columns.join(', ')})
-                 VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)`;
-  if (tags.length === 0) return { sql: selectChanged(changed), params };
-  const sql = selectChanged(
-    `${changed},
-     pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($${params.push(tags)}::text[])),
-     linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT changed.id, pet_tag.id FROM changed, pet_tag)`,
-    petColumns('pet_tag t'),
-  );
-  return { sql, params };
+  const { params, param } = parameters();
+  const ctes = [
+    `changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${entries.map(([, value]) => param(value)).join(', ')}) RETURNING *)`,
+  ];
+  if (tags.length === 0) {
+    ctes.push(readBack());
+  } else {
+    ctes.push(
+      `pet_tag AS (SELECT id, name FROM tags WHERE name = ANY(${param(tags)}::text[]))`,
+      `linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT changed.id, pet_tag.id FROM changed, pet_tag)`,
+      readBack(petColumns('pet_tag t')),
+    );
+  }
+  ctes.push(recordOne(param, actor, 'pet.created'));
+  return { sql: `WITH ${ctes.join(',\n')}\nSELECT * FROM ${READ_BACK}`, params };
 }
 
 /** Conditions of an update beyond the pet's id; the update changes nothing unless all hold. */
@@ -163,45 +241,98 @@ interface UpdateConditions {
   versionTags?: string[];
 }
 
+/** The request fields an update compares, as columns, in the request DTO's order. */
+const COMPARED_COLUMNS = Object.entries(WRITE_COLUMNS).filter(([field]) => field !== 'status');
+
 /**
- * One statement. With `fromStatuses` the update is conditional on the status read at its
- * start (`before`): when another move commits first, PostgreSQL re-checks the row, finds
- * a different status and updates nothing, so two moves from one status cannot both win.
+ * One statement. The pet's row is locked first (`old`, FOR UPDATE), which also reads the
+ * values the update starts from, those of the last committed write: the update reports the
+ * fields it changed (`changedFields`, compared with IS DISTINCT FROM, photoUrls as a list)
+ * and the status it moved from. With `recordAs`, it records its events too.
+ *
+ * With `fromStatuses` the update is conditional on the status read at the statement's start
+ * (`before`): when another move commits first, PostgreSQL re-checks the row, finds a
+ * different status and updates nothing, so two moves from one status cannot both win.
  * `versionTags` is checked the same way, so If-Match and the write are one atomic step.
  */
 function updatePetQuery(
   id: number,
   fields: PetWriteFields,
   { fromStatuses, versionTags }: UpdateConditions,
+  recordAs: PetActor | undefined,
 ): { sql: string; params: unknown[] } {
-  const params: unknown[] = [id];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const assignments = Object.entries(fields)
-    .filter(([, value]) => value !== undefined)
-    .map(
-      ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
-    );
+  const { params, param } = parameters([id]);
+  const written = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const assignments = written.map(
+    ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
+  );
   assignments.push('updated_at = clock_timestamp()', 'version = p.version + 1');
-  const set = assignments.join(', ');
-  const matchesVersion = versionTags
-    ? ` AND ${CURRENT_VERSION_TAG} = ANY(${param(versionTags)}::text[])`
-    : '';
-  if (!fromStatuses) {
-    return {
-      sql: selectChanged(
-        `changed AS (UPDATE pets p SET ${set} WHERE p.id = $1${matchesVersion} RETURNING *)`,
-      ),
-      params,
-    };
+  const comparisons = COMPARED_COLUMNS.filter(
+    ([field]) => fields[field as keyof PetWriteFields] !== undefined,
+  ).map(
+    ([field, column]) => `CASE WHEN p.${column} IS DISTINCT FROM old.${column} THEN '${field}' END`,
+  );
+  const changedFields = `array_remove(ARRAY[${comparisons.join(', ')}]::text[], NULL)`;
+  const conditions = ['p.id = $1'];
+  const from = ['old'];
+  const ctes: string[] = [];
+  if (fromStatuses) {
+    ctes.push('before AS (SELECT status FROM pets WHERE id = $1)');
+    from.unshift('before');
+    conditions.push(
+      'p.status = before.status',
+      `before.status = ANY(${param(fromStatuses)}::pet_status[])`,
+    );
   }
-  const sql = selectChanged(`
-    before AS (SELECT status FROM pets WHERE id = $1),
-    changed AS (UPDATE pets p SET ${set} FROM before
-                 WHERE p.id = $1 AND p.status = before.status
-                   AND before.status = ANY(${param(fromStatuses)}::pet_status[])${matchesVersion}
-                RETURNING p.*)`);
+  if (versionTags) {
+    conditions.push(`${CURRENT_VERSION_TAG} = ANY(${param(versionTags)}::text[])`);
+  }
+  ctes.push(
+    'old AS (SELECT * FROM pets WHERE id = $1 FOR UPDATE)',
+    `changed AS (UPDATE pets p SET ${assignments.join(', ')}
+                   FROM ${from.join(', ')}
+                  WHERE ${conditions.join(' AND ')}
+                 RETURNING p.*, ${changedFields} AS "changedFields", old.status AS "statusFrom")`,
+    readBack(),
+  );
+  if (recordAs) ctes.push(recordUpdateEvents(param, recordAs, 'changed'));
+  const sql = `WITH ${ctes.join(',\n')}
+    SELECT r.*, d."changedFields", d."statusFrom" FROM ${READ_BACK} r, changed d`;
   return { sql, params };
 }
+
+/** A recorded change of a pet, as its history lists it. */
+export interface PetEventRow {
+  sequence: number;
+  id: string;
+  type: PetEventType;
+  occurredAt: Date;
+  actorUserId: number | null;
+  actorApiKeyPrefix: string | null;
+  changedFields: string[] | null;
+  statusFrom: PetStatus | null;
+  statusTo: PetStatus | null;
+}
+
+/** A recorded change still to publish, with the pet as the change left it. */
+export interface PendingPetEventRow extends PetEventRow {
+  petId: number;
+  pet: PetRow;
+}
+
+const EVENT_COLUMNS = `
+  sequence, id, type, occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
+  actor_api_key_prefix AS "actorApiKeyPrefix", changed_fields AS "changedFields",
+  status_from AS "statusFrom", status_to AS "statusTo"`;
+
+/** The snapshot (`to_jsonb` of a read-back row) as the PetRow it was. */
+function petRowOfSnapshot(snapshot: Record<string, unknown>): PetRow {
+  const row = snapshot as unknown as PetRow & { createdAt: string; updatedAt: string };
+  return { ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
+}
+
+/** Held by the instance publishing events, for its transaction (see MIGRATION_LOCK_KEY). */
+const PUBLISH_LOCK_KEY = 727_274_002;
 
 /** A write named a category that does not exist (the pets' foreign key refused it). */
 export class UnknownCategoryError extends Error {
@@ -265,13 +396,14 @@ export class PetsRepository {
     return pet;
   }
 
-  /** `tags` must exist already (see `upsertTags`). */
+  /** Records `pet.created` by `actor`. `tags` must exist already (see `upsertTags`). */
   async insert(
     fields: PetWriteFields,
-    tags: string[] = [],
+    tags: string[],
+    actor: PetActor,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<PetRow> {
-    const { sql, params } = insertPetQuery(fields, tags);
+    const { sql, params } = insertPetQuery(fields, tags, actor);
     const [pet] = await refusingUnknownCategory(() =>
       this.prepared.query<PetRow[]>(manager, sql, params),
     );
@@ -279,19 +411,46 @@ export class PetsRepository {
   }
 
   /**
-   * `undefined` when nothing matched: no such pet, or one of `conditions` did not hold at
-   * the statement's start.
+   * The pet as updated and what the update changed; `undefined` when nothing matched: no
+   * such pet, or one of `conditions` did not hold at the statement's start. With
+   * `recordAs`, the update's events are recorded in the same statement; without it, the
+   * caller records them with `recordUpdate` once the rest of its transaction is written.
    */
   async update(
     id: number,
     fields: PetWriteFields,
     conditions: UpdateConditions,
+    recordAs: PetActor | undefined,
     manager: EntityManager = this.dataSource.manager,
-  ): Promise<PetRow | undefined> {
-    const { sql, params } = updatePetQuery(id, fields, conditions);
-    const [pet] = await refusingUnknownCategory(() =>
-      this.prepared.query<PetRow[]>(manager, sql, params),
+  ): Promise<{ pet: PetRow; changes: PetChanges } | undefined> {
+    const { sql, params } = updatePetQuery(id, fields, conditions, recordAs);
+    const [row] = await refusingUnknownCategory(() =>
+      this.prepared.query<(PetRow & PetChanges)[]>(manager, sql, params),
     );
+    if (!row) return undefined;
+    const { changedFields, statusFrom, ...pet } = row;
+    return { pet, changes: { changedFields, statusFrom } };
+  }
+
+  /**
+   * Records an update's events by `actor` and reads the pet back, as the update's last
+   * statement in its transaction (the pet's row is locked by then); `undefined` when there
+   * is no such pet.
+   */
+  async recordUpdate(
+    id: number,
+    changes: PetChanges,
+    actor: PetActor,
+    manager: EntityManager,
+  ): Promise<PetRow | undefined> {
+    const { params, param } = parameters([id]);
+    const diff = `(SELECT ${param(changes.changedFields)}::text[] AS "changedFields",
+                          ${param(changes.statusFrom)}::pet_status AS "statusFrom")`;
+    const sql = `
+      WITH ${READ_BACK} AS (${SELECT_PET_BY_ID}),
+      ${recordUpdateEvents(param, actor, diff)}
+      SELECT * FROM ${READ_BACK}`;
+    const [pet] = await this.prepared.query<PetRow[]>(manager, sql, params);
     return pet;
   }
 
@@ -321,18 +480,27 @@ export class PetsRepository {
     return row?.count;
   }
 
-  /** False when nothing was appended: no such pet, or it already holds `max` URLs. */
+  /**
+   * Records `pet.image_added` by `actor`. False when nothing was appended: no such pet, or
+   * it already holds `max` URLs.
+   */
   async appendPhotoUrl(
     id: number,
     url: string,
     max: number,
+    actor: PetActor,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
-    const [rows] = await manager.query<[unknown[], number]>(
-      `UPDATE pets SET photo_urls = array_append(photo_urls, $2), updated_at = clock_timestamp(),
-                       version = version + 1
-       WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING id`,
-      [id, url, max],
+    const { params, param } = parameters([id, url, max]);
+    const rows = await manager.query<unknown[]>(
+      `WITH changed AS (
+         UPDATE pets SET photo_urls = array_append(photo_urls, $2),
+                         updated_at = clock_timestamp(), version = version + 1
+          WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING *),
+       ${readBack()},
+       ${recordOne(param, actor, 'pet.image_added')}
+       SELECT id FROM ${READ_BACK}`,
+      params,
     );
     return rows.length > 0;
   }
@@ -349,8 +517,78 @@ export class PetsRepository {
     return row?.versionTag;
   }
 
-  async delete(id: number, manager: EntityManager): Promise<void> {
-    await manager.query('DELETE FROM pets WHERE id = $1', [id]);
+  /** Records `pet.deleted` by `actor`, the pet as it was its snapshot. */
+  async delete(id: number, actor: PetActor, manager: EntityManager): Promise<void> {
+    const { params, param } = parameters([id]);
+    // The tags are still read: a statement does not see its own changes, and the links'
+    // cascade runs at its end.
+    await manager.query(
+      `WITH changed AS (DELETE FROM pets WHERE id = $1 RETURNING *),
+       ${readBack()},
+       ${recordOne(param, actor, 'pet.deleted', 'clock_timestamp()')}
+       SELECT id FROM ${READ_BACK}`,
+      params,
+    );
+  }
+
+  /**
+   * A page of the pet's history, newest first, with its total and whether the pet exists
+   * now, in one statement.
+   */
+  async findHistoryPage(
+    petId: number,
+    page: { limit: number; offset: number; beforeSequence?: number },
+  ): Promise<{ events: PetEventRow[]; total: number; petExists: boolean }> {
+    const { params, param } = parameters([petId]);
+    const before =
+      page.beforeSequence === undefined ? '' : ` AND sequence < ${param(page.beforeSequence)}`;
+    const offset = page.beforeSequence === undefined ? ` OFFSET ${param(page.offset)}` : '';
+    const [row] = await this.dataSource.query<
+      { total: number; petExists: boolean; events: (PetEventRow & { occurredAt: string })[] }[]
+    >(
+      `SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
+              EXISTS (SELECT 1 FROM pets WHERE id = $1) AS "petExists",
+              COALESCE((SELECT json_agg(e ORDER BY e.sequence DESC)
+                          FROM (SELECT ${EVENT_COLUMNS} FROM pet_events
+                                 WHERE pet_id = $1${before}
+                                 ORDER BY sequence DESC LIMIT ${param(page.limit)}${offset}) e),
+                       '[]') AS events`,
+      params,
+    );
+    const events = row.events.map((event) => ({
+      ...event,
+      occurredAt: new Date(event.occurredAt),
+    }));
+    return { events, total: row.total, petExists: row.petExists };
+  }
+
+  /**
+   * Takes the publishing lock until `manager`'s transaction ends; false when another
+   * transaction holds it.
+   */
+  async lockPublishing(manager: EntityManager): Promise<boolean> {
+    const [{ locked }] = await manager.query<{ locked: boolean }[]>(
+      'SELECT pg_try_advisory_xact_lock($1) AS locked',
+      [PUBLISH_LOCK_KEY],
+    );
+    return locked;
+  }
+
+  /** The oldest `limit` events not yet published, oldest first. */
+  async findUnpublished(limit: number, manager: EntityManager): Promise<PendingPetEventRow[]> {
+    const rows = await manager.query<(PendingPetEventRow & { pet: Record<string, unknown> })[]>(
+      `SELECT ${EVENT_COLUMNS}, pet_id AS "petId", pet
+         FROM pet_events WHERE published_at IS NULL ORDER BY sequence LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => ({ ...row, pet: petRowOfSnapshot(row.pet) }));
+  }
+
+  async markPublished(sequences: number[], manager: EntityManager): Promise<void> {
+    await manager.query(
+      'UPDATE pet_events SET published_at = now() WHERE sequence = ANY($1::int8[])',
+      [sequences],
+    );
   }
 
   /**
@@ -367,14 +605,23 @@ export class PetsRepository {
     );
   }
 
-  /** The pet's tags become `names`, which must exist already (see `upsertTags`). */
-  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<void> {
-    await manager.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
-    if (names.length === 0) return;
-    await manager.query(
-      `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
-      [petId, names],
+  /**
+   * The pet's tags become `names`, which must exist already (see `upsertTags`); returns the
+   * names of those it had. Under the pet's row lock, so these are its last committed tags.
+   */
+  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<string[]> {
+    const [removed] = await manager.query<[{ name: string }[], number]>(
+      `DELETE FROM pet_tags pt USING tags t
+        WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`,
+      [petId],
     );
+    if (names.length > 0) {
+      await manager.query(
+        `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
+        [petId, names],
+      );
+    }
+    return removed.map((tag) => tag.name);
   }
 }
 

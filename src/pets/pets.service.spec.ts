@@ -1,12 +1,26 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { EntityManager } from 'typeorm';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import type { PetActor } from './pet-actor.js';
 import { decodeCursor } from './pet-cursor.js';
-import { PetsRepository, UnknownCategoryError, type PetRow } from './pets.repository.js';
+import { PetHistoryService } from './pet-history.service.js';
+import {
+  PetsRepository,
+  UnknownCategoryError,
+  type PetChanges,
+  type PetRow,
+} from './pets.repository.js';
 import { PetsService } from './pets.service.js';
 import { refusal } from '../../test/support/errors.js';
 
 const manager = {} as EntityManager;
+const actor: PetActor = { userId: 7, apiKeyPrefix: 'pk_test_abcd' };
+
+/** What the repository's update answers: the pet, and what changed (nothing by default). */
+const updated = (pet: PetRow, changes: Partial<PetChanges> = {}) => ({
+  pet,
+  changes: { changedFields: [], statusFrom: pet.status, ...changes },
+});
 
 function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
   return {
@@ -37,6 +51,7 @@ function fakeRepository() {
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
     update: jest.fn<PetsRepository['update']>(),
+    recordUpdate: jest.fn<PetsRepository['recordUpdate']>(),
     stateOf: jest.fn<PetsRepository['stateOf']>(),
     exists: jest.fn<PetsRepository['exists']>(),
     photoUrlCount: jest.fn<PetsRepository['photoUrlCount']>(),
@@ -45,6 +60,10 @@ function fakeRepository() {
     delete: jest.fn<PetsRepository['delete']>(),
     upsertTags: jest.fn<PetsRepository['upsertTags']>(),
     replaceTags: jest.fn<PetsRepository['replaceTags']>(),
+    findHistoryPage: jest.fn<PetsRepository['findHistoryPage']>(),
+    lockPublishing: jest.fn<PetsRepository['lockPublishing']>(),
+    findUnpublished: jest.fn<PetsRepository['findUnpublished']>(),
+    markPublished: jest.fn<PetsRepository['markPublished']>(),
   } satisfies Record<keyof PetsRepository, unknown>;
 }
 
@@ -53,10 +72,17 @@ const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit:
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let sut: PetsService;
+  /** Nudges of PetHistoryService.onRecorded listeners, in order with the test's own events. */
+  let nudges: number;
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new PetsService(repository as unknown as PetsRepository);
+    const history = new PetHistoryService(repository as unknown as PetsRepository);
+    nudges = 0;
+    history.onRecorded(() => {
+      nudges += 1;
+    });
+    sut = new PetsService(repository as unknown as PetsRepository, history);
   });
 
   describe('list', () => {
@@ -128,15 +154,15 @@ describe(PetsService.name, () => {
     it('should insert with an empty photoUrls and outside a transaction when there are no tags', async () => {
       repository.insert.mockResolvedValue(petRow(1));
 
-      await sut.create({ name: 'Rex', categoryId: 1, status: 'available' });
+      await sut.create({ name: 'Rex', categoryId: 1, status: 'available' }, actor);
 
-      expect(repository.insert).toHaveBeenCalledWith({
-        name: 'Rex',
-        categoryId: 1,
-        status: 'available',
-        photoUrls: [],
-      });
+      expect(repository.insert).toHaveBeenCalledWith(
+        { name: 'Rex', categoryId: 1, status: 'available', photoUrls: [] },
+        [],
+        actor,
+      );
       expect(repository.transaction).not.toHaveBeenCalled();
+      expect(nudges).toBe(1);
     });
 
     it('should create new tags first, then insert with them in the same transaction', async () => {
@@ -151,25 +177,26 @@ describe(PetsService.name, () => {
         return Promise.resolve(withTags);
       });
 
-      const pet = await sut.create({
-        name: 'Rex',
-        categoryId: 1,
-        status: 'available',
-        tags: ['calm'],
-      });
+      const pet = await sut.create(
+        { name: 'Rex', categoryId: 1, status: 'available', tags: ['calm'] },
+        actor,
+      );
 
       expect(calls).toEqual(['upsertTags', 'insert']);
       expect(repository.upsertTags).toHaveBeenCalledWith(['calm'], manager);
-      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], manager);
+      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor, manager);
       expect(pet).toBe(withTags);
     });
 
     it('should answer 400 naming categoryId when the category does not exist', async () => {
       repository.insert.mockRejectedValue(new UnknownCategoryError());
 
-      const error = await refusal(sut.create({ name: 'Rex', categoryId: 77, status: 'available' }));
+      const error = await refusal(
+        sut.create({ name: 'Rex', categoryId: 77, status: 'available' }, actor),
+      );
 
       expect(error.getStatus()).toBe(400);
+      expect(nudges).toBe(0);
       expect(error.details).toEqual({
         fields: [{ field: 'categoryId', message: 'category 77 does not exist' }],
       });
@@ -178,23 +205,24 @@ describe(PetsService.name, () => {
 
   describe('update', () => {
     it('should allow only the statuses that may move to the requested one', async () => {
-      repository.update.mockResolvedValue(petRow(1, { status: 'sold' }));
+      repository.update.mockResolvedValue(updated(petRow(1, { status: 'sold' })));
 
-      await sut.update(1, { status: 'sold' });
+      await sut.update(1, { status: 'sold' }, actor);
 
       expect(repository.update).toHaveBeenCalledWith(
         1,
         { status: 'sold' },
         { fromStatuses: ['pending', 'sold'], versionTags: undefined },
+        actor,
         undefined,
       );
     });
 
     it('should make the update conditional on the If-Match tags, and on none for *', async () => {
-      repository.update.mockResolvedValue(petRow(1));
+      repository.update.mockResolvedValue(updated(petRow(1)));
 
-      await sut.update(1, { name: 'Rex' }, ['3.1', '4.1']);
-      await sut.update(1, { name: 'Rex' }, '*');
+      await sut.update(1, { name: 'Rex' }, actor, ['3.1', '4.1']);
+      await sut.update(1, { name: 'Rex' }, actor, '*');
 
       expect(repository.update.mock.calls.map((call) => call[2])).toEqual([
         { fromStatuses: undefined, versionTags: ['3.1', '4.1'] },
@@ -206,7 +234,7 @@ describe(PetsService.name, () => {
       repository.update.mockResolvedValue(undefined);
       repository.stateOf.mockResolvedValue({ status: 'available', versionTag: '5.2' });
 
-      const error = await refusal(sut.update(1, { status: 'sold' }, ['4.2']));
+      const error = await refusal(sut.update(1, { status: 'sold' }, actor, ['4.2']));
 
       expect(error.getStatus()).toBe(412);
       expect(error.code).toBe('PRECONDITION_FAILED');
@@ -217,9 +245,10 @@ describe(PetsService.name, () => {
       repository.update.mockResolvedValue(undefined);
       repository.stateOf.mockResolvedValue({ status: 'available', versionTag: '1.1' });
 
-      const error = await refusal(sut.update(1, { status: 'sold' }));
+      const error = await refusal(sut.update(1, { status: 'sold' }, actor));
 
       expect(error.getStatus()).toBe(409);
+      expect(nudges).toBe(0);
       expect(error.code).toBe('INVALID_STATUS_TRANSITION');
       expect(error.details).toEqual({
         from: 'available',
@@ -232,15 +261,18 @@ describe(PetsService.name, () => {
       repository.update.mockResolvedValue(undefined);
       repository.stateOf.mockResolvedValue(undefined);
 
-      const error = await refusal(sut.update(1, { name: 'Rex' }));
+      const error = await refusal(sut.update(1, { name: 'Rex' }, actor));
 
       expect(error.code).toBe('PET_NOT_FOUND');
     });
 
     it('should run the photoUrls hooks in the transaction and their clean-up after it', async () => {
       const events: string[] = [];
-      repository.update.mockResolvedValue(petRow(1));
-      repository.findById.mockResolvedValue(petRow(1));
+      repository.update.mockResolvedValue(updated(petRow(1)));
+      repository.recordUpdate.mockImplementation(() => {
+        events.push('record');
+        return Promise.resolve(petRow(1));
+      });
       repository.transaction.mockImplementation(async (work) => {
         const result = await work(manager);
         events.push('commit');
@@ -255,37 +287,104 @@ describe(PetsService.name, () => {
         });
       });
 
-      await sut.update(1, { photoUrls: ['https://x/a.jpg'] });
+      await sut.update(1, { photoUrls: ['https://x/a.jpg'] }, actor);
 
-      expect(events).toEqual(['hook 1 https://x/a.jpg', 'commit', 'clean-up']);
+      expect(events).toEqual(['hook 1 https://x/a.jpg', 'record', 'commit', 'clean-up']);
     });
 
     it('should create new tags before it writes the pet, then replace its tags', async () => {
       const calls: string[] = [];
-      const record = (name: string) => () => {
-        calls.push(name);
-        return Promise.resolve(undefined);
-      };
-      repository.upsertTags.mockImplementation(record('upsertTags'));
+      repository.upsertTags.mockImplementation(() => {
+        calls.push('upsertTags');
+        return Promise.resolve();
+      });
       repository.update.mockImplementation(() => {
         calls.push('update');
+        return Promise.resolve(updated(petRow(1)));
+      });
+      repository.replaceTags.mockImplementation(() => {
+        calls.push('replaceTags');
+        return Promise.resolve([]);
+      });
+      repository.recordUpdate.mockImplementation(() => {
+        calls.push('recordUpdate');
         return Promise.resolve(petRow(1));
       });
-      repository.replaceTags.mockImplementation(record('replaceTags'));
-      repository.findById.mockResolvedValue(petRow(1));
 
-      await sut.update(1, { status: 'pending', tags: ['calm'] });
+      await sut.update(1, { status: 'pending', tags: ['calm'] }, actor);
 
-      expect(calls).toEqual(['upsertTags', 'update', 'replaceTags']);
+      expect(calls).toEqual(['upsertTags', 'update', 'replaceTags', 'recordUpdate']);
       expect(repository.replaceTags).toHaveBeenCalledWith(1, ['calm'], manager);
     });
 
+    it('should record in the update’s own statement, and nudge only when it changed something', async () => {
+      repository.update
+        .mockResolvedValueOnce(updated(petRow(1)))
+        .mockResolvedValueOnce(
+          updated(petRow(1, { status: 'pending' }), { statusFrom: 'available' }),
+        )
+        .mockResolvedValueOnce(updated(petRow(1), { changedFields: ['name'] }));
+
+      await sut.update(1, { name: 'pet 1', status: 'available' }, actor);
+      expect(nudges).toBe(0);
+      await sut.update(1, { status: 'pending' }, actor);
+      expect(nudges).toBe(1);
+      await sut.update(1, { name: 'Max' }, actor);
+      expect(nudges).toBe(2);
+
+      expect(repository.update.mock.calls.map((call) => call[3])).toEqual([actor, actor, actor]);
+      expect(repository.recordUpdate).not.toHaveBeenCalled();
+    });
+
+    it('should record a transaction’s update last, naming tags only when their set of names changed', async () => {
+      repository.update.mockImplementation(() =>
+        Promise.resolve(updated(petRow(1), { changedFields: ['name'] })),
+      );
+      repository.replaceTags
+        .mockResolvedValueOnce(['b', 'a'])
+        .mockResolvedValueOnce(['a'])
+        .mockResolvedValueOnce(['a', 'b']);
+      repository.recordUpdate.mockResolvedValue(petRow(1));
+
+      await sut.update(1, { name: 'Max', tags: ['a', 'b', 'a'] }, actor);
+      await sut.update(1, { name: 'Max', tags: ['a', 'b'] }, actor);
+      await sut.update(1, { name: 'Max', tags: ['a'] }, actor);
+
+      expect(repository.update.mock.calls.map((call) => call[3])).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(repository.recordUpdate.mock.calls).toEqual([
+        [1, { changedFields: ['name'], statusFrom: 'available' }, actor, manager],
+        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor, manager],
+        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor, manager],
+      ]);
+      expect(nudges).toBe(3);
+    });
+
+    it('should nudge nobody for a transaction’s update that changed nothing', async () => {
+      repository.update.mockResolvedValue(updated(petRow(1)));
+      repository.replaceTags.mockResolvedValue(['calm']);
+      repository.recordUpdate.mockResolvedValue(petRow(1));
+
+      await sut.update(1, { tags: ['calm'] }, actor);
+
+      expect(repository.recordUpdate).toHaveBeenCalledWith(
+        1,
+        { changedFields: [], statusFrom: 'available' },
+        actor,
+        manager,
+      );
+      expect(nudges).toBe(0);
+    });
+
     it('should not run the photoUrls hooks when photoUrls is not replaced', async () => {
-      repository.update.mockResolvedValue(petRow(1));
+      repository.update.mockResolvedValue(updated(petRow(1)));
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onPhotoUrlsReplaced(hook);
 
-      await sut.update(1, { name: 'Rex' });
+      await sut.update(1, { name: 'Rex' }, actor);
 
       expect(hook).not.toHaveBeenCalled();
       expect(repository.transaction).not.toHaveBeenCalled();
@@ -316,9 +415,11 @@ describe(PetsService.name, () => {
         });
       });
 
-      await sut.remove(5);
+      await sut.remove(5, actor);
 
       expect(events).toEqual(['lock', 'hook 5', 'delete', 'commit', 'clean-up']);
+      expect(repository.delete).toHaveBeenCalledWith(5, actor, manager);
+      expect(nudges).toBe(1);
     });
 
     it('should answer 404 PET_NOT_FOUND and run no hook when there is no such pet', async () => {
@@ -326,7 +427,7 @@ describe(PetsService.name, () => {
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onRemove(hook);
 
-      const error = await refusal(sut.remove(5));
+      const error = await refusal(sut.remove(5, actor));
 
       expect(error.code).toBe('PET_NOT_FOUND');
       expect(hook).not.toHaveBeenCalled();
@@ -338,7 +439,7 @@ describe(PetsService.name, () => {
       const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
       sut.onRemove(hook);
 
-      const error = await refusal(sut.remove(5, ['1.1']));
+      const error = await refusal(sut.remove(5, actor, ['1.1']));
 
       expect(error.code).toBe('PRECONDITION_FAILED');
       expect(error.details).toEqual({ currentEtag: '"2.1"' });
@@ -360,11 +461,23 @@ describe(PetsService.name, () => {
     it('should report a pet that is gone as 404, and a full one as 409, when nothing was appended', async () => {
       repository.appendPhotoUrl.mockResolvedValue(false);
       repository.exists.mockResolvedValue(false);
-      expect((await refusal(sut.appendPhotoUrl(1, 'u', manager))).code).toBe('PET_NOT_FOUND');
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor, manager))).code).toBe(
+        'PET_NOT_FOUND',
+      );
 
       repository.exists.mockResolvedValue(true);
-      expect((await refusal(sut.appendPhotoUrl(1, 'u', manager))).code).toBe('CONFLICT');
-      expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, manager);
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor, manager))).code).toBe('CONFLICT');
+      expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, actor, manager);
+    });
+
+    it('should nudge the listeners only when the caller says its transaction committed', async () => {
+      repository.appendPhotoUrl.mockResolvedValue(true);
+
+      const committed = await sut.appendPhotoUrl(1, 'u', actor, manager);
+
+      expect(nudges).toBe(0);
+      committed();
+      expect(nudges).toBe(1);
     });
   });
 });

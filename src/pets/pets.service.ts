@@ -11,13 +11,17 @@ import {
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
+import type { PetActor } from './pet-actor.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
+import { PetHistoryService } from './pet-history.service.js';
 import type { PetRemovalHook, PhotoUrlsReplacedHook } from './pet-hooks.js';
+import { petNotFound } from './pet-not-found.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 import {
   PetsRepository,
   UnknownCategoryError,
   type InventoryRow,
+  type PetChanges,
   type PetRow,
 } from './pets.repository.js';
 
@@ -25,10 +29,6 @@ interface PetPage {
   pets: PetRow[];
   pagination: Pagination;
 }
-
-/** Also ParseIdPipe's answer on the pet routes (and media's), for ids that cannot exist. */
-export const petNotFound = (id: number | string) =>
-  new ApiException('PET_NOT_FOUND', `Pet ${id} not found`);
 
 const photoUrlsFull = (id: number) =>
   new ApiException('CONFLICT', `Pet ${id} already has ${MAX_PHOTO_URLS} photo URLs`, {
@@ -49,7 +49,10 @@ export class PetsService {
   private readonly removalHooks: PetRemovalHook[] = [];
   private readonly photoUrlsHooks: PhotoUrlsReplacedHook[] = [];
 
-  constructor(private readonly pets: PetsRepository) {}
+  constructor(
+    private readonly pets: PetsRepository,
+    private readonly history: PetHistoryService,
+  ) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
     const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
@@ -87,28 +90,38 @@ export class PetsService {
     return this.load(id);
   }
 
-  async create(dto: CreatePetDto): Promise<PetRow> {
+  /** Records `pet.created` by `actor`; every write records its events with the change. */
+  async create(dto: CreatePetDto, actor: PetActor): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
-    // One statement inserts, links the tags and reads back; new tags are created before it.
-    if (!tags?.length) return this.write(dto, () => this.pets.insert(row));
-    return this.pets.transaction(async (manager) => {
-      await this.pets.upsertTags(tags, manager);
-      return this.write(dto, () => this.pets.insert(row, tags, manager));
-    });
+    // One statement inserts, links the tags, reads back and records; new tags come before it.
+    const pet = tags?.length
+      ? await this.pets.transaction(async (manager) => {
+          await this.pets.upsertTags(tags, manager);
+          return this.write(dto, () => this.pets.insert(row, tags, actor, manager));
+        })
+      : await this.write(dto, () => this.pets.insert(row, [], actor));
+    this.history.notifyRecorded();
+    return pet;
   }
 
-  /** With `ifMatch`, only if the pet's version tag is one of it (412 otherwise). */
-  async update(id: number, dto: UpdatePetDto, ifMatch?: IfMatch): Promise<PetRow> {
+  /**
+   * With `ifMatch`, only if the pet's version tag is one of it (412 otherwise). Records
+   * `pet.updated` with the fields whose value changed, then `pet.status_changed` when the
+   * status moved; nothing when nothing changed.
+   */
+  async update(id: number, dto: UpdatePetDto, actor: PetActor, ifMatch?: IfMatch): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const to = dto.status;
     const conditions = {
       fromStatuses: to && PET_STATUSES.filter((from) => isAllowedMove(from, to)),
       versionTags: ifMatch === '*' ? undefined : ifMatch,
     };
-    const apply = async (manager?: EntityManager) => {
-      const pet = await this.write(dto, () => this.pets.update(id, fields, conditions, manager));
-      if (pet) return pet;
+    const apply = async (recordAs: PetActor | undefined, manager?: EntityManager) => {
+      const updated = await this.write(dto, () =>
+        this.pets.update(id, fields, conditions, recordAs, manager),
+      );
+      if (updated) return updated;
       // Nothing matched: the pet is gone, its version is not the one the client read, or its
       // status does not allow the move (all read now). The precondition is reported first.
       const current = await this.pets.stateOf(id, manager);
@@ -119,17 +132,30 @@ export class PetsService {
       throw invalidTransition(current.status, to ?? current.status);
     };
     const { photoUrls } = fields;
-    if (tags === undefined && photoUrls === undefined) return apply();
-    const [pet, afterCommit] = await this.pets.transaction(async (manager) => {
+    if (tags === undefined && photoUrls === undefined) {
+      // One statement updates, reads back and records.
+      const { pet, changes } = await apply(actor);
+      if (recordsEvents(changes, pet)) this.history.notifyRecorded();
+      return pet;
+    }
+    // The events are recorded last, once the tags and the other modules' rows are written.
+    const [pet, recorded, afterCommit] = await this.pets.transaction(async (manager) => {
       if (tags?.length) await this.pets.upsertTags(tags, manager);
-      await apply(manager);
-      if (tags !== undefined) await this.pets.replaceTags(id, tags, manager);
+      const { changes: written } = await apply(undefined, manager);
+      const tagsChanged =
+        tags !== undefined && !sameNames(await this.pets.replaceTags(id, tags, manager), tags);
+      const changes = tagsChanged
+        ? { ...written, changedFields: [...written.changedFields, 'tags'] }
+        : written;
       const cleanups: (() => Promise<void>)[] = [];
       if (photoUrls) {
         for (const hook of this.photoUrlsHooks) cleanups.push(await hook(id, photoUrls, manager));
       }
-      return [await this.load(id, manager), cleanups] as const;
+      const updated = await this.pets.recordUpdate(id, changes, actor, manager);
+      if (!updated) throw petNotFound(id);
+      return [updated, recordsEvents(changes, updated), cleanups] as const;
     });
+    if (recorded) this.history.notifyRecorded();
     for (const cleanup of afterCommit) await cleanup();
     return pet;
   }
@@ -145,16 +171,17 @@ export class PetsService {
    * `ifMatch` is checked against the pet's version, which nothing can change before the
    * delete.
    */
-  async remove(id: number, ifMatch?: IfMatch): Promise<void> {
+  async remove(id: number, actor: PetActor, ifMatch?: IfMatch): Promise<void> {
     const afterCommit = await this.pets.transaction(async (manager) => {
       const versionTag = await this.pets.lock(id, manager);
       if (versionTag === undefined) throw petNotFound(id);
       if (ifMatch && !satisfiesIfMatch(ifMatch, versionTag)) throw preconditionFailed(versionTag);
       const cleanups: (() => Promise<void>)[] = [];
       for (const hook of this.removalHooks) cleanups.push(await hook(id, manager));
-      await this.pets.delete(id, manager);
+      await this.pets.delete(id, actor, manager);
       return cleanups;
     });
+    this.history.notifyRecorded();
     for (const cleanup of afterCommit) await cleanup();
   }
 
@@ -174,14 +201,24 @@ export class PetsService {
     if (count >= MAX_PHOTO_URLS) throw photoUrlsFull(id);
   }
 
-  /** Adds one URL to the pet's photoUrls, within the caller's transaction when given one. */
-  async appendPhotoUrl(id: number, url: string, manager?: EntityManager): Promise<void> {
-    if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, manager)) return;
+  /**
+   * Adds one URL to the pet's photoUrls and records `pet.image_added`, within the caller's
+   * transaction when given one. Returns what to call once that transaction has committed.
+   */
+  async appendPhotoUrl(
+    id: number,
+    url: string,
+    actor: PetActor,
+    manager?: EntityManager,
+  ): Promise<() => void> {
+    if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, actor, manager)) {
+      return () => this.history.notifyRecorded();
+    }
     throw (await this.pets.exists(id, manager)) ? photoUrlsFull(id) : petNotFound(id);
   }
 
-  private async load(id: number, manager?: EntityManager): Promise<PetRow> {
-    const pet = await this.pets.findById(id, manager);
+  private async load(id: number): Promise<PetRow> {
+    const pet = await this.pets.findById(id);
     if (!pet) throw petNotFound(id);
     return pet;
   }
@@ -199,4 +236,14 @@ export class PetsService {
       throw error;
     }
   }
+}
+
+/** Whether an update recorded events: it changed a field, or moved the status. */
+const recordsEvents = (changes: PetChanges, pet: PetRow) =>
+  changes.changedFields.length > 0 || changes.statusFrom !== pet.status;
+
+/** Tags compare as the API shows them: a set of names. */
+function sameNames(before: string[], after: string[]): boolean {
+  const wanted = new Set(after);
+  return before.length === wanted.size && before.every((name) => wanted.has(name));
 }

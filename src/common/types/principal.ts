@@ -11,4 +11,6 @@ export interface Principal {
   role: Role;
   /** Set when the identity came from an API key (kind 'api-key'). */
   apiKeyId?: number;
+  /** The key's display prefix, set with `apiKeyId`: a pet's history names the key by it. */
+  apiKeyPrefix?: string;
 }

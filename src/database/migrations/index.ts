@@ -7,6 +7,7 @@ import { AddTokensValidAfter1795434961251 } from './1795434961251-AddTokensValid
 import { AddRowVersions1795488516143 } from './1795488516143-AddRowVersions.js';
 import { CreateIdempotencyKeys1795488928216 } from './1795488928216-CreateIdempotencyKeys.js';
 import { CreateWebhooks1795550000000 } from './1795550000000-CreateWebhooks.js';
+import { CreatePetEvents1795600000000 } from './1795600000000-CreatePetEvents.js';
 
 /** Every migration, in order. `npm run migration:generate` writes new ones beside this file. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -18,4 +19,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   AddRowVersions1795488516143,
   CreateIdempotencyKeys1795488928216,
   CreateWebhooks1795550000000,
+  CreatePetEvents1795600000000,
 ];

@@ -1,0 +1,91 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
+import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
+import { ApiIdProperty, ApiTimestampProperty } from '../../common/openapi/schemas.js';
+import { API_KEY_PREFIX_LENGTH } from '../../auth/api-key-format.js';
+import { PET_EVENT_TYPES, type PetEventType } from '../pet-events.js';
+import { PET_STATUSES, type PetStatus } from '../pet-status.js';
+
+/** What `changedFields` may name: the request fields a PUT compares, in its body's order. */
+export const PET_CHANGED_FIELDS = [
+  'name',
+  'categoryId',
+  'photoUrls',
+  'age',
+  'breed',
+  'description',
+  'tags',
+] as const;
+export type PetChangedField = (typeof PET_CHANGED_FIELDS)[number];
+
+export class PetHistoryQueryDto extends PaginationQueryDto {
+  /** Opaque keyset cursor from a previous page's `pagination.nextCursor`. */
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 512,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'pagination.nextCursor of the previous page of this pet, without offset',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}
+
+export class PetEventActorResponse {
+  @ApiIdProperty('The user who made the change; absent for changes made outside the API', {
+    required: false,
+  })
+  userId?: number;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: API_KEY_PREFIX_LENGTH,
+    pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
+    description: 'The prefix of the API key the change was made with; absent for a bearer token',
+  })
+  apiKeyPrefix?: string;
+}
+
+export class PetHistoryEventResponse {
+  @ApiProperty({
+    type: 'string',
+    pattern: '^evt_[0-9a-f]{32}$',
+    maxLength: 36,
+    description: 'Event id, the same as the `webhook-id` of its deliveries',
+  })
+  id: string;
+
+  @ApiProperty({ enum: PET_EVENT_TYPES })
+  type: PetEventType;
+
+  @ApiTimestampProperty('When the change was made')
+  occurredAt: string;
+
+  @ApiProperty({ type: PetEventActorResponse })
+  actor: PetEventActorResponse;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...PET_CHANGED_FIELDS] },
+    minItems: 1,
+    maxItems: PET_CHANGED_FIELDS.length,
+    description: 'pet.updated only: the request fields whose value changed (status aside)',
+  })
+  changedFields?: PetChangedField[];
+
+  @ApiPropertyOptional({ enum: PET_STATUSES, description: 'pet.status_changed only' })
+  from?: PetStatus;
+
+  @ApiPropertyOptional({ enum: PET_STATUSES, description: 'pet.status_changed only' })
+  to?: PetStatus;
+}
+
+export class PetHistoryResponse {
+  @ApiProperty({ type: [PetHistoryEventResponse], maxItems: 100, description: 'Newest first' })
+  events: PetHistoryEventResponse[];
+
+  @ApiProperty({ type: PaginationResponse })
+  pagination: PaginationResponse;
+}

@@ -1,0 +1,17 @@
+import type { Principal } from '../common/types/principal.js';
+
+/** Who made a change of a pet, as its history records it. */
+export interface PetActor {
+  /** Null for changes made outside the API: the seed script's demo pets. */
+  userId: number | null;
+  /** The API key's display prefix when the change was made with a key. */
+  apiKeyPrefix: string | null;
+}
+
+export const actorOf = (principal: Principal): PetActor => ({
+  userId: principal.userId,
+  apiKeyPrefix: principal.apiKeyPrefix ?? null,
+});
+
+/** The actor of writes made outside any request (the seed script). */
+export const NO_ACTOR: PetActor = { userId: null, apiKeyPrefix: null };

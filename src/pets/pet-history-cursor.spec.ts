@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { ApiException } from '../common/errors/api-exception.js';
+import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
+
+/** The message a client would read for this cursor, or undefined when it is accepted. */
+function refusalOf(raw: string, request: { petId: number; offset?: number }) {
+  try {
+    decodeHistoryCursor(raw, request);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiException)) throw error;
+    return error.details;
+  }
+}
+
+const forged = (json: string) => Buffer.from(json).toString('base64url');
+const refused = (message: string) => ({ fields: [{ field: 'cursor', message }] });
+
+describe('pet history cursor', () => {
+  const cursor = { petId: 4, sequence: 120, offset: 20 };
+  const valid = encodeHistoryCursor(cursor);
+
+  it('should decode what it encoded, for the same pet', () => {
+    expect(decodeHistoryCursor(valid, { petId: 4 })).toEqual(cursor);
+  });
+
+  it('should refuse a cursor of another pet, or one sent with an offset', () => {
+    expect(refusalOf(valid, { petId: 5 })).toEqual(refused('was issued for another pet'));
+    expect(refusalOf(valid, { petId: 4, offset: 0 })).toEqual(
+      refused('cannot be combined with offset'),
+    );
+  });
+
+  it.each([
+    ['not base64url JSON', '!!!'],
+    ['another shape', forged('{"petId":4}')],
+    ['a sequence of 0', forged('[4,0,20]')],
+    ['a negative offset', forged('[4,120,-1]')],
+    ['a fractional pet id', forged('[4.5,120,20]')],
+    ['another spelling of a valid cursor', forged('[4, 120, 20]')],
+    ['padding', `${valid}=`],
+  ])('should refuse %s as malformed', (_label, raw) => {
+    expect(refusalOf(raw, { petId: 4 })).toEqual(refused('is malformed'));
+  });
+});
