@@ -11,6 +11,7 @@ export type ApiKey = Schemas['ApiKeyResponse'];
 // With the key, which only a replay of an Idempotency-Key (never sent by the console) lacks.
 export type CreatedApiKey = Schemas['CreatedApiKeyResponse'] & { key: string };
 export type User = Schemas['UserResponse'];
+export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */
