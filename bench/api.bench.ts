@@ -204,7 +204,12 @@ export async function run(): Promise<void> {
       tags: ['friendly', 'vaccinated'],
       photoUrls: ['https://images.example.com/pets/bench.jpg'],
     });
-    const rename = JSON.stringify({ name: 'Renamed pet' });
+    // A new name every time: each PUT is a real change, recorded in the pet's history.
+    let renames = 0;
+    const renameById: RequestSetup = (request) => {
+      byId(request);
+      request.body = JSON.stringify({ name: `Renamed pet ${renames++}` });
+    };
     await checkSameAnswers(origins, auth[0], body, filtered);
 
     /** The same requests to the app, both baselines and the variant, in alternating rounds. */
@@ -285,7 +290,11 @@ export async function run(): Promise<void> {
       target: 'app ≥ 33% of baseline req/s',
       met: create.app.rps >= 0.33 * create.baseline!.rps,
     });
-    const update = await everywhere('/v1/pets/1', { method: 'PUT', body: rename, setup: byId });
+    const update = await everywhere('/v1/pets/1', {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'Renamed pet' }),
+      setup: renameById,
+    });
     rows.push({
       scenario: '5b. PUT /pets/{id}',
       ...update,

@@ -17,7 +17,7 @@ export interface Sample {
   bytes: number;
 }
 
-export type RequestSetup = (request: { path?: string }) => void;
+export type RequestSetup = (request: { path?: string; body?: string | Buffer }) => void;
 
 export interface LoadOptions {
   auth?: string[];

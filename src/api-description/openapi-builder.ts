@@ -181,7 +181,10 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('categories', 'Pet categories; admins write them')
     .addTag('users', 'Accounts and roles')
     .addTag('api-keys', 'Your API keys (bearer token only)')
-    .addTag('webhooks', 'Subscriptions to pet events (admins), and the events POSTed to them')
+    .addTag(
+      'webhooks',
+      'Subscriptions to pet events (admins), the events POSTed to them, and their delivery log',
+    )
     .addTag('rate-limit', 'Your rate-limit budget')
     .addTag('media', 'Stored images, outside /v1')
     .build();

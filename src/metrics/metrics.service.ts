@@ -15,6 +15,11 @@ interface PoolStats {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const IMAGE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
+// An attempt ends by the 10 s total timeout at the latest.
+const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What a recorded webhook attempt led to. */
+export type WebhookDeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
 
 /**
  * The service's Prometheus metrics. Each app has a registry of its own, so several apps in
@@ -54,6 +59,18 @@ export class MetricsService {
     name: 'petstore_image_processing_seconds',
     help: 'Time to decode and resize one uploaded image into its two renditions, queue wait excluded',
     buckets: IMAGE_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'petstore_webhook_deliveries_total',
+    help: 'Webhook delivery attempts recorded, by outcome: succeeded, retrying (failed, another attempt scheduled), failed (failed, given up after 24 h)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookDeliverySeconds = new Histogram({
+    name: 'petstore_webhook_delivery_seconds',
+    help: 'Time of one webhook delivery attempt, from sending until the response or the error',
+    buckets: WEBHOOK_BUCKETS,
     registers: [this.registry],
   });
 
@@ -110,6 +127,15 @@ export class MetricsService {
   /** Recorded by media's ImageProcessor for every image it decodes, refused ones included. */
   observeImageProcessing(seconds: number): void {
     if (this.enabled) this.imageProcessing.observe(seconds);
+  }
+
+  /** Recorded by webhooks' dispatcher for every attempt whose outcome it recorded. */
+  countWebhookDelivery(outcome: WebhookDeliveryOutcome): void {
+    if (this.enabled) this.webhookDeliveries.inc({ outcome });
+  }
+
+  observeWebhookDelivery(seconds: number): void {
+    if (this.enabled) this.webhookDeliverySeconds.observe(seconds);
   }
 
   render(): Promise<string> {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EntityManager } from 'typeorm';
 import type { PetEvent } from '../../src/pets/pet-events.js';
 import { PetHistoryService } from '../../src/pets/pet-history.service.js';
+import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { apiKey, createApiKey, createUser, type Headers } from '../support/auth.js';
 import { expectError, expectValidationError } from '../support/errors.js';
 import { jpegImage } from '../support/images.js';
@@ -352,8 +353,10 @@ describe('Pet history (e2e)', () => {
       while ((await history.publishPending(() => Promise.resolve())) > 0);
     }
 
-    beforeAll(() => {
+    beforeAll(async () => {
       history = t.app.get(PetHistoryService);
+      // The webhooks' worker publishes too: stopped, as at shutdown, these tests publish alone.
+      await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
     });
 
     it('should hand over unpublished events oldest first, with the pet as the API showed it, and mark them published', async () => {

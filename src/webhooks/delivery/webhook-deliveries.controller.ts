@@ -1,0 +1,89 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NoBody } from '../../common/decorators/consumes.decorator.js';
+import { Roles } from '../../common/decorators/roles.decorator.js';
+import { ApiErrors } from '../../common/openapi/api-errors.decorator.js';
+import {
+  ApiAuth,
+  ApiIdParam,
+  ApiValidatedQuery,
+} from '../../common/openapi/api-docs.decorators.js';
+import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
+import { Idempotent } from '../../idempotency/idempotent.decorator.js';
+import {
+  DeliveryDetailResponse,
+  DeliveryListResponse,
+  DeliveryResponse,
+} from './dto/delivery-response.dto.js';
+import { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
+import { webhookNotFound } from '../webhooks.service.js';
+import { WebhookDeliveriesService, webhookDeliveryNotFound } from './webhook-deliveries.service.js';
+import { toDeliveryDetailResponse, toDeliveryResponse } from './webhook-delivery.mapper.js';
+
+@ApiTags('webhooks')
+@ApiAuth()
+@Roles('admin')
+@ApiIdParam('webhookId', 'Webhook id')
+@ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
+@Controller('webhooks/:webhookId/deliveries')
+export class WebhookDeliveriesController {
+  constructor(private readonly deliveries: WebhookDeliveriesService) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: 'List a webhook’s deliveries',
+    description:
+      'Admin only. One delivery per event sent to this webhook, newest first, each with its ' +
+      'latest attempt.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: DeliveryListResponse, description: 'One page of deliveries' })
+  async list(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) webhookId: number,
+    @Query() query: ListDeliveriesQueryDto,
+  ): Promise<DeliveryListResponse> {
+    const page = await this.deliveries.list(webhookId, query);
+    return { deliveries: page.deliveries.map(toDeliveryResponse), pagination: page.pagination };
+  }
+
+  @Get(':deliveryId')
+  @ApiOperation({
+    operationId: 'getWebhookDelivery',
+    summary: 'Get a delivery and its attempts',
+    description: 'Admin only. The delivery and its latest 50 attempts, newest first.',
+  })
+  @ApiIdParam('deliveryId', 'Delivery id')
+  @ApiErrors({ 404: ['WEBHOOK_DELIVERY_NOT_FOUND'] })
+  @ApiOkResponse({ type: DeliveryDetailResponse, description: 'The delivery' })
+  async findOne(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) webhookId: number,
+    @Param('deliveryId', new ParseIdPipe(webhookDeliveryNotFound)) deliveryId: number,
+  ): Promise<DeliveryDetailResponse> {
+    const { delivery, attempts } = await this.deliveries.findOne(webhookId, deliveryId);
+    return toDeliveryDetailResponse(delivery, attempts);
+  }
+
+  @Post(':deliveryId/retry')
+  @HttpCode(202)
+  @NoBody()
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send a delivery again now',
+    description:
+      'Admin only. Takes no body. The delivery becomes `pending` and due now, whether it ' +
+      'succeeded, failed or was waiting for its next attempt; the same event id is sent. A ' +
+      'pet’s events still go in order: it waits for that pet’s earlier pending deliveries, ' +
+      'and for the webhook to be enabled.',
+  })
+  @ApiIdParam('deliveryId', 'Delivery id')
+  @ApiErrors({ 404: ['WEBHOOK_DELIVERY_NOT_FOUND'] })
+  @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery, now pending' })
+  async retry(
+    @Param('webhookId', new ParseIdPipe(webhookNotFound)) webhookId: number,
+    @Param('deliveryId', new ParseIdPipe(webhookDeliveryNotFound)) deliveryId: number,
+  ): Promise<DeliveryResponse> {
+    return toDeliveryResponse(await this.deliveries.retry(webhookId, deliveryId));
+  }
+}

@@ -1,0 +1,316 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PetEventType } from '../../pets/pet-events.js';
+import type { DeliveryStatus } from '../webhook-delivery.entity.js';
+
+/** One event to fan out: its payload already serialized, the same bytes for every receiver. */
+export interface OutgoingEvent {
+  sequence: number;
+  id: string;
+  type: PetEventType;
+  petId: number;
+  occurredAt: Date;
+  body: string;
+}
+
+/** A delivery a worker holds: what it sends, and to whom, signed with which secrets. */
+export interface ClaimedDelivery {
+  id: number;
+  subscriptionId: number;
+  eventId: string;
+  body: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  createdAt: Date;
+  /** Proves the claim when the attempt is recorded. */
+  leaseToken: string;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** One attempt as the log keeps it. */
+export interface AttemptRow {
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/** What an attempt leads to: done, another attempt at `nextAttemptAt`, or given up. */
+export type AttemptOutcome =
+  { status: 'succeeded' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
+
+/** The failing subscription's rule: disabled once every attempt failed for `afterMs`. */
+export interface DisableRule {
+  afterMs: number;
+  reason: string;
+}
+
+export interface RecordedAttempt {
+  /** The subscription was disabled by this attempt's failure. */
+  disabledSubscription: boolean;
+}
+
+/** A delivery as its log shows it, with its latest attempt. */
+export interface DeliveryRow {
+  id: number;
+  subscriptionId: number;
+  eventId: string;
+  eventType: PetEventType;
+  petId: number;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  createdAt: Date;
+  completedAt: Date | null;
+  lastAttempt: Omit<AttemptRow, 'responseBody'> | null;
+}
+
+const DELIVERY_COLUMNS = `
+  d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId",
+  d.event_type AS "eventType", d.pet_id AS "petId", d.status, d.attempts,
+  d.next_attempt_at AS "nextAttemptAt", d.created_at AS "createdAt",
+  d.completed_at AS "completedAt",
+  (SELECT json_build_object('attemptedAt', a.attempted_at, 'statusCode', a.status_code,
+                            'durationMs', a.duration_ms, 'error', a.error)
+     FROM webhook_delivery_attempts a
+    WHERE a.delivery_id = d.id
+    ORDER BY a.id DESC
+    LIMIT 1) AS "lastAttempt"`;
+
+type DeliveryRecord = Omit<DeliveryRow, 'lastAttempt'> & {
+  lastAttempt: (Omit<AttemptRow, 'attemptedAt' | 'responseBody'> & { attemptedAt: string }) | null;
+};
+
+// json_build_object leaves the timestamp as text.
+const toDeliveryRow = ({ lastAttempt, ...row }: DeliveryRecord): DeliveryRow => ({
+  ...row,
+  lastAttempt: lastAttempt && { ...lastAttempt, attemptedAt: new Date(lastAttempt.attemptedAt) },
+});
+
+/**
+ * The only door to `webhook_deliveries` and `webhook_delivery_attempts`, and to the
+ * subscription fields the delivery worker reads (URL, secrets) and keeps (failing since,
+ * disabled). Each claim and each record is one short transaction; nothing is held while a
+ * delivery is sent.
+ */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * One delivery per event and enabled subscription that asked for the event's type and
+   * existed when it happened, in the caller's transaction (the one that marks the events
+   * published). An event fanned out twice adds nothing. How many deliveries were added.
+   */
+  async insertForEvents(events: OutgoingEvent[], manager: EntityManager): Promise<number> {
+    if (events.length === 0) return 0;
+    const rows = await manager.query<unknown[]>(
+      `INSERT INTO webhook_deliveries
+              (subscription_id, event_sequence, event_id, event_type, pet_id, body)
+       SELECT s.id, e.sequence, e.id, e.type, e.pet_id, e.body
+         FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::bigint[],
+                     $5::timestamptz[], $6::text[])
+              AS e(sequence, id, type, pet_id, occurred_at, body)
+         JOIN webhook_subscriptions s
+           ON s.enabled AND e.type = ANY (s.events) AND s.created_at <= e.occurred_at
+        ORDER BY e.sequence, s.id
+       ON CONFLICT (subscription_id, event_id) DO NOTHING
+       RETURNING 1`,
+      [
+        events.map((e) => e.sequence),
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.petId),
+        events.map((e) => e.occurredAt),
+        events.map((e) => e.body),
+      ],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Takes up to `limit` due deliveries for `token` until `leaseMs` from now: pending, due, not
+   * held by a live lease, of an enabled subscription, and each the oldest pending delivery of
+   * its (subscription, pet), so a pet's later events wait for its earlier ones. SKIP LOCKED:
+   * concurrent workers take different rows instead of waiting for each other.
+   */
+  async claim(limit: number, token: string, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const [rows] = await this.dataSource.query<[ClaimedDelivery[], number]>(
+      `WITH due AS (
+         SELECT d.id
+           FROM webhook_deliveries d
+          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.leased_until IS NULL OR d.leased_until <= now())
+            AND EXISTS (SELECT 1 FROM webhook_subscriptions s
+                         WHERE s.id = d.subscription_id AND s.enabled)
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries earlier
+                             WHERE earlier.subscription_id = d.subscription_id
+                               AND earlier.pet_id = d.pet_id
+                               AND earlier.status = 'pending'
+                               AND earlier.event_sequence < d.event_sequence)
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $1
+            FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+          SET lease_token = $2, leased_until = now() + $3 * interval '1 millisecond'
+         FROM due, webhook_subscriptions s
+        WHERE d.id = due.id AND s.id = d.subscription_id
+       RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.body,
+                 d.attempts, d.created_at AS "createdAt", d.lease_token AS "leaseToken",
+                 s.url, s.secret,
+                 s.previous_secret AS "previousSecret",
+                 s.previous_secret_expires_at AS "previousSecretExpiresAt"`,
+      [limit, token, leaseMs],
+    );
+    return rows;
+  }
+
+  /**
+   * Records an attempt of a delivery the caller claimed, and what it leads to;
+   * undefined (nothing written) when the lease was lost, to another worker or with the
+   * delivery. Keeps the subscription's failure streak: cleared by a success, started by a
+   * failure, and the subscription disabled once it has lasted `disable.afterMs`.
+   */
+  recordAttempt(
+    delivery: Pick<ClaimedDelivery, 'id' | 'subscriptionId' | 'leaseToken'>,
+    attempt: Omit<AttemptRow, 'attemptedAt'> & { attemptedAt: Date },
+    outcome: AttemptOutcome,
+    disable: DisableRule,
+  ): Promise<RecordedAttempt | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      // The subscription first, as its DELETE locks it before cascading to the deliveries.
+      await manager.query(`SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR NO KEY UPDATE`, [
+        delivery.subscriptionId,
+      ]);
+      const finishedAt = new Date(attempt.attemptedAt.getTime() + attempt.durationMs);
+      const [, updated] = await manager.query<[unknown[], number]>(
+        `UPDATE webhook_deliveries
+            SET attempts = attempts + 1, last_attempt_at = $3, status = $4::varchar,
+                next_attempt_at = coalesce($5, next_attempt_at),
+                completed_at = CASE WHEN $4::varchar = 'pending' THEN NULL ELSE $6::timestamptz END,
+                lease_token = NULL, leased_until = NULL
+          WHERE id = $1 AND lease_token = $2`,
+        [
+          delivery.id,
+          delivery.leaseToken,
+          attempt.attemptedAt,
+          outcome.status,
+          outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+          finishedAt,
+        ],
+      );
+      if (updated !== 1) return undefined;
+      await manager.query(
+        `INSERT INTO webhook_delivery_attempts
+                (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          delivery.id,
+          attempt.attemptedAt,
+          attempt.statusCode,
+          attempt.durationMs,
+          attempt.error,
+          attempt.responseBody,
+        ],
+      );
+      if (outcome.status === 'succeeded') {
+        await manager.query(
+          `UPDATE webhook_subscriptions SET failing_since = NULL
+            WHERE id = $1 AND failing_since IS NOT NULL`,
+          [delivery.subscriptionId],
+        );
+        return { disabledSubscription: false };
+      }
+      await manager.query(
+        `UPDATE webhook_subscriptions SET failing_since = $2
+          WHERE id = $1 AND failing_since IS NULL`,
+        [delivery.subscriptionId, attempt.attemptedAt],
+      );
+      const [, disabled] = await manager.query<[unknown[], number]>(
+        `UPDATE webhook_subscriptions
+            SET enabled = false, disabled_reason = $4, updated_at = $2
+          WHERE id = $1 AND enabled
+            AND failing_since <= $2::timestamptz - $3 * interval '1 millisecond'`,
+        [delivery.subscriptionId, finishedAt, disable.afterMs, disable.reason],
+      );
+      return { disabledSubscription: disabled === 1 };
+    });
+  }
+
+  /** Whether the subscription exists (the delivery log's routes answer 404 otherwise). */
+  async subscriptionExists(subscriptionId: number): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM webhook_subscriptions WHERE id = $1`,
+      [subscriptionId],
+    );
+    return rows.length === 1;
+  }
+
+  /** One page of a subscription's deliveries, newest first, and how many there are in all. */
+  async findPage(
+    subscriptionId: number,
+    status: DeliveryStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ deliveries: DeliveryRow[]; total: number }> {
+    const filter = `d.subscription_id = $1 AND ($2::varchar IS NULL OR d.status = $2)`;
+    const [records, [{ total }]] = await Promise.all([
+      this.dataSource.query<DeliveryRecord[]>(
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
+          WHERE ${filter}
+          ORDER BY d.id DESC
+          LIMIT $3 OFFSET $4`,
+        [subscriptionId, status ?? null, limit, offset],
+      ),
+      this.dataSource.query<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${filter}`,
+        [subscriptionId, status ?? null],
+      ),
+    ]);
+    return { deliveries: records.map(toDeliveryRow), total };
+  }
+
+  /** The subscription's delivery, or undefined (also when it is another subscription's). */
+  async findOne(subscriptionId: number, deliveryId: number): Promise<DeliveryRow | undefined> {
+    const [record] = await this.dataSource.query<DeliveryRecord[]>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
+        WHERE d.id = $2 AND d.subscription_id = $1`,
+      [subscriptionId, deliveryId],
+    );
+    return record && toDeliveryRow(record);
+  }
+
+  /** The delivery's latest `limit` attempts, newest first. */
+  findAttempts(deliveryId: number, limit: number): Promise<AttemptRow[]> {
+    return this.dataSource.query<AttemptRow[]>(
+      `SELECT attempted_at AS "attemptedAt", status_code AS "statusCode",
+              duration_ms AS "durationMs", error, response_body AS "responseBody"
+         FROM webhook_delivery_attempts
+        WHERE delivery_id = $1
+        ORDER BY id DESC
+        LIMIT $2`,
+      [deliveryId, limit],
+    );
+  }
+
+  /**
+   * Makes the delivery pending and due now, whatever its state (a delivery being sent keeps
+   * its lease: its worker records the attempt). False when the subscription has no such
+   * delivery.
+   */
+  async makeDueNow(subscriptionId: number, deliveryId: number): Promise<boolean> {
+    const [, updated] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE webhook_deliveries
+          SET status = 'pending', next_attempt_at = now(), completed_at = NULL
+        WHERE id = $2 AND subscription_id = $1`,
+      [subscriptionId, deliveryId],
+    );
+    return updated === 1;
+  }
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
+import { WebhookHttpClient, type AttemptResult } from '../outbound/webhook-http-client.js';
+import { nextAttemptAfterFailure } from './webhook-backoff.js';
+import {
+  WebhookDeliveriesRepository,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+} from './webhook-deliveries.repository.js';
+import { signatureHeaders } from './webhook-signature.js';
+
+/** Deliveries one instance sends at once. */
+export const MAX_IN_FLIGHT = 16;
+/**
+ * How long a claim holds a delivery before another instance may take it (its holder is then
+ * presumed dead): well above an attempt's 10 s bound plus the time to record it.
+ */
+export const LEASE_MS = 60_000;
+const MAX_ERROR_LENGTH = 1000;
+const MAX_REASON_LENGTH = 500;
+
+/** Work run at the start of every cycle (the fan-out of newly recorded events). */
+export type CycleStep = () => Promise<unknown>;
+
+/**
+ * The delivery worker, one per instance. A cycle (every poll interval, or sooner when nudged)
+ * runs the registered steps, then claims due deliveries up to MAX_IN_FLIGHT and sends each
+ * with no transaction open; each finished send records its attempt and frees its slot for
+ * the next claim. The database decides who sends what (see the repository's claim), so any
+ * number of instances can run it.
+ */
+@Injectable()
+export class WebhookDispatcher
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  private readonly logger = new Logger('Webhooks');
+  private readonly steps: CycleStep[] = [];
+  private readonly sending = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private cycle?: Promise<void>;
+  private stepsDue = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly client: WebhookHttpClient,
+    private readonly metrics: MetricsService,
+    @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
+  ) {}
+
+  /** Adds work to the start of every cycle. */
+  beforeEachCycle(step: CycleStep): void {
+    this.steps.push(step);
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.nudge(), this.config.pollIntervalMs).unref();
+    this.nudge();
+  }
+
+  /** Runs a cycle now rather than at the next poll (or right after the one running). */
+  nudge(): void {
+    this.stepsDue = true;
+    this.runCycle();
+  }
+
+  /**
+   * Stops claiming at once, so that the HTTP server's drain (ShutdownService, next) is not
+   * delayed: what is still due waits for another instance, or the next start.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.cycle;
+  }
+
+  /**
+   * Waits for the sends in flight, each bounded by the attempt's timeout, and for their records:
+   * the database closes after this (its module is global, and global modules close last).
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.sending]);
+  }
+
+  private runCycle(): void {
+    if (this.stopped) return;
+    if (this.cycle) {
+      this.again = true;
+      return;
+    }
+    this.cycle = this.dispatch().finally(() => {
+      this.cycle = undefined;
+      if (this.again) {
+        this.again = false;
+        this.runCycle();
+      }
+    });
+  }
+
+  private async dispatch(): Promise<void> {
+    try {
+      if (this.stepsDue) {
+        this.stepsDue = false;
+        for (const step of this.steps) await step();
+      }
+      while (!this.stopped && this.sending.size < MAX_IN_FLIGHT) {
+        const free = MAX_IN_FLIGHT - this.sending.size;
+        const claimed = await this.deliveries.claim(free, randomUUID(), LEASE_MS);
+        for (const delivery of claimed) this.track(this.deliver(delivery));
+        if (claimed.length < free) break;
+      }
+    } catch (error) {
+      // The database is unreachable, say: the next poll tries again.
+      this.logger.warn(`Webhook deliveries not dispatched: ${reason(error)}`);
+    }
+  }
+
+  private track(send: Promise<void>): void {
+    this.sending.add(send);
+    void send.finally(() => {
+      this.sending.delete(send);
+      // A slot is free: claim what else is due.
+      this.runCycle();
+    });
+  }
+
+  /** Sends once and records the attempt; never rejects. */
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    try {
+      const attemptedAt = new Date();
+      const headers = signatureHeaders(delivery.eventId, delivery.body, delivery, attemptedAt);
+      const result = await this.client.post(delivery.url, delivery.body, { ...headers });
+      this.metrics.observeWebhookDelivery(result.durationMs / 1000);
+      const outcome = this.outcomeOf(delivery, result, attemptedAt);
+      const error = result.error?.slice(0, MAX_ERROR_LENGTH);
+      const recorded = await this.deliveries.recordAttempt(
+        delivery,
+        {
+          attemptedAt,
+          statusCode: result.statusCode ?? null,
+          durationMs: result.durationMs,
+          error: error ?? null,
+          responseBody: result.responseBody ?? null,
+        },
+        outcome,
+        {
+          afterMs: this.config.retryForMs,
+          reason: `Every delivery failed for 24 hours (last: ${error})`.slice(0, MAX_REASON_LENGTH),
+        },
+      );
+      if (!recorded) {
+        this.logger.warn(
+          `Webhook delivery ${delivery.id}: attempt not recorded, its lease was lost (taken over, or the delivery deleted)`,
+        );
+        return;
+      }
+      this.metrics.countWebhookDelivery(outcome.status === 'pending' ? 'retrying' : outcome.status);
+      if (recorded.disabledSubscription) {
+        this.logger.warn(
+          `Webhook ${delivery.subscriptionId} disabled: every delivery failed for 24 hours`,
+        );
+      }
+    } catch (failure) {
+      // At least once: the lease runs out and the delivery is sent again.
+      this.logger.warn(
+        `Webhook delivery ${delivery.id}: attempt not recorded, to be sent again: ${reason(failure)}`,
+      );
+    }
+  }
+
+  private outcomeOf(
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+    attemptedAt: Date,
+  ): AttemptOutcome {
+    if (result.error === undefined) return { status: 'succeeded' };
+    const now = new Date(attemptedAt.getTime() + result.durationMs);
+    const nextAttemptAt = nextAttemptAfterFailure(
+      { attempts: delivery.attempts + 1, createdAt: delivery.createdAt },
+      now,
+      this.config,
+    );
+    return nextAttemptAt ? { status: 'pending', nextAttemptAt } : { status: 'failed' };
+  }
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
