@@ -16,8 +16,17 @@ import {
 
 const PAGE_SIZE = 20;
 const STATUSES: WebhookDelivery['status'][] = ['pending', 'succeeded', 'failed'];
-/** How often a log showing a delivery still under way looks again. */
+/** How often a page showing a delivery about to be sent looks again. */
 const REFRESH_MS = 3000;
+
+/**
+ * A pending delivery due within a minute: worth watching. One whose retry is further off is
+ * not polled for (each look counts against the user's rate limit); Refresh shows it.
+ */
+function dueSoon(delivery: WebhookDelivery): boolean {
+  if (delivery.status !== 'pending') return false;
+  return !delivery.nextAttemptAt || Date.parse(delivery.nextAttemptAt) <= Date.now() + 60_000;
+}
 
 function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
   return (
@@ -85,8 +94,8 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
     return `/webhooks/${webhookId}${text ? `?${text}` : ''}`;
   };
 
-  // Deliveries under way change on their own: look again until they are done.
-  const underWay = deliveries.data?.deliveries.some((delivery) => delivery.status === 'pending');
+  // Deliveries about to be sent change on their own: look again until they are done.
+  const underWay = deliveries.data?.deliveries.some(dueSoon);
   useEffect(() => {
     if (!underWay || deliveries.loading) return;
     const timer = setTimeout(deliveries.reload, REFRESH_MS);
@@ -236,8 +245,8 @@ function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; delivery
       <Link href={`/webhooks/${webhookId}`}>Back to the webhook</Link>
     </p>
   );
-  // The attempt log changes while the delivery is under way.
-  const underWay = delivery.data?.status === 'pending';
+  // The attempt log changes when the delivery is sent.
+  const underWay = delivery.data !== undefined && dueSoon(delivery.data);
   useEffect(() => {
     if (!underWay || delivery.loading) return;
     const timer = setTimeout(delivery.reload, REFRESH_MS);

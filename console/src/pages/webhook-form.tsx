@@ -3,7 +3,7 @@ import { PET_EVENT_TYPES, type PetEventType } from '../../../src/pets/pet-events
 import { ErrorAlert, Field, formErrors, StatusMessage, useAnnouncement, useSubmit } from '../ui';
 
 /** What each event type reports, beside its name in the checkboxes. */
-export const EVENT_TYPE_HINTS: Record<PetEventType, string> = {
+const EVENT_TYPE_HINTS: Record<PetEventType, string> = {
   'pet.created': 'a pet is added',
   'pet.updated': 'a pet’s details are edited',
   'pet.status_changed': 'a pet becomes available, pending or sold',
