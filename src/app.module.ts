@@ -28,7 +28,6 @@ import { RATE_LIMIT_STORAGE } from './rate-limit/storage/rate-limit-storage.js';
 import { throttlerOptions } from './rate-limit/throttler-options.js';
 import { rateLimitConfig } from './config/rate-limit.config.js';
 import { UsersModule } from './users/users.module.js';
-import { WebhookDeliveryModule } from './webhooks/delivery/webhook-delivery.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
@@ -45,7 +44,6 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     PetsModule,
     MediaModule,
     WebhooksModule,
-    WebhookDeliveryModule,
     RateLimitModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitModule],

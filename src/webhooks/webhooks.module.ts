@@ -1,12 +1,31 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { PetsModule } from '../pets/pets.module.js';
+import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
+import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
+import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
+import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
+import { WebhookPublisher } from './delivery/webhook-publisher.js';
+import { WebhookHttpClient } from './outbound/webhook-http-client.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
+/**
+ * Subscriptions (this folder), delivery of the pets' events to them (delivery/: fan-out,
+ * the worker, signing, the delivery log) and the guarded HTTP client (outbound/).
+ */
 @Module({
-  imports: [IdempotencyModule],
-  controllers: [WebhooksController],
-  providers: [WebhooksService, WebhooksRepository],
+  imports: [IdempotencyModule, PetsModule],
+  controllers: [WebhooksController, WebhookDeliveriesController],
+  providers: [
+    WebhooksService,
+    WebhooksRepository,
+    WebhookDeliveriesRepository,
+    WebhookDeliveriesService,
+    WebhookDispatcher,
+    WebhookPublisher,
+    WebhookHttpClient,
+  ],
 })
 export class WebhooksModule {}
