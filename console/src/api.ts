@@ -11,6 +11,11 @@ export type ApiKey = Schemas['ApiKeyResponse'];
 // With the key, which only a replay of an Idempotency-Key (never sent by the console) lacks.
 export type CreatedApiKey = Schemas['CreatedApiKeyResponse'] & { key: string };
 export type User = Schemas['UserResponse'];
+export type Webhook = Schemas['WebhookResponse'];
+// Created or rotated: with the secret, which only a replay of an Idempotency-Key lacks.
+export type WebhookWithSecret = Schemas['WebhookWithSecretResponse'] & { secret: string };
+export type WebhookDelivery = Schemas['DeliveryResponse'];
+export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */

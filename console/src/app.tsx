@@ -5,6 +5,9 @@ import { PetFormPage } from './pages/pet-form';
 import { PetsPage } from './pages/pets-list';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
+import { DeliveryPage } from './pages/webhook-deliveries';
+import { WebhookPage } from './pages/webhook-detail';
+import { WebhooksPage } from './pages/webhooks';
 import { Link, useLocation } from './router';
 import { type Session, session, useSession } from './session';
 import { PageHeading } from './ui';
@@ -19,6 +22,16 @@ function pageOf(path: string): JSX.Element {
   }
   if (path === '/settings/api-keys') return <ApiKeysPage />;
   if (path === '/users') return <UsersPage />;
+  if (path === '/webhooks') return <WebhooksPage />;
+  const webhook = /^\/webhooks\/(\d+)(?:\/deliveries\/(\d+))?$/.exec(path);
+  if (webhook) {
+    const id = Number(webhook[1]);
+    return webhook[2] ? (
+      <DeliveryPage key={`delivery-${webhook[2]}`} webhookId={id} deliveryId={Number(webhook[2])} />
+    ) : (
+      <WebhookPage key={id} id={id} />
+    );
+  }
   return (
     <>
       <PageHeading>Page not found</PageHeading>
@@ -50,9 +63,14 @@ function Header({ current, path }: { current: Session; path: string }) {
           API keys
         </NavLink>
         {current.role === 'admin' && (
-          <NavLink href="/users" path={path}>
-            Users
-          </NavLink>
+          <>
+            <NavLink href="/users" path={path}>
+              Users
+            </NavLink>
+            <NavLink href="/webhooks" path={path}>
+              Webhooks
+            </NavLink>
+          </>
         )}
       </nav>
       <div class="account">

@@ -16,6 +16,26 @@ const RULES: [RegExp, (...groups: string[]) => string][] = [
   [/^must contain no more than (\d+) elements$/, (n) => `Give at most ${n}.`],
   [/^must be one of the following values: (.+)$/, (values) => `Choose one of: ${values}.`],
   [/^must be an email$/, () => 'Enter an email address, like name@example.com.'],
+  [/^must contain at least 1 elements$/, () => 'Choose at least one.'],
+  [/^must contain at least (\d+) elements$/, (n) => `Choose at least ${n}.`],
+  [
+    /^must be an absolute http or https URL without user:password$/,
+    () =>
+      'Enter a full address starting with http:// or https://, without a user name or password.',
+  ],
+  // A webhook URL refused by the service's address policy (src/webhooks/outbound/).
+  [
+    /^(\S+) resolves to a refused address: (\S+) is (.+)$/,
+    (host, ip, kind) => `Webhooks cannot be sent to ${host}: it resolves to ${ip}, ${kind}.`,
+  ],
+  [
+    /^(\S+) is ((?:an?|the) .*address.*)$/,
+    (ip, kind) => `Webhooks cannot be sent to ${ip}: it is ${kind}.`,
+  ],
+  [
+    /^(\S+) could not be resolved \(DNS failure.*\)$/,
+    (host) => `No address was found for ${host}. Check the host name.`,
+  ],
 ];
 
 function sentence(text: string): string {

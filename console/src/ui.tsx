@@ -2,6 +2,7 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, messageOf } from './api';
 import { Link } from './router';
+import { type Session, useSession } from './session';
 
 /** The page's one h1: names the tab and takes focus, so screen readers announce the new page. */
 export function PageHeading({ children }: { children: string }) {
@@ -237,4 +238,94 @@ export function Pager({ offset, count, total, limit, hrefOf }: PagerProps) {
       {offset + count < total && <Link href={hrefOf(offset + limit)}>Next page</Link>}
     </nav>
   );
+}
+
+interface ShownOnceProps {
+  /** Prefix of the panel's element ids. */
+  id: string;
+  title: string;
+  /** The secret's label. */
+  label: string;
+  value: string;
+  /** The warning that it will not be shown again. */
+  children: ComponentChildren;
+  doneLabel: string;
+  onDone: () => void;
+}
+
+/** The only time a secret (an API key, a signing secret) is shown, with a Copy button. */
+export function ShownOnce({
+  id,
+  title,
+  label,
+  value,
+  children,
+  doneLabel,
+  onDone,
+}: ShownOnceProps) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copyResult, announce] = useAnnouncement();
+  // The panel replaces what had focus: bring the user, and the warning, to the secret.
+  useEffect(() => input.current?.focus(), []);
+
+  const copyByHand = () => {
+    input.current?.select();
+    announce('Copying is blocked here: the text is selected, copy it by hand.');
+  };
+  const copy = () => {
+    // The clipboard API exists only on https pages and on localhost.
+    if (!navigator.clipboard) return copyByHand();
+    navigator.clipboard
+      .writeText(value)
+      .then(() => announce('Copied to the clipboard.'), copyByHand);
+  };
+
+  return (
+    <section class="panel panel-warning" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <p class="warning" id={`${id}-warning`}>
+        {children}
+      </p>
+      <label for={`${id}-value`}>{label}</label>
+      <div class="copy-row">
+        <input
+          ref={input}
+          id={`${id}-value`}
+          readOnly
+          aria-describedby={`${id}-warning`}
+          value={value}
+          spellcheck={false}
+          onFocus={(event) => event.currentTarget.select()}
+        />
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      <StatusMessage>{copyResult}</StatusMessage>
+      <button type="button" class="button-secondary" onClick={onDone}>
+        {doneLabel}
+      </button>
+    </section>
+  );
+}
+
+interface AdminsOnlyProps {
+  title: string;
+  /** What only administrators may do, e.g. "manage users". */
+  task: string;
+  children: (admin: Session) => JSX.Element;
+}
+
+/** A page for admins: opened by anyone else (its link is not shown to them), it says so. */
+export function AdminsOnly({ title, task, children }: AdminsOnlyProps) {
+  const current = useSession();
+  if (current?.role !== 'admin') {
+    return (
+      <>
+        <PageHeading>{title}</PageHeading>
+        <p role="alert">Only administrators can {task}.</p>
+      </>
+    );
+  }
+  return children(current);
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { apiKey, createUser } from '../support/auth.js';
+import { apiKey, createApiKey, createUser } from '../support/auth.js';
 import {
   accessibilityViolations,
   describeInBrowser,
@@ -377,6 +377,51 @@ describeInBrowser('Web console in Chromium', () => {
       await heading(page, 'Mover').waitFor();
       expect(await moves.allTextContents()).toEqual(['Mark as available']);
       expect((await apiPet(id)).status).toBe('sold');
+    });
+
+    it('should list the pet’s changes newest first, load older ones, and add a move made on the page', async () => {
+      const { id: categoryId } = await category();
+      const id = await pet({ name: 'Storied', categoryId, status: 'available' });
+      const key = await createApiKey(t, t.admin, 'live', 'history');
+      await t.http
+        .put(`/v1/pets/${id}`)
+        .set(apiKey(key.key))
+        .send({ name: 'Storied one', breed: 'Collie' })
+        .expect(200);
+      await t.http.put(`/v1/pets/${id}`).set(t.admin).send({ status: 'pending' }).expect(200);
+      // One page and one more: the history is read 20 changes at a time.
+      for (let age = 1; age <= 20; age++) {
+        await t.http.put(`/v1/pets/${id}`).set(t.admin).send({ age }).expect(200);
+      }
+      const page = await signedInPage('admin', `/console/pets/${id}`);
+      const history = page.getByRole('region', { name: 'History' });
+      const rows = history.locator('tbody tr');
+      await history.getByText('Showing 20 of 23 changes.').waitFor();
+      expect(await rows.first().getByRole('cell').allTextContents()).toEqual([
+        expect.any(String),
+        'You',
+        'Updated: age',
+      ]);
+
+      await history.getByRole('button', { name: 'Load older changes' }).click();
+      await history.getByText('All 23 changes.').waitFor();
+      expect(await history.getByRole('button', { name: 'Load older changes' }).count()).toBe(0);
+      // Focus goes on from the first row loaded.
+      await page.waitForFunction(
+        () => document.activeElement?.textContent?.includes('Status available → pending') ?? false,
+      );
+      const older = async (n: number) =>
+        (await rows.nth(n).getByRole('cell').allTextContents()).slice(1);
+      expect(await older(20)).toEqual(['You', 'Status available → pending']);
+      expect(await older(21)).toEqual([`You, with the key ${key.prefix}…`, 'Updated: name, breed']);
+      expect(await older(22)).toEqual(['You', 'Created']);
+      await screenshot(page, 'pet-history');
+
+      await page.getByRole('button', { name: 'Mark as sold' }).click();
+      await history.getByText('Showing 20 of 24 changes.').waitFor();
+      expect((await rows.first().getByRole('cell').allTextContents())[2]).toBe(
+        'Status pending → sold',
+      );
     });
 
     it('should show the refusal and the current status when someone else moved the pet first', async () => {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type ApiKey, type CreatedApiKey, ok } from '../api';
 import {
   ConfirmDialog,
@@ -7,6 +7,7 @@ import {
   formatDate,
   formErrors,
   PageHeading,
+  ShownOnce,
   StatusMessage,
   useAnnouncement,
   useLoad,
@@ -175,49 +176,17 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
 
 /** The only time the full key is shown. */
 function NewKey({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => void }) {
-  const input = useRef<HTMLInputElement>(null);
-  const [copyResult, announce] = useAnnouncement();
-  // The panel replaces the form that had focus: bring the user, and the warning, to the key.
-  useEffect(() => input.current?.focus(), []);
-
-  const copyByHand = () => {
-    input.current?.select();
-    announce('Copying is blocked here: the key is selected, copy it by hand.');
-  };
-  const copy = () => {
-    // The clipboard API exists only on https pages and on localhost.
-    if (!navigator.clipboard) return copyByHand();
-    navigator.clipboard
-      .writeText(apiKey.key)
-      .then(() => announce('Copied to the clipboard.'), copyByHand);
-  };
-
   return (
-    <section class="panel panel-warning" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">Your new key “{apiKey.name}”</h2>
-      <p class="warning" id="new-key-warning">
-        <strong>Copy this key now. It will not be shown again.</strong> Only a fingerprint of it is
-        kept; if you lose it, revoke it and create another.
-      </p>
-      <label for="new-key-value">API key</label>
-      <div class="copy-row">
-        <input
-          ref={input}
-          id="new-key-value"
-          readOnly
-          aria-describedby="new-key-warning"
-          value={apiKey.key}
-          spellcheck={false}
-          onFocus={(event) => event.currentTarget.select()}
-        />
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
-      </div>
-      <StatusMessage>{copyResult}</StatusMessage>
-      <button type="button" class="button-secondary" onClick={onDone}>
-        I have copied the key
-      </button>
-    </section>
+    <ShownOnce
+      id="new-key"
+      title={`Your new key “${apiKey.name}”`}
+      label="API key"
+      value={apiKey.key}
+      doneLabel="I have copied the key"
+      onDone={onDone}
+    >
+      <strong>Copy this key now. It will not be shown again.</strong> Only a fingerprint of it is
+      kept; if you lose it, revoke it and create another.
+    </ShownOnce>
   );
 }

@@ -25,6 +25,7 @@ import {
   useLoad,
   useSubmit,
 } from '../ui';
+import { PetHistory } from './pet-history';
 import { StatusBadge } from './status-badge';
 
 export function PetDetailPage({ id }: { id: number }) {
@@ -173,6 +174,8 @@ export function PetDetailPage({ id }: { id: number }) {
           }}
         />
       </section>
+
+      <PetHistory petId={id} version={etag} />
 
       {deleting && (
         <ConfirmDialog

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { UserStatus } from '../../../src/users/user-status.js';
 import { api, ApiError, messageOf, ok, type User } from '../api';
 import { navigate, offsetOf, useLocation } from '../router';
-import { useSession } from '../session';
 import {
+  AdminsOnly,
   ErrorAlert,
   Field,
   formatDate,
@@ -26,16 +26,11 @@ const STATUS_NAMES: Record<User['userStatus'], string> = {
 };
 
 export function UsersPage() {
-  const current = useSession();
-  if (current?.role !== 'admin') {
-    return (
-      <>
-        <PageHeading>Users</PageHeading>
-        <p role="alert">Only administrators can manage users.</p>
-      </>
-    );
-  }
-  return <UserAdministration ownId={current.userId} />;
+  return (
+    <AdminsOnly title="Users" task="manage users">
+      {(admin) => <UserAdministration ownId={admin.userId} />}
+    </AdminsOnly>
+  );
 }
 
 function UserAdministration({ ownId }: { ownId: number }) {

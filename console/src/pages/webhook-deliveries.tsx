@@ -1,0 +1,340 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, isNotFound, ok, type WebhookDelivery } from '../api';
+import { Link, navigate, offsetOf, useLocation } from '../router';
+import {
+  AdminsOnly,
+  ErrorAlert,
+  Field,
+  formatDate,
+  PageHeading,
+  Pager,
+  StatusMessage,
+  useAnnouncement,
+  useLoad,
+  useSubmit,
+} from '../ui';
+
+const PAGE_SIZE = 20;
+const STATUSES: WebhookDelivery['status'][] = ['pending', 'succeeded', 'failed'];
+/** How often a page showing a delivery about to be sent looks again. */
+const REFRESH_MS = 3000;
+
+/**
+ * A pending delivery due within a minute: worth watching. One whose retry is further off is
+ * not polled for (each look counts against the user's rate limit); Refresh shows it.
+ */
+function dueSoon(delivery: WebhookDelivery): boolean {
+  if (delivery.status !== 'pending') return false;
+  return !delivery.nextAttemptAt || Date.parse(delivery.nextAttemptAt) <= Date.now() + 60_000;
+}
+
+function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
+  return (
+    <>
+      <span class={`badge badge-${delivery.status}`}>{delivery.status}</span>
+      {delivery.status === 'pending' && delivery.nextAttemptAt && (
+        <span class="hint"> next try {formatDate(delivery.nextAttemptAt)}</span>
+      )}
+    </>
+  );
+}
+
+/** The last attempt's status code (or "no response"), duration and error. */
+function LastAttempt({ attempt }: { attempt: WebhookDelivery['lastAttempt'] }) {
+  if (!attempt) return <>Not yet</>;
+  return (
+    <>
+      {attempt.statusCode ?? 'No response'} in {attempt.durationMs} ms
+      {attempt.error && <span class="hint prose">{attempt.error}</span>}
+    </>
+  );
+}
+
+/** Sends a delivery again now; the caller shows the delivery it answers. */
+function useRetry(webhookId: number) {
+  const retry = useSubmit();
+  const [announcement, announce] = useAnnouncement();
+  const run = (delivery: WebhookDelivery, shown: (updated: WebhookDelivery) => void) =>
+    void retry.run(async () => {
+      const updated = await ok(
+        api.POST('/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry', {
+          params: { path: { webhookId, deliveryId: delivery.id } },
+        }),
+      );
+      shown(updated);
+      announce(`Delivery ${delivery.id} is being sent again.`);
+    });
+  return { ...retry, run, announcement };
+}
+
+/** The webhook's deliveries, newest first, with a retry button each. */
+export function DeliveryLog({ webhookId }: { webhookId: number }) {
+  const { query } = useLocation();
+  const offset = offsetOf(query);
+  const status = STATUSES.find((value) => value === query.get('status'));
+  const [filter, setFilter] = useState(status ?? '');
+  const deliveries = useLoad(
+    () =>
+      ok(
+        api.GET('/v1/webhooks/{webhookId}/deliveries', {
+          params: {
+            path: { webhookId },
+            query: { limit: PAGE_SIZE, offset, ...(status && { status }) },
+          },
+        }),
+      ),
+    [webhookId, offset, status],
+  );
+  const retry = useRetry(webhookId);
+  const routeOf = (at: number, statusShown = status) => {
+    const search = new URLSearchParams();
+    if (statusShown) search.set('status', statusShown);
+    if (at > 0) search.set('offset', String(at));
+    const text = search.toString();
+    return `/webhooks/${webhookId}${text ? `?${text}` : ''}`;
+  };
+
+  // Deliveries about to be sent change on their own: look again until they are done.
+  const underWay = deliveries.data?.deliveries.some(dueSoon);
+  useEffect(() => {
+    if (!underWay || deliveries.loading) return;
+    const timer = setTimeout(deliveries.reload, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [underWay, deliveries.loading, deliveries.data]);
+
+  const onFilter = (event: SubmitEvent) => {
+    event.preventDefault();
+    navigate(
+      routeOf(
+        0,
+        STATUSES.find((value) => value === filter),
+      ),
+    );
+  };
+
+  return (
+    <section aria-labelledby="deliveries-title">
+      <h2 id="deliveries-title">Deliveries</h2>
+      <form class="filters deliveries-filter" onSubmit={onFilter} aria-label="Filter deliveries">
+        <Field name="delivery-status" label="Status">
+          {(control) => (
+            <select
+              {...control}
+              value={filter}
+              onChange={(event) => setFilter(event.currentTarget.value)}
+            >
+              <option value="">All</option>
+              {STATUSES.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <button type="submit">Filter</button>
+        <button
+          type="button"
+          class="button-secondary"
+          disabled={deliveries.loading}
+          onClick={deliveries.reload}
+        >
+          Refresh
+        </button>
+      </form>
+      <StatusMessage>{retry.announcement}</StatusMessage>
+      <ErrorAlert error={deliveries.error ?? retry.error} />
+      {deliveries.data && deliveries.data.deliveries.length === 0 && (
+        <p>{status ? `No ${status} deliveries.` : 'Nothing delivered yet.'}</p>
+      )}
+      {deliveries.data && deliveries.data.deliveries.length > 0 && (
+        <>
+          <table class="stack deliveries">
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Event</th>
+                <th scope="col">Pet</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last attempt</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.deliveries.map((delivery) => (
+                <tr key={delivery.id}>
+                  <th scope="row" data-label="Created">
+                    <Link href={`/webhooks/${webhookId}/deliveries/${delivery.id}`}>
+                      {formatDate(delivery.createdAt)}
+                    </Link>
+                  </th>
+                  <td data-label="Event">
+                    <code>{delivery.eventType}</code>
+                  </td>
+                  <td data-label="Pet" class="nowrap">
+                    <Link href={`/pets/${delivery.petId}`}>Pet {delivery.petId}</Link>
+                  </td>
+                  <td data-label="Status">
+                    <DeliveryStatus delivery={delivery} />
+                  </td>
+                  <td data-label="Attempts">{delivery.attempts}</td>
+                  <td data-label="Last attempt">
+                    <LastAttempt attempt={delivery.lastAttempt} />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="button-secondary"
+                      disabled={retry.busy}
+                      onClick={() =>
+                        retry.run(delivery, (updated) =>
+                          deliveries.set((page) => ({
+                            ...page!,
+                            deliveries: page!.deliveries.map((listed) =>
+                              listed.id === updated.id ? updated : listed,
+                            ),
+                          })),
+                        )
+                      }
+                    >
+                      Retry<span class="visually-hidden"> delivery {delivery.id}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager
+            offset={offset}
+            count={deliveries.data.deliveries.length}
+            total={deliveries.data.pagination.total}
+            limit={PAGE_SIZE}
+            hrefOf={(at) => routeOf(at)}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+export function DeliveryPage({ webhookId, deliveryId }: { webhookId: number; deliveryId: number }) {
+  return (
+    <AdminsOnly title="Delivery" task="manage webhooks">
+      {() => <DeliveryDetail webhookId={webhookId} deliveryId={deliveryId} />}
+    </AdminsOnly>
+  );
+}
+
+/** One delivery and each of its attempts, newest first. */
+function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; deliveryId: number }) {
+  const delivery = useLoad(
+    () =>
+      ok(
+        api.GET('/v1/webhooks/{webhookId}/deliveries/{deliveryId}', {
+          params: { path: { webhookId, deliveryId } },
+        }),
+      ),
+    [webhookId, deliveryId],
+  );
+  const retry = useRetry(webhookId);
+  const back = (
+    <p>
+      <Link href={`/webhooks/${webhookId}`}>Back to the webhook</Link>
+    </p>
+  );
+  // The attempt log changes when the delivery is sent.
+  const underWay = delivery.data !== undefined && dueSoon(delivery.data);
+  useEffect(() => {
+    if (!underWay || delivery.loading) return;
+    const timer = setTimeout(delivery.reload, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [underWay, delivery.loading, delivery.data]);
+
+  if (!delivery.data) {
+    return (
+      <>
+        <PageHeading>{isNotFound(delivery.error) ? 'Delivery not found' : 'Delivery'}</PageHeading>
+        {delivery.loading ? <p role="status">Loading…</p> : <ErrorAlert error={delivery.error} />}
+        {back}
+      </>
+    );
+  }
+  const current = delivery.data;
+  return (
+    <>
+      <PageHeading>{`Delivery ${current.id}`}</PageHeading>
+      {back}
+      <StatusMessage>{retry.announcement}</StatusMessage>
+      <ErrorAlert error={retry.error} />
+      <dl class="details">
+        <dt>Event</dt>
+        <dd>
+          <code>{current.eventType}</code> (id <code>{current.eventId}</code>)
+        </dd>
+        <dt>Pet</dt>
+        <dd>
+          <Link href={`/pets/${current.petId}`}>Pet {current.petId}</Link>
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <DeliveryStatus delivery={current} />
+        </dd>
+        <dt>Attempts</dt>
+        <dd>{current.attempts}</dd>
+        <dt>Created</dt>
+        <dd>{formatDate(current.createdAt)}</dd>
+        {current.completedAt && (
+          <>
+            <dt>Completed</dt>
+            <dd>{formatDate(current.completedAt)}</dd>
+          </>
+        )}
+      </dl>
+      <div class="actions">
+        <button
+          type="button"
+          disabled={retry.busy}
+          onClick={() => retry.run(current, () => delivery.reload())}
+        >
+          Retry now
+        </button>
+      </div>
+      <h2>Attempts</h2>
+      {current.attemptLog.length === 0 ? (
+        <p>Not attempted yet.</p>
+      ) : (
+        <table class="stack">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Response</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Error</th>
+              <th scope="col">Response body</th>
+            </tr>
+          </thead>
+          <tbody>
+            {current.attemptLog.map((attempt) => (
+              <tr key={attempt.attemptedAt}>
+                <th scope="row" data-label="Time">
+                  {formatDate(attempt.attemptedAt)}
+                </th>
+                <td data-label="Response">{attempt.statusCode ?? '—'}</td>
+                <td data-label="Duration">{attempt.durationMs} ms</td>
+                <td data-label="Error" class="prose">
+                  {attempt.error ?? '—'}
+                </td>
+                <td data-label="Response body">
+                  {attempt.responseBody ? <pre class="body">{attempt.responseBody}</pre> : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

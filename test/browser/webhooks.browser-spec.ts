@@ -1,0 +1,377 @@
+import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import {
+  accessibilityViolations,
+  describeInBrowser,
+  fitsWidth,
+  launchBrowser,
+  openPage,
+  screenshot,
+  type WatchedPage,
+} from '../support/browser.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback that answers `status` and keeps what it was sent. */
+class Receiver {
+  readonly received: Received[] = [];
+  status = 204;
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      this.received.push({
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      res
+        .writeHead(this.status, { 'Content-Type': 'text/plain' })
+        .end(this.status < 300 ? '' : 'receiver is down for maintenance');
+    });
+  });
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+  }
+
+  /** What reached `path`, in order. */
+  at(path: string): Received[] {
+    return this.received.filter((received) => received.path === path);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Waits until `check` holds, looking every 100 ms. */
+async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describeInBrowser('Webhooks in the console', () => {
+  let t: TestApp;
+  let origin: string;
+  let browser: Browser;
+  let receiver: Receiver;
+  let opened: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    receiver = new Receiver();
+    await receiver.listen();
+    t = await createTestApp({
+      // The receiver listens on loopback.
+      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
+      WEBHOOKS_POLL_INTERVAL_MS: '200',
+      // A failed delivery waits for the Retry button rather than a timer.
+      WEBHOOKS_RETRY_BASE_MS: '3600000',
+    });
+    await t.app.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await receiver?.close();
+  });
+  // Every test: nothing loaded from elsewhere, no CSP violation, no script error.
+  afterEach(async () => {
+    const problems = opened.flatMap((watched) => watched.problems);
+    await Promise.all(opened.map((watched) => watched.context.close()));
+    opened = [];
+    expect(problems).toEqual([]);
+  });
+
+  async function signedInPage(
+    as: 'admin' | 'user' = 'admin',
+    route = '/console',
+    viewport?: { width: number; height: number },
+  ): Promise<Page> {
+    const watched = await openPage(browser, origin, viewport);
+    opened.push(watched);
+    const { page } = watched;
+    await page.goto(route);
+    const account = as === 'admin' ? t.adminUser : t.plainUser;
+    await page.getByLabel('Username').fill(account.username);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return page;
+  }
+
+  const heading = (page: Page, name: string) =>
+    page.getByRole('heading', { level: 1, name, exact: true });
+
+  let categoryId: number | undefined;
+  async function createPet(name: string): Promise<number> {
+    categoryId ??= (
+      await t.http.post('/v1/categories').set(t.admin).send({ name: 'Webhook pets' }).expect(201)
+    ).body.id;
+    return (
+      await t.http.post('/v1/pets').set(t.admin).send({ name, categoryId, status: 'available' })
+    ).body.id;
+  }
+
+  let paths = 0;
+  /** A receiver URL of its own, so that each test counts only its deliveries. */
+  function receiverPath(): string {
+    paths += 1;
+    return `/hooks/${paths}`;
+  }
+
+  async function createWebhook(path: string, events = ['pet.created']) {
+    const res = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: receiver.url(path), events })
+      .expect(201);
+    return res.body as { id: number; secret: string; url: string };
+  }
+
+  it('should add a webhook shown with its secret once, deliver to it, and retry a failed delivery', async () => {
+    const path = receiverPath();
+    const page = await signedInPage();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Webhooks' })
+      .click();
+    await heading(page, 'Webhooks').waitFor();
+
+    // Nothing filled in, then a cloud metadata address (refused whatever the setting).
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.locator('#field-url-error').waitFor();
+    expect(await page.locator('#field-events-error').textContent()).toBe('Choose at least one.');
+    await page.waitForFunction(() => document.activeElement?.id === 'field-url');
+    await page.getByLabel('URL').fill('http://169.254.169.254/latest/meta-data');
+    await page.getByLabel('pet.created').check();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page
+      .locator('#field-url-error')
+      .getByText('Webhooks cannot be sent to 169.254.169.254: it is a link-local address.')
+      .waitFor();
+    expect(await page.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'webhooks-refused-address');
+
+    // The receiver answers 503 at first.
+    receiver.status = 503;
+    const url = receiver.url(path);
+    await page.getByLabel('URL').fill(url);
+    await page.getByLabel('pet.status_changed').check();
+    await page.getByLabel('Description (optional)').fill('Shop front');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+
+    const field = page.getByLabel('Signing secret', { exact: true });
+    await field.waitFor();
+    const secret = await field.inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await page.getByText('It will not be shown again.').count()).toBe(1);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await screenshot(page, 'webhooks-new-secret');
+
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.reload();
+    const row = page.getByRole('row', { name: new RegExp(url) });
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret);
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      'pet.createdpet.status_changed',
+      'enabled',
+      expect.any(String),
+    ]);
+    await screenshot(page, 'webhooks');
+
+    await row.getByRole('link', { name: url }).click();
+    await heading(page, `Webhook to ${url}`).waitFor();
+    await page.getByText('Nothing delivered yet.').waitFor();
+    const petId = await createPet('Hooked');
+    await eventually(() => receiver.at(path).length === 1, 'the first attempt');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const delivery = page.getByRole('row', { name: /pet\.created/ });
+    await delivery.getByRole('cell', { name: /^503 in \d+ ms/ }).waitFor();
+    expect(await delivery.getByRole('link', { name: `Pet ${petId}` }).count()).toBe(1);
+    expect(await delivery.getByRole('cell').nth(3).textContent()).toBe('1');
+    expect(await delivery.textContent()).toContain('pending');
+    await screenshot(page, 'webhook-deliveries-failing');
+
+    // The receiver is back: Retry sends the same event again, signed with the secret shown.
+    receiver.status = 204;
+    await delivery.getByRole('button', { name: /^Retry delivery/ }).click();
+    await page.getByText(/is being sent again\./).waitFor();
+    await eventually(() => receiver.at(path).length === 2, 'the retried attempt');
+    await delivery.locator('.badge', { hasText: 'succeeded' }).waitFor();
+    const [first, second] = receiver.at(path);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    const payload = new Webhook(secret).verify(second.body, {
+      'webhook-id': String(second.headers['webhook-id']),
+      'webhook-timestamp': String(second.headers['webhook-timestamp']),
+      'webhook-signature': String(second.headers['webhook-signature']),
+    }) as { type: string; data: { id: number } };
+    expect(payload).toMatchObject({ type: 'pet.created', data: { id: petId } });
+    await screenshot(page, 'webhook-detail');
+
+    // The attempt log of that delivery, newest first.
+    await delivery.getByRole('rowheader').getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: /^Delivery \d+$/ }).waitFor();
+    const attempts = page.getByRole('table').getByRole('row');
+    await expect(attempts.count()).resolves.toBe(3);
+    expect(await attempts.nth(1).getByRole('cell').first().textContent()).toBe('204');
+    expect(await attempts.nth(2).textContent()).toContain('receiver is down for maintenance');
+    await screenshot(page, 'webhook-delivery');
+  });
+
+  it('should disable and enable a webhook, rotate its secret, edit it and delete it', async () => {
+    const path = receiverPath();
+    const { id, secret, url } = await createWebhook(path);
+    const page = await signedInPage('admin', `/console/webhooks/${id}`);
+    await heading(page, `Webhook to ${url}`).waitFor();
+    const apiWebhook = async () =>
+      (await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(200)).body;
+
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Webhook disabled: nothing is sent until it is enabled again.').waitFor();
+    expect((await apiWebhook()).enabled).toBe(false);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Webhook enabled: waiting deliveries go out again.').waitFor();
+    expect((await apiWebhook()).enabled).toBe(true);
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    expect(await dialog.textContent()).toContain(
+      'The old secret keeps signing every delivery alongside the new one for 24 hours',
+    );
+    await screenshot(page, 'webhook-rotate-confirm');
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    const field = page.getByLabel('Signing secret', { exact: true });
+    await field.waitFor();
+    const rotated = await field.inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page.getByText(/The old secret also signs every delivery until/).waitFor();
+    await screenshot(page, 'webhook-rotated-secret');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByText(/Also signs until/).waitFor();
+
+    // A delivery now carries both signatures: each secret verifies it.
+    const petId = await createPet('Rotated');
+    await eventually(() => receiver.at(path).length === 1, 'a delivery after the rotation');
+    const [sent] = receiver.at(path);
+    const headers = {
+      'webhook-id': String(sent.headers['webhook-id']),
+      'webhook-timestamp': String(sent.headers['webhook-timestamp']),
+      'webhook-signature': String(sent.headers['webhook-signature']),
+    };
+    for (const key of [secret, rotated]) {
+      expect(new Webhook(key).verify(sent.body, headers)).toMatchObject({ data: { id: petId } });
+    }
+
+    const edit = page.getByRole('form', { name: 'Edit' });
+    await edit.getByLabel('URL').fill('http://someone:secret@example.com/hook');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page
+      .locator('#field-url-error')
+      .getByText(
+        'Enter a full address starting with http:// or https://, without a user name or password.',
+      )
+      .waitFor();
+    await edit.getByLabel('URL').fill(url);
+    await edit.getByLabel('pet.deleted').check();
+    await edit.getByLabel('Description (optional)').fill('Stock feed');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.getByText('Changes saved.').waitFor();
+    expect(await apiWebhook()).toMatchObject({
+      url,
+      events: ['pet.created', 'pet.deleted'],
+      description: 'Stock feed',
+    });
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this webhook?' })
+      .getByRole('button', { name: 'Delete webhook' })
+      .click();
+    await heading(page, 'Webhooks').waitFor();
+    await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(404);
+  });
+
+  it('should not show webhooks to a plain user', async () => {
+    const page = await signedInPage('user');
+    await page.getByRole('link', { name: 'API keys' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    await page.goto('/console/webhooks');
+    await page.getByText('Only administrators can manage webhooks.').waitFor();
+  });
+
+  it('should fit a 375-pixel-wide screen and pass axe WCAG 2.1 AA checks', async () => {
+    const path = receiverPath();
+    const { id, url } = await createWebhook(path);
+    await createPet('Pocket hook');
+    await eventually(() => receiver.at(path).length === 1, 'a delivery');
+    const { deliveries } = (
+      await t.http.get(`/v1/webhooks/${id}/deliveries`).set(t.admin).expect(200)
+    ).body as { deliveries: { id: number }[] };
+    const page = await signedInPage('admin', '/console', { width: 375, height: 812 });
+    const pages = [
+      { route: '/console/webhooks', title: 'Webhooks', name: 'phone-webhooks' },
+      { route: `/console/webhooks/${id}`, title: `Webhook to ${url}`, name: 'phone-webhook' },
+      {
+        route: `/console/webhooks/${id}/deliveries/${deliveries[0].id}`,
+        title: `Delivery ${deliveries[0].id}`,
+        name: 'phone-webhook-delivery',
+      },
+    ];
+    for (const { route, title, name } of pages) {
+      await page.goto(route);
+      await heading(page, title).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect({ route, fits: await fitsWidth(page) }).toEqual({ route, fits: true });
+      expect({ route, violations: await accessibilityViolations(page) }).toEqual({
+        route,
+        violations: [],
+      });
+      await screenshot(page, name);
+    }
+
+    // The form with its errors, the secret shown once, and the rotation dialog.
+    await page.goto('/console/webhooks');
+    await heading(page, 'Webhooks').waitFor();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.locator('#field-events-error').waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByLabel('URL').fill(receiver.url(receiverPath()));
+    await page.getByLabel('pet.deleted').check();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByLabel('Signing secret', { exact: true }).waitFor();
+    expect(await fitsWidth(page)).toBe(true);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'phone-webhooks-new-secret');
+
+    await page.goto(`/console/webhooks/${id}`);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'phone-webhook-rotate-confirm');
+    await page.keyboard.press('Escape');
+  });
+});
