@@ -94,13 +94,16 @@ export class WebhooksService {
    * retires the first old secret at once.
    */
   async rotateSecret(id: number): Promise<WebhookSubscription> {
+    const secret = generateWebhookSecret();
     const subscription = await this.webhooks.rotateSubscriptionSecret(
       id,
-      generateWebhookSecret(),
+      secret,
       new Date(Date.now() + PREVIOUS_SECRET_VALIDITY_MS),
     );
     if (!subscription) throw webhookNotFound(id);
-    return subscription;
+    // The secret this call stored, even if a concurrent rotation has replaced it since (it
+    // then signs as that one's previous secret).
+    return { ...subscription, secret };
   }
 
   /**
