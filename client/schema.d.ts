@@ -6848,7 +6848,7 @@ export interface operations {
           type: 'pet.created';
           /**
            * Format: date-time
-           * @description When the change was committed
+           * @description When the change was written
            * @example 2026-11-21T22:27:03.123Z
            */
           timestamp: string;
@@ -6887,7 +6887,7 @@ export interface operations {
           type: 'pet.updated';
           /**
            * Format: date-time
-           * @description When the change was committed
+           * @description When the change was written
            * @example 2026-11-21T22:27:03.123Z
            */
           timestamp: string;
@@ -6926,7 +6926,7 @@ export interface operations {
           type: 'pet.status_changed';
           /**
            * Format: date-time
-           * @description When the change was committed
+           * @description When the change was written
            * @example 2026-11-21T22:27:03.123Z
            */
           timestamp: string;
@@ -6965,7 +6965,7 @@ export interface operations {
           type: 'pet.deleted';
           /**
            * Format: date-time
-           * @description When the change was committed
+           * @description When the change was written
            * @example 2026-11-21T22:27:03.123Z
            */
           timestamp: string;
@@ -7004,7 +7004,7 @@ export interface operations {
           type: 'pet.image_added';
           /**
            * Format: date-time
-           * @description When the change was committed
+           * @description When the change was written
            * @example 2026-11-21T22:27:03.123Z
            */
           timestamp: string;

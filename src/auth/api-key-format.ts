@@ -7,6 +7,8 @@ const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 /** How much of a key is kept in clear for display: `pk_live_` plus 4 characters. */
 export const API_KEY_PREFIX_LENGTH = 12;
+/** Those 12 characters, as the API shows them (OpenAPI `pattern`). */
+export const API_KEY_PREFIX_PATTERN = '^pk_(live|test)_[0-9A-Za-z]{4}$';
 
 /** The published pattern (docs/identity.md), for secret scanners. */
 export const API_KEY_PATTERN = /^pk_(live|test)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;

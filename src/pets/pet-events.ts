@@ -10,6 +10,21 @@ export const PET_EVENT_TYPES = [
 ] as const;
 export type PetEventType = (typeof PET_EVENT_TYPES)[number];
 
+/**
+ * What a `pet.updated` event's `changedFields` may name: every field a PUT writes but
+ * status (a move is `pet.status_changed`), in the request body's order.
+ */
+export const PET_CHANGED_FIELDS = [
+  'name',
+  'categoryId',
+  'photoUrls',
+  'age',
+  'breed',
+  'description',
+  'tags',
+] as const;
+export type PetChangedField = (typeof PET_CHANGED_FIELDS)[number];
+
 /** A recorded change of a pet, as pets hands it to the module that publishes it. */
 export interface PetEvent {
   /** Position in the log. For one pet, the order in which its changes committed. */

@@ -1,7 +1,7 @@
 import { strongEtag } from '../common/http/conditional-requests.js';
-import type { PetChangedField, PetHistoryEventResponse } from './dto/pet-history.dto.js';
+import type { PetHistoryEventResponse } from './dto/pet-history.dto.js';
 import { PetResponse } from './dto/pet-response.dto.js';
-import type { PetEvent } from './pet-events.js';
+import type { PetChangedField, PetEvent } from './pet-events.js';
 import type { PendingPetEventRow, PetEventRow, PetRow } from './pets.repository.js';
 
 // Unset fields become undefined, which JSON leaves out (contract: never null); one object

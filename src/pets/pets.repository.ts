@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { PetActor } from './pet-actor.js';
-import type { PetEventType } from './pet-events.js';
+import type { PetChangedField, PetEventType } from './pet-events.js';
 import type { PetStatus } from './pet-status.js';
 
 /** A pet as the read queries return it: one row with its category and tags. */
@@ -242,7 +242,13 @@ interface UpdateConditions {
 }
 
 /** The request fields an update compares, as columns, in the request DTO's order. */
-const COMPARED_COLUMNS = Object.entries(WRITE_COLUMNS).filter(([field]) => field !== 'status');
+const COMPARED_COLUMNS = (Object.keys(WRITE_COLUMNS) as (keyof typeof WRITE_COLUMNS)[])
+  .filter((field) => field !== 'status')
+  .map((field) => {
+    // Fails to compile for a written field that the API's changedFields cannot name.
+    const named: PetChangedField = field;
+    return [named, WRITE_COLUMNS[field]] as const;
+  });
 
 /**
  * One statement. The pet's row is locked first (`old`, FOR UPDATE), which also reads the

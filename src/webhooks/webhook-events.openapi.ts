@@ -62,7 +62,7 @@ function operation(type: PetEventType) {
               additionalProperties: false,
               properties: {
                 type: { type: 'string', enum: [type] },
-                timestamp: { ...TIMESTAMP_SCHEMA, description: 'When the change was committed' },
+                timestamp: { ...TIMESTAMP_SCHEMA, description: 'When the change was written' },
                 data: { $ref: getSchemaPath(data) },
               },
             },

@@ -21,8 +21,9 @@ export type WebhookSubscriptionChanges = Partial<
 >;
 
 /**
- * The webhooks module's only door to the database. Subscriptions: the `webhook_subscriptions`
- * rows; deleting one deletes its deliveries and their attempts (ON DELETE CASCADE).
+ * The subscriptions' door to the database (the delivery worker has its own,
+ * delivery/webhook-deliveries.repository.ts): the `webhook_subscriptions` rows; deleting one
+ * deletes its deliveries and their attempts (ON DELETE CASCADE).
  */
 @Injectable()
 export class WebhooksRepository {

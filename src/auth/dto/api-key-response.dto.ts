@@ -7,7 +7,7 @@ import {
   TIMESTAMP_SCHEMA,
 } from '../../common/openapi/schemas.js';
 import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
-import { API_KEY_PREFIX_LENGTH } from '../api-key-format.js';
+import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../api-key-format.js';
 
 /** An API key without its hash, and without the key itself (shown once, at creation). */
 export class ApiKeyResponse {
@@ -24,7 +24,7 @@ export class ApiKeyResponse {
     API_KEY_PREFIX_LENGTH,
     `The first ${API_KEY_PREFIX_LENGTH} characters of the key, to tell keys apart`,
     {
-      pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
+      pattern: API_KEY_PREFIX_PATTERN,
     },
   )
   prefix: string;

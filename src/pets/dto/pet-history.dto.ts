@@ -3,21 +3,14 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
 import { ApiIdProperty, ApiTimestampProperty } from '../../common/openapi/schemas.js';
-import { API_KEY_PREFIX_LENGTH } from '../../auth/api-key-format.js';
-import { PET_EVENT_TYPES, type PetEventType } from '../pet-events.js';
+import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../../auth/api-key-format.js';
+import {
+  PET_CHANGED_FIELDS,
+  PET_EVENT_TYPES,
+  type PetChangedField,
+  type PetEventType,
+} from '../pet-events.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
-
-/** What `changedFields` may name: the request fields a PUT compares, in its body's order. */
-export const PET_CHANGED_FIELDS = [
-  'name',
-  'categoryId',
-  'photoUrls',
-  'age',
-  'breed',
-  'description',
-  'tags',
-] as const;
-export type PetChangedField = (typeof PET_CHANGED_FIELDS)[number];
 
 export class PetHistoryQueryDto extends PaginationQueryDto {
   /** Opaque keyset cursor from a previous page's `pagination.nextCursor`. */
@@ -42,7 +35,7 @@ export class PetEventActorResponse {
   @ApiPropertyOptional({
     type: 'string',
     maxLength: API_KEY_PREFIX_LENGTH,
-    pattern: '^pk_(live|test)_[0-9A-Za-z]{4}$',
+    pattern: API_KEY_PREFIX_PATTERN,
     description: 'The prefix of the API key the change was made with; absent for a bearer token',
   })
   apiKeyPrefix?: string;
