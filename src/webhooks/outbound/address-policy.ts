@@ -2,8 +2,11 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** The cloud metadata service's IPv6 address (AWS); its IPv4 twin 169.254.169.254 is link-local. */
-const METADATA_IPV6 = ipaddr.parse('fd00:ec2::254');
+/**
+ * Cloud metadata services outside link-local, where the others (169.254.169.254) live: AWS's
+ * IPv6 address, and Alibaba Cloud's, inside the carrier-grade NAT range `allowPrivate` opens.
+ */
+const METADATA_ADDRESSES = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('100.100.100.200')];
 
 /** Ranges a deployment may open to webhooks (tests, local development); ipaddr.js's names. */
 const PRIVATE_RANGES: Record<string, string> = {
@@ -32,8 +35,8 @@ export function addressRefusal(ip: string, allowPrivate: boolean): string | unde
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
   const address = ipaddr.process(ip);
   const shown = address.toString();
-  if (address.kind() === 'ipv6' && address.match(METADATA_IPV6, 128)) {
-    return `${shown} is the cloud metadata address`;
+  if (METADATA_ADDRESSES.some((metadata) => isSameAddress(address, metadata))) {
+    return `${shown} is a cloud metadata address`;
   }
   const range = address.range();
   if (range === 'linkLocal') return `${shown} is ${ALWAYS_REFUSED_RANGES.linkLocal}`;
@@ -41,6 +44,11 @@ export function addressRefusal(ip: string, allowPrivate: boolean): string | unde
   const privateKind = PRIVATE_RANGES[range];
   if (privateKind !== undefined) return allowPrivate ? undefined : `${shown} is ${privateKind}`;
   return `${shown} is ${ALWAYS_REFUSED_RANGES[range] ?? `a special-purpose address (${range})`}`;
+}
+
+/** Equality ignoring an IPv6 zone (`%eth0`). */
+function isSameAddress(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return a.kind() === b.kind() && a.toNormalizedString().split('%')[0] === b.toNormalizedString();
 }
 
 /** The first refusal among the addresses `host` resolved to. */

@@ -7,7 +7,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { WebhooksConfig } from '../../config/webhooks.config.js';
+import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import {
   startBlackHoleServer,
   startUnacceptingServer,
@@ -73,13 +73,8 @@ class Receiver {
 }
 
 const configWith = (overrides: Partial<WebhooksConfig> = {}): WebhooksConfig => ({
+  ...webhooksConfig(),
   allowPrivateAddresses: true,
-  retryBaseMs: 10_000,
-  pollIntervalMs: 1_000,
-  retryForMs: 24 * 60 * 60 * 1000,
-  connectTimeoutMs: 5_000,
-  totalTimeoutMs: 10_000,
-  maxStoredResponseBytes: 1024,
   ...overrides,
 });
 
