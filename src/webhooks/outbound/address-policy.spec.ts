@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { addressRefusal, urlRefusal } from './address-policy.js';
+import { BoundedLookup } from './bounded-lookup.js';
 
 describe('addressRefusal', () => {
   describe.each([false, true])('with allowPrivate=%s', (allowPrivate) => {
@@ -137,6 +138,16 @@ describe('urlRefusal', () => {
       /^no-such-host\.invalid could not be resolved \(DNS failure/,
     );
   });
+
+  it('should refuse a host whose DNS does not answer within 5 s', async () => {
+    const silent = new BoundedLookup(2, () => undefined);
+    const started = performance.now();
+    await expect(urlRefusal('https://stalled.example/hook', true, silent)).resolves.toBe(
+      'stalled.example could not be resolved in time (no DNS answer within 5 s)',
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(performance.now() - started).toBeLessThan(7_000);
+  }, 10_000);
 
   it.each([
     ['ftp://example.com/hook', 'must use the http or https scheme'],

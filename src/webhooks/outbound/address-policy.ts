@@ -1,12 +1,15 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
 /**
  * Cloud metadata services outside link-local, where the others (169.254.169.254) live: AWS's
  * IPv6 address, and Alibaba Cloud's, inside the carrier-grade NAT range `allowPrivate` opens.
  */
 const METADATA_ADDRESSES = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('100.100.100.200')];
+
+/** How long a subscription waits for its host to resolve. */
+const SUBSCRIPTION_LOOKUP_TIMEOUT_MS = 5_000;
 
 /** Ranges a deployment may open to webhooks (tests, local development); ipaddr.js's names. */
 const PRIVATE_RANGES: Record<string, string> = {
@@ -74,10 +77,14 @@ export function dnsFailure(host: string, code: string | undefined): string {
 /**
  * Why a webhook may not be sent to `url`, or undefined when it may: http or https only, no
  * credentials, and every address the host resolves to allowed by `addressRefusal` (an IP
- * literal is judged without DNS). The sender checks the connected address again, since DNS
- * may answer differently by then.
+ * literal is judged without DNS) within 5 s. The sender checks the connected address again,
+ * since DNS may answer differently by then. `lookup` is the process's bounded one but in tests.
  */
-export async function urlRefusal(url: string, allowPrivate: boolean): Promise<string | undefined> {
+export async function urlRefusal(
+  url: string,
+  allowPrivate: boolean,
+  lookup: BoundedLookup = systemLookup,
+): Promise<string | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -95,9 +102,14 @@ export async function urlRefusal(url: string, allowPrivate: boolean): Promise<st
   if (isIP(host) !== 0) return addressRefusal(host, allowPrivate);
   let addresses: string[];
   try {
-    const found = await lookup(host, { all: true, order: 'verbatim' });
+    const found = await lookup.lookupAll(
+      host,
+      { order: 'verbatim' },
+      SUBSCRIPTION_LOOKUP_TIMEOUT_MS,
+    );
     addresses = found.map((entry) => entry.address);
   } catch (error) {
+    if (error instanceof LookupTimeoutError) return error.message;
     return dnsFailure(host, (error as NodeJS.ErrnoException).code);
   }
   if (addresses.length === 0) return dnsFailure(host, undefined);
