@@ -512,6 +512,7 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
   it.each([
     ['a loopback address', 'http://127.0.0.1:8080/hooks'],
     ['a private address', 'http://10.0.0.1/hooks'],
+    ['a carrier-grade NAT address', 'http://100.64.0.1/hooks'],
     ['a name that resolves to loopback', 'http://localhost:8080/hooks'],
   ])('should accept %s', async (_name, url) => {
     const res = await createOn(url);
@@ -523,6 +524,7 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
   it.each([
     ['a link-local (metadata) address', 'http://169.254.169.254/latest/meta-data/'],
     ['the IPv6 cloud metadata address', 'http://[fd00:ec2::254]/'],
+    ['the carrier-grade NAT metadata address', 'http://100.100.100.200/latest/meta-data/'],
     ['a name that does not resolve', 'https://nonexistent.invalid/hooks'],
     ['an ftp url', 'ftp://127.0.0.1/hooks'],
   ])('should still refuse %s with 400 on url', async (_name, url) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { addressRefusal, urlRefusal } from './address-policy.js';
+import { BoundedLookup } from './bounded-lookup.js';
 
 describe('addressRefusal', () => {
   describe.each([false, true])('with allowPrivate=%s', (allowPrivate) => {
@@ -14,6 +15,9 @@ describe('addressRefusal', () => {
       ['fe80::1', 'link-local'],
       ['fe80::1%eth0', 'link-local'],
       ['fd00:ec2::254', 'cloud metadata'],
+      ['fd00:ec2::254%eth0', 'cloud metadata'],
+      ['100.100.100.200', 'cloud metadata'],
+      ['::ffff:100.100.100.200', 'cloud metadata'],
       ['::ffff:169.254.169.254', 'link-local'],
       ['192.0.2.1', 'reserved'],
       ['198.51.100.7', 'reserved'],
@@ -61,6 +65,19 @@ describe('addressRefusal', () => {
     expect(addressRefusal('::ffff:127.0.0.1', false)).toBe('127.0.0.1 is a loopback address');
   });
 
+  it('should refuse the metadata addresses by name whatever the setting, their neighbours not', () => {
+    for (const allowPrivate of [false, true]) {
+      expect(addressRefusal('100.100.100.200', allowPrivate)).toBe(
+        '100.100.100.200 is a cloud metadata address',
+      );
+      expect(addressRefusal('fd00:ec2::254', allowPrivate)).toBe(
+        'fd00:ec2::254 is a cloud metadata address',
+      );
+    }
+    expect(addressRefusal('100.100.100.201', true)).toBeUndefined();
+    expect(addressRefusal('100.100.100.201', false)).toContain('carrier-grade NAT');
+  });
+
   it('should not treat the edges of the private ranges as private', () => {
     expect(addressRefusal('172.32.0.1', false)).toBeUndefined();
     expect(addressRefusal('100.128.0.1', false)).toBeUndefined();
@@ -98,7 +115,10 @@ describe('urlRefusal', () => {
         '169.254.169.254 is a link-local address',
       );
       await expect(urlRefusal('http://[fd00:ec2::254]/', allowPrivate)).resolves.toBe(
-        'fd00:ec2::254 is the cloud metadata address',
+        'fd00:ec2::254 is a cloud metadata address',
+      );
+      await expect(urlRefusal('http://100.100.100.200/latest/', allowPrivate)).resolves.toBe(
+        '100.100.100.200 is a cloud metadata address',
       );
       await expect(urlRefusal('http://[::ffff:169.254.169.254]/', allowPrivate)).resolves.toBe(
         '169.254.169.254 is a link-local address',
@@ -118,6 +138,16 @@ describe('urlRefusal', () => {
       /^no-such-host\.invalid could not be resolved \(DNS failure/,
     );
   });
+
+  it('should refuse a host whose DNS does not answer within 5 s', async () => {
+    const silent = new BoundedLookup(2, () => undefined);
+    const started = performance.now();
+    await expect(urlRefusal('https://stalled.example/hook', true, silent)).resolves.toBe(
+      'stalled.example could not be resolved in time (no DNS answer within 5 s)',
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(performance.now() - started).toBeLessThan(7_000);
+  }, 10_000);
 
   it.each([
     ['ftp://example.com/hook', 'must use the http or https scheme'],

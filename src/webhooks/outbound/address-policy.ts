@@ -1,9 +1,15 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
-/** The cloud metadata service's IPv6 address (AWS); its IPv4 twin 169.254.169.254 is link-local. */
-const METADATA_IPV6 = ipaddr.parse('fd00:ec2::254');
+/**
+ * Cloud metadata services outside link-local, where the others (169.254.169.254) live: AWS's
+ * IPv6 address, and Alibaba Cloud's, inside the carrier-grade NAT range `allowPrivate` opens.
+ */
+const METADATA_ADDRESSES = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('100.100.100.200')];
+
+/** How long a subscription waits for its host to resolve. */
+const SUBSCRIPTION_LOOKUP_TIMEOUT_MS = 5_000;
 
 /** Ranges a deployment may open to webhooks (tests, local development); ipaddr.js's names. */
 const PRIVATE_RANGES: Record<string, string> = {
@@ -32,8 +38,8 @@ export function addressRefusal(ip: string, allowPrivate: boolean): string | unde
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
   const address = ipaddr.process(ip);
   const shown = address.toString();
-  if (address.kind() === 'ipv6' && address.match(METADATA_IPV6, 128)) {
-    return `${shown} is the cloud metadata address`;
+  if (METADATA_ADDRESSES.some((metadata) => isSameAddress(address, metadata))) {
+    return `${shown} is a cloud metadata address`;
   }
   const range = address.range();
   if (range === 'linkLocal') return `${shown} is ${ALWAYS_REFUSED_RANGES.linkLocal}`;
@@ -41,6 +47,11 @@ export function addressRefusal(ip: string, allowPrivate: boolean): string | unde
   const privateKind = PRIVATE_RANGES[range];
   if (privateKind !== undefined) return allowPrivate ? undefined : `${shown} is ${privateKind}`;
   return `${shown} is ${ALWAYS_REFUSED_RANGES[range] ?? `a special-purpose address (${range})`}`;
+}
+
+/** Equality ignoring an IPv6 zone (`%eth0`). */
+function isSameAddress(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return a.kind() === b.kind() && a.toNormalizedString().split('%')[0] === b.toNormalizedString();
 }
 
 /** The first refusal among the addresses `host` resolved to. */
@@ -66,10 +77,14 @@ export function dnsFailure(host: string, code: string | undefined): string {
 /**
  * Why a webhook may not be sent to `url`, or undefined when it may: http or https only, no
  * credentials, and every address the host resolves to allowed by `addressRefusal` (an IP
- * literal is judged without DNS). The sender checks the connected address again, since DNS
- * may answer differently by then.
+ * literal is judged without DNS) within 5 s. The sender checks the connected address again,
+ * since DNS may answer differently by then. `lookup` is the process's bounded one but in tests.
  */
-export async function urlRefusal(url: string, allowPrivate: boolean): Promise<string | undefined> {
+export async function urlRefusal(
+  url: string,
+  allowPrivate: boolean,
+  lookup: BoundedLookup = systemLookup,
+): Promise<string | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -87,9 +102,14 @@ export async function urlRefusal(url: string, allowPrivate: boolean): Promise<st
   if (isIP(host) !== 0) return addressRefusal(host, allowPrivate);
   let addresses: string[];
   try {
-    const found = await lookup(host, { all: true, order: 'verbatim' });
+    const found = await lookup.lookupAll(
+      host,
+      { order: 'verbatim' },
+      SUBSCRIPTION_LOOKUP_TIMEOUT_MS,
+    );
     addresses = found.map((entry) => entry.address);
   } catch (error) {
+    if (error instanceof LookupTimeoutError) return error.message;
     return dnsFailure(host, (error as NodeJS.ErrnoException).code);
   }
   if (addresses.length === 0) return dnsFailure(host, undefined);

@@ -5,6 +5,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { lookup as dnsLookup } from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
@@ -13,6 +14,7 @@ import {
   startUnacceptingServer,
 } from '../../../test/support/black-hole-server.js';
 import { freePort } from '../../../test/support/free-port.js';
+import { BoundedLookup, type LookupAll } from './bounded-lookup.js';
 import { WebhookHttpClient } from './webhook-http-client.js';
 
 interface Received {
@@ -81,8 +83,8 @@ const configWith = (overrides: Partial<WebhooksConfig> = {}): WebhooksConfig => 
 describe(WebhookHttpClient.name, () => {
   const receiver = new Receiver();
   const clients: WebhookHttpClient[] = [];
-  const clientWith = (overrides: Partial<WebhooksConfig> = {}) => {
-    const client = new WebhookHttpClient(configWith(overrides));
+  const clientWith = (overrides: Partial<WebhooksConfig> = {}, lookup?: BoundedLookup) => {
+    const client = new WebhookHttpClient(configWith(overrides), lookup);
     clients.push(client);
     return client;
   };
@@ -266,6 +268,57 @@ describe(WebhookHttpClient.name, () => {
     const result = await clientWith().post('http://no-such-host.invalid/hook', '{}', {});
     expect(result.error).toMatch(/^no-such-host\.invalid could not be resolved \(DNS failure/);
     expect(result.statusCode).toBeUndefined();
+  });
+
+  describe('with a resolver that never answers for *.stalled.test', () => {
+    // The system resolver for every other name, as a stalled upstream DNS server would leave it.
+    const stallingLookup: LookupAll = (hostname, options, callback) => {
+      if (!hostname.endsWith('.stalled.test')) dnsLookup(hostname, options, callback);
+    };
+
+    it('should report the stalled lookup in time, well before the total timeout', async () => {
+      const client = clientWith(
+        { connectTimeoutMs: 1_000, totalTimeoutMs: 10_000 },
+        new BoundedLookup(2, stallingLookup),
+      );
+      const result = await client.post('http://hooks.stalled.test/hook', '{}', {});
+      expect(result).toEqual({
+        durationMs: expect.any(Number),
+        error: 'hooks.stalled.test could not be resolved in time (no DNS answer within 0.8 s)',
+      });
+      expect(result.durationMs).toBeGreaterThanOrEqual(750);
+      expect(result.durationMs).toBeLessThan(2_000);
+    });
+
+    it('should give its own reason, not the connect timeout, with the production 5 s', async () => {
+      const client = clientWith({}, new BoundedLookup(2, stallingLookup));
+      const result = await client.post('http://hooks.stalled.test/hook', '{}', {});
+      expect(result.error).toBe(
+        'hooks.stalled.test could not be resolved in time (no DNS answer within 4 s)',
+      );
+    }, 10_000);
+
+    it('should not start a third lookup while two stall, and give that one up in time too', async () => {
+      const client = clientWith(
+        { connectTimeoutMs: 1_000, totalTimeoutMs: 10_000 },
+        new BoundedLookup(2, stallingLookup),
+      );
+      const stalled = ['a', 'b'].map((name) =>
+        client.post(`http://${name}.stalled.test/hook`, '{}', {}),
+      );
+      const waiting = client.post(
+        receiver.url('/hook').replace('127.0.0.1', 'localhost'),
+        '{}',
+        {},
+      );
+
+      await expect(waiting).resolves.toEqual({
+        durationMs: expect.any(Number),
+        error: 'localhost could not be resolved in time (no DNS answer within 0.8 s)',
+      });
+      await Promise.all(stalled);
+      expect(receiver.connections).toBe(0);
+    });
   });
 
   it('should report a failed TLS handshake as a TLS error', async () => {

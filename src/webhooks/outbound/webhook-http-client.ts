@@ -1,9 +1,10 @@
-import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, buildConnector, request } from 'undici';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { addressRefusal, dnsFailure, resolvedAddressesRefusal } from './address-policy.js';
+import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
 /** One attempt's outcome; `error` is set exactly when the attempt failed. */
 export interface AttemptResult {
@@ -41,11 +42,18 @@ export class WebhookHttpClient implements OnApplicationShutdown {
   private readonly agent: Agent;
   private closing?: Promise<void>;
 
-  constructor(@Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig) {
+  /** `lookup` is the process's bounded one but in tests; nothing provides another. */
+  constructor(
+    @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
+    @Optional() lookup: BoundedLookup = systemLookup,
+  ) {
     const allowPrivate = config.allowPrivateAddresses;
+    // Part of the connect timeout, so that a stalled lookup's own reason arrives before
+    // undici's timeout, whose timer ticks in steps of about half a second.
+    const lookupTimeoutMs = Math.round(config.connectTimeoutMs * 0.8);
     const connector = buildConnector({
       timeout: config.connectTimeoutMs,
-      lookup: guardedLookup(allowPrivate),
+      lookup: guardedLookup(lookup, lookupTimeoutMs, allowPrivate),
       // HTTP/1.1 only: dropping an over-long body then drops exactly that connection.
       allowH2: false,
     });
@@ -137,30 +145,50 @@ async function readAtMost(body: AsyncIterable<Buffer>, limit: number): Promise<s
   return Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
-/** A net `lookup` that fails when any address of the host is refused by the policy. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/**
+ * A net `lookup` through the bounded one, which fails when the host does not resolve in time
+ * or any of its addresses is refused by the policy.
+ */
+function guardedLookup(
+  bounded: BoundedLookup,
+  timeoutMs: number,
+  allowPrivate: boolean,
+): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error !== null) {
-        return callback(new DnsFailureError(dnsFailure(hostname, error.code)), []);
-      }
-      const refusal =
-        addresses.length === 0
-          ? dnsFailure(hostname, undefined)
-          : resolvedAddressesRefusal(
-              hostname,
-              addresses.map((entry) => entry.address),
-              allowPrivate,
-            );
-      if (refusal !== undefined) {
-        const failure =
-          addresses.length === 0 ? new DnsFailureError(refusal) : new AddressRefusedError(refusal);
-        return callback(failure, []);
-      }
-      if (options.all === true) return callback(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
+    bounded.lookupAll(hostname, options, timeoutMs).then(
+      (addresses) => answer(hostname, options.all === true, addresses, allowPrivate, callback),
+      (error: NodeJS.ErrnoException) => {
+        const reason =
+          error instanceof LookupTimeoutError ? error.message : dnsFailure(hostname, error.code);
+        callback(new DnsFailureError(reason), []);
+      },
+    );
   };
+}
+
+/** Hands net the addresses, or the policy's refusal of them. */
+function answer(
+  hostname: string,
+  all: boolean,
+  addresses: LookupAddress[],
+  allowPrivate: boolean,
+  callback: Parameters<LookupFunction>[2],
+): void {
+  const refusal =
+    addresses.length === 0
+      ? dnsFailure(hostname, undefined)
+      : resolvedAddressesRefusal(
+          hostname,
+          addresses.map((entry) => entry.address),
+          allowPrivate,
+        );
+  if (refusal !== undefined) {
+    const failure =
+      addresses.length === 0 ? new DnsFailureError(refusal) : new AddressRefusedError(refusal);
+    return callback(failure, []);
+  }
+  if (all) return callback(null, addresses);
+  callback(null, addresses[0].address, addresses[0].family);
 }
 
 const CONNECTION_ERRORS: Readonly<Record<string, string>> = {
