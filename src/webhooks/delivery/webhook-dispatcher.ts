@@ -25,6 +25,11 @@ export const MAX_IN_FLIGHT = 16;
  * presumed dead): well above an attempt's 10 s bound plus the time to record it.
  */
 export const LEASE_MS = 60_000;
+/**
+ * How long a nudge waits for others: under a burst of writes, one cycle publishes them all
+ * rather than one cycle (a transaction and a claim) running after every write.
+ */
+const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 const MAX_REASON_LENGTH = 500;
 
@@ -46,6 +51,7 @@ export class WebhookDispatcher
   private readonly steps: CycleStep[] = [];
   private readonly sending = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
+  private nudged?: NodeJS.Timeout;
   private cycle?: Promise<void>;
   private stepsDue = false;
   private again = false;
@@ -68,10 +74,13 @@ export class WebhookDispatcher
     this.nudge();
   }
 
-  /** Runs a cycle now rather than at the next poll (or right after the one running). */
+  /** Runs a cycle soon (NUDGE_DELAY_MS) rather than at the next poll. */
   nudge(): void {
     this.stepsDue = true;
-    this.runCycle();
+    this.nudged ??= setTimeout(() => {
+      this.nudged = undefined;
+      this.runCycle();
+    }, NUDGE_DELAY_MS).unref();
   }
 
   /**
@@ -81,6 +90,7 @@ export class WebhookDispatcher
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.nudged);
     await this.cycle;
   }
 
