@@ -6,6 +6,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
+import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.js';
 import {
   IdempotencyRepository,
@@ -42,8 +43,7 @@ export type Start = { claim: Claim } | { replay: StoredResponse };
 @Injectable()
 export class IdempotencyService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
-  private sweeper?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
+  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
 
   constructor(private readonly keys: IdempotencyRepository) {}
 
@@ -108,14 +108,11 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
   }
 
   onApplicationBootstrap(): void {
-    this.sweeper = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, SWEEP_INTERVAL_MS).unref();
+    this.sweeper.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 
   private async release(claim: Claim): Promise<void> {

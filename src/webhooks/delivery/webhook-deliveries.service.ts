@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { webhookNotFound } from '../webhooks.service.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
@@ -38,8 +39,7 @@ export interface DeliveryPage {
 @Injectable()
 export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  private sweeper?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
+  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -48,14 +48,11 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sweeper = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, SWEEP_INTERVAL_MS).unref();
+    this.sweeper.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
-    await this.sweeping;
+    await this.sweeper.stop();
   }
 
   /** Deletes the deliveries that ended before the retention period; how many. */
