@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, messageOf } from './api';
+import { ApiError, isNotFound, messageOf } from './api';
 import { Link } from './router';
 import { type Session, useSession } from './session';
 
@@ -147,6 +147,30 @@ export function ConfirmDialog({
         </button>
       </div>
     </dialog>
+  );
+}
+
+/**
+ * A page about one resource until it has it: loading, or why not (titled `missing` when there
+ * is no such resource), with the way back.
+ */
+export function NotLoaded({
+  load,
+  title,
+  missing,
+  back,
+}: {
+  load: { loading: boolean; error?: unknown };
+  title: string;
+  missing: string;
+  back: ComponentChildren;
+}) {
+  return (
+    <>
+      <PageHeading>{isNotFound(load.error) ? missing : title}</PageHeading>
+      {load.loading ? <p role="status">Loading…</p> : <ErrorAlert error={load.error} />}
+      {back}
+    </>
   );
 }
 

@@ -4,7 +4,6 @@ import {
   api,
   ApiError,
   isEditConflict,
-  isNotFound,
   isOwnImage,
   messageOf,
   ok,
@@ -19,6 +18,7 @@ import {
   Field,
   formatDate,
   formErrors,
+  NotLoaded,
   PageHeading,
   StatusMessage,
   useAnnouncement,
@@ -44,13 +44,16 @@ export function PetDetailPage({ id }: { id: number }) {
 
   if (!pet.data) {
     return (
-      <>
-        <PageHeading>{isNotFound(pet.error) ? 'Pet not found' : 'Pet'}</PageHeading>
-        {pet.loading ? <p role="status">Loading…</p> : <ErrorAlert error={pet.error} />}
-        <p>
-          <Link href="/pets">Back to the pets</Link>
-        </p>
-      </>
+      <NotLoaded
+        load={pet}
+        title="Pet"
+        missing="Pet not found"
+        back={
+          <p>
+            <Link href="/pets">Back to the pets</Link>
+          </p>
+        }
+      />
     );
   }
   const { data: current, etag } = pet.data;

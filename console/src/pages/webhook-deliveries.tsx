@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, isNotFound, ok, type WebhookDelivery } from '../api';
+import { api, ok, type WebhookDelivery } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import {
   AdminsOnly,
   ErrorAlert,
   Field,
   formatDate,
+  NotLoaded,
   PageHeading,
   Pager,
   StatusMessage,
@@ -254,13 +255,7 @@ function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; delivery
   }, [underWay, delivery.loading, delivery.data]);
 
   if (!delivery.data) {
-    return (
-      <>
-        <PageHeading>{isNotFound(delivery.error) ? 'Delivery not found' : 'Delivery'}</PageHeading>
-        {delivery.loading ? <p role="status">Loading…</p> : <ErrorAlert error={delivery.error} />}
-        {back}
-      </>
-    );
+    return <NotLoaded load={delivery} title="Delivery" missing="Delivery not found" back={back} />;
   }
   const current = delivery.data;
   return (

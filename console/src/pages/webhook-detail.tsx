@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, isNotFound, ok, type WebhookWithSecret, type Webhook } from '../api';
+import { api, ok, type WebhookWithSecret, type Webhook } from '../api';
 import { Link, navigate } from '../router';
 import {
   AdminsOnly,
   ConfirmDialog,
   ErrorAlert,
   formatDate,
+  NotLoaded,
   PageHeading,
   StatusMessage,
   useAnnouncement,
@@ -61,13 +62,16 @@ function WebhookDetail({ id }: { id: number }) {
 
   if (!webhook.data) {
     return (
-      <>
-        <PageHeading>{isNotFound(webhook.error) ? 'Webhook not found' : 'Webhook'}</PageHeading>
-        {webhook.loading ? <p role="status">Loading…</p> : <ErrorAlert error={webhook.error} />}
-        <p>
-          <Link href="/webhooks">Back to the webhooks</Link>
-        </p>
-      </>
+      <NotLoaded
+        load={webhook}
+        title="Webhook"
+        missing="Webhook not found"
+        back={
+          <p>
+            <Link href="/webhooks">Back to the webhooks</Link>
+          </p>
+        }
+      />
     );
   }
   const current = webhook.data;
