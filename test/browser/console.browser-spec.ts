@@ -4,8 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { apiKey, createApiKey, createUser } from '../support/auth.js';
 import {
   accessibilityViolations,
+  checkPages,
   describeInBrowser,
-  fitsWidth,
+  heading,
   launchBrowser,
   openPage,
   screenshot,
@@ -62,9 +63,6 @@ describeInBrowser('Web console in Chromium', () => {
     await signIn(page, account.username, account.password);
     return page;
   }
-
-  const heading = (page: Page, name: string) =>
-    page.getByRole('heading', { level: 1, name, exact: true });
 
   let categories = 0;
   async function category(): Promise<{ id: number; name: string }> {
@@ -700,17 +698,7 @@ describeInBrowser('Web console in Chromium', () => {
         { route: '/console/settings/api-keys', title: 'API keys', name: 'phone-api-keys' },
         { route: '/console/users', title: 'Users', name: 'phone-users' },
       ];
-      for (const { route, title, name } of pages) {
-        await page.goto(route);
-        await heading(page, title).waitFor();
-        await page.waitForLoadState('networkidle');
-        expect({ route, fits: await fitsWidth(page) }).toEqual({ route, fits: true });
-        expect({ route, violations: await accessibilityViolations(page) }).toEqual({
-          route,
-          violations: [],
-        });
-        await screenshot(page, name);
-      }
+      await checkPages(page, pages);
       // Error messages and the confirmation dialog are checked too.
       await page.goto(`/console/pets/${id}/edit`);
       // The form is read only once its pet and categories are in (see the loop above).

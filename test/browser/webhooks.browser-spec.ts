@@ -5,8 +5,10 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import {
   accessibilityViolations,
+  checkPages,
   describeInBrowser,
   fitsWidth,
+  heading,
   launchBrowser,
   openPage,
   screenshot,
@@ -117,9 +119,6 @@ describeInBrowser('Webhooks in the console', () => {
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     return page;
   }
-
-  const heading = (page: Page, name: string) =>
-    page.getByRole('heading', { level: 1, name, exact: true });
 
   let categoryId: number | undefined;
   async function createPet(name: string): Promise<number> {
@@ -340,17 +339,7 @@ describeInBrowser('Webhooks in the console', () => {
         name: 'phone-webhook-delivery',
       },
     ];
-    for (const { route, title, name } of pages) {
-      await page.goto(route);
-      await heading(page, title).waitFor();
-      await page.waitForLoadState('networkidle');
-      expect({ route, fits: await fitsWidth(page) }).toEqual({ route, fits: true });
-      expect({ route, violations: await accessibilityViolations(page) }).toEqual({
-        route,
-        violations: [],
-      });
-      await screenshot(page, name);
-    }
+    await checkPages(page, pages);
 
     // The form with its errors, the secret shown once, and the rotation dialog.
     await page.goto('/console/webhooks');

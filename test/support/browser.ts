@@ -1,4 +1,4 @@
-import { describe } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import axe from 'axe-core';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -98,4 +98,35 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
 /** True when the page is no wider than the window (nothing to scroll sideways). */
 export function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
+
+/** The page's h1 of this exact name. */
+export function heading(page: Page, name: string) {
+  return page.getByRole('heading', { level: 1, name, exact: true });
+}
+
+export interface CheckedPage {
+  route: string;
+  /** Its h1, awaited before checking. */
+  title: string;
+  /** The screenshot's name. */
+  name: string;
+}
+
+/**
+ * Opens each page in turn at the window's current size: it fits the width, axe finds no
+ * violation, and a screenshot is saved. Failures name the route.
+ */
+export async function checkPages(page: Page, pages: CheckedPage[]): Promise<void> {
+  for (const { route, title, name } of pages) {
+    await page.goto(route);
+    await heading(page, title).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect({ route, fits: await fitsWidth(page) }).toEqual({ route, fits: true });
+    expect({ route, violations: await accessibilityViolations(page) }).toEqual({
+      route,
+      violations: [],
+    });
+    await screenshot(page, name);
+  }
 }
