@@ -29,7 +29,7 @@ export type WebhookSubscriptionChanges = Partial<
 export class WebhooksRepository {
   private readonly subscriptions: Repository<WebhookSubscription>;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.subscriptions = dataSource.getRepository(WebhookSubscription);
   }
 
@@ -64,21 +64,25 @@ export class WebhooksRepository {
   }
 
   /**
-   * In one statement, so that concurrent rotations cannot both keep the same previous
-   * secret: the current secret becomes the previous one, until `previousSecretExpiresAt`.
+   * The current secret becomes the previous one, until `previousSecretExpiresAt`, in one
+   * statement, so that concurrent rotations cannot both keep the same previous secret; read
+   * back under the row lock that statement holds, so the answer is this rotation's.
    */
-  async rotateSubscriptionSecret(
+  rotateSubscriptionSecret(
     id: number,
     secret: string,
     previousSecretExpiresAt: Date,
   ): Promise<WebhookSubscription | null> {
-    const result = await this.subscriptions
-      .createQueryBuilder()
-      .update()
-      .set({ secret, previousSecret: () => '"secret"', previousSecretExpiresAt })
-      .where('id = :id', { id })
-      .execute();
-    return result.affected ? this.findSubscription(id) : null;
+    return this.dataSource.transaction(async (manager) => {
+      const subscriptions = manager.getRepository(WebhookSubscription);
+      const result = await subscriptions
+        .createQueryBuilder()
+        .update()
+        .set({ secret, previousSecret: () => '"secret"', previousSecretExpiresAt })
+        .where('id = :id', { id })
+        .execute();
+      return result.affected ? subscriptions.findOneBy({ id }) : null;
+    });
   }
 
   /** False when there is none of this id. */

@@ -94,16 +94,13 @@ export class WebhooksService {
    * retires the first old secret at once.
    */
   async rotateSecret(id: number): Promise<WebhookSubscription> {
-    const secret = generateWebhookSecret();
     const subscription = await this.webhooks.rotateSubscriptionSecret(
       id,
-      secret,
+      generateWebhookSecret(),
       new Date(Date.now() + PREVIOUS_SECRET_VALIDITY_MS),
     );
     if (!subscription) throw webhookNotFound(id);
-    // The secret this call stored, even if a concurrent rotation has replaced it since (it
-    // then signs as that one's previous secret).
-    return { ...subscription, secret };
+    return subscription;
   }
 
   /**
