@@ -10,6 +10,7 @@ import { AppProcess } from '../support/app-process.js';
 import { expectError } from '../support/errors.js';
 import { TestPostgresServer } from '../support/postgres-server.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { waitForLockWaiters } from '../support/wait.js';
 
 const CONNECT_TIMEOUT_MS = 1_000;
 const STATEMENT_TIMEOUT_MS = 1_500;
@@ -186,7 +187,7 @@ withOwnServer('Database faults (e2e, on a PostgreSQL server of the test’s own)
         await locker.query('BEGIN');
         await locker.query('LOCK TABLE categories IN ACCESS EXCLUSIVE MODE');
         const slow = app.fetch(`/v1/categories`);
-        await waitForLockWaiters(locker, 1);
+        await waitForLockWaiters(locker, 1, 'categories');
 
         app.signal('SIGTERM');
         await sleep(300);
@@ -238,14 +239,3 @@ withOwnServer('Database faults (e2e, on a PostgreSQL server of the test’s own)
     });
   });
 });
-
-async function waitForLockWaiters(client: pg.Client, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await client.query<{ waiting: number }>(
-      "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
-    );
-    if (rows[0].waiting >= count || Date.now() > deadline) return;
-    await sleep(50);
-  }
-}

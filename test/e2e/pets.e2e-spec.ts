@@ -2,14 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { expectError, expectValidationError } from '../support/errors.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { waitForLockWaiters } from '../support/wait.js';
 
 describe('Pets (e2e)', () => {
   let t: TestApp;
@@ -290,14 +283,7 @@ describe('Pets (e2e)', () => {
         t.http.put(`/v1/pets/${pet.id}`).set(t.user).send({ status: 'sold' }),
         t.http.put(`/v1/pets/${pet.id}`).set(t.user).send({ status: 'available' }),
       ]);
-      await waitFor(async () => {
-        // Statistics views are a snapshot per transaction unless cleared.
-        await lock.query('SELECT pg_stat_clear_snapshot()');
-        const { rows } = await lock.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE pets%'",
-        );
-        return rows[0].n === 2;
-      });
+      await waitForLockWaiters(lock, 2, 'UPDATE pets');
       await lock.query('COMMIT');
       const statuses = (await moves).map((r) => r.status).sort();
       expect(statuses).toEqual([200, 409]);
