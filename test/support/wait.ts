@@ -1,3 +1,5 @@
+import type pg from 'pg';
+
 /** Polls `condition` until it holds, for work the service does after its response. */
 export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -7,18 +9,13 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 500
   }
 }
 
-/** What `waitForLockWaiters` can read from: a pg Client or Pool. */
-interface Queryable {
-  query<R extends object>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-}
-
 /**
  * Waits until `count` sessions wait on a lock (those whose query contains `queryPart`, when
  * given). `client` may be the session holding the lock, inside its transaction: the
  * statistics views are a snapshot per transaction, so each poll clears it first.
  */
 export async function waitForLockWaiters(
-  client: Queryable,
+  client: pg.Client,
   count: number,
   queryPart = '',
 ): Promise<void> {
