@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 
@@ -20,16 +21,8 @@ export class ListPetsQueryDto extends PaginationQueryDto {
   @IsIn(PET_STATUSES)
   status?: PetStatus;
 
-  /** Opaque keyset cursor from a previous page's `pagination.nextCursor`. */
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 512,
-    pattern: '^[A-Za-z0-9_-]+$',
-    description:
-      'pagination.nextCursor of the previous page, with the same category and status and without offset',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
+  @CursorQuery(
+    'pagination.nextCursor of the previous page, with the same category and status and without offset',
+  )
   cursor?: string;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
 import { ApiIdProperty, ApiTimestampProperty } from '../../common/openapi/schemas.js';
@@ -13,16 +13,7 @@ import {
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 
 export class PetHistoryQueryDto extends PaginationQueryDto {
-  /** Opaque keyset cursor from a previous page's `pagination.nextCursor`. */
-  @ApiPropertyOptional({
-    type: 'string',
-    maxLength: 512,
-    pattern: '^[A-Za-z0-9_-]+$',
-    description: 'pagination.nextCursor of the previous page of this pet, without offset',
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
+  @CursorQuery('pagination.nextCursor of the previous page of this pet, without offset')
   cursor?: string;
 }
 
