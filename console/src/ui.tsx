@@ -174,7 +174,7 @@ export function NotLoaded({
   );
 }
 
-interface Loaded<T> {
+export interface Loaded<T> {
   data?: T;
   error?: unknown;
   loading: boolean;
@@ -186,7 +186,10 @@ interface Loaded<T> {
   set: (update: (data: T | undefined) => T) => void;
 }
 
-/** Loads when `deps` change; answers from a superseded load are dropped. */
+/**
+ * Loads when `deps` change; answers from a superseded load are dropped. A failed `reload`
+ * keeps what is shown next to its error; new `deps` show nothing older.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({
     loading: true,
@@ -194,12 +197,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [version, setVersion] = useState(0);
   // Only the answer of the latest load is shown.
   const latest = useRef(0);
+  const loadedDeps = useRef<unknown[] | undefined>(undefined);
   useEffect(() => {
     const id = ++latest.current;
+    const reloading = loadedDeps.current?.every((dep, i) => Object.is(dep, deps[i])) === true;
+    loadedDeps.current = deps;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => id === latest.current && setState({ data, loading: false }),
-      (error: unknown) => id === latest.current && setState({ error, loading: false }),
+      (error: unknown) =>
+        id === latest.current &&
+        setState((previous) => ({
+          data: reloading ? previous.data : undefined,
+          error,
+          loading: false,
+        })),
     );
     // The caller names the inputs of `load` in `deps`.
   }, [...deps, version]);

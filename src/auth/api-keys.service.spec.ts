@@ -37,7 +37,7 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
   return {
     id: 5,
     userId: 9,
-    prefix: 'sk_test_abcd',
+    prefix: 'pk_test_abcd',
     lastUsedAt: null,
     role: 'user',
     userStatus: UserStatus.Active,
@@ -170,7 +170,7 @@ describe(ApiKeysService.name, () => {
         userId: 9,
         role: 'admin',
         apiKeyId: 5,
-        apiKeyPrefix: 'sk_test_abcd',
+        apiKeyPrefix: 'pk_test_abcd',
       });
     });
 

@@ -229,6 +229,15 @@ describeInBrowser('Webhooks in the console', () => {
     expect(payload).toMatchObject({ type: 'pet.created', data: { id: petId } });
     await screenshot(page, 'webhook-detail');
 
+    // The status filter follows the address, Back included.
+    const filter = page.getByRole('form', { name: 'Filter deliveries' });
+    await filter.getByLabel('Status').selectOption('failed');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No failed deliveries.').waitFor();
+    await page.goBack();
+    await delivery.waitFor();
+    expect(await filter.getByLabel('Status').inputValue()).toBe('');
+
     // The attempt log of that delivery, newest first.
     await delivery.getByRole('rowheader').getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: /^Delivery \d+$/ }).waitFor();
@@ -303,6 +312,15 @@ describeInBrowser('Webhooks in the console', () => {
       events: ['pet.created', 'pet.deleted'],
       description: 'Stock feed',
     });
+
+    // Disabled, a retried delivery waits for the webhook, and the page says so.
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page
+      .getByRole('row', { name: /pet\.created/ })
+      .getByRole('button', { name: /^Retry delivery/ })
+      .click();
+    await page.getByText(/will be sent once the webhook is enabled again\./).waitFor();
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page

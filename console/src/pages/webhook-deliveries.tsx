@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { api, ok, type WebhookDelivery } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import {
@@ -13,12 +13,18 @@ import {
   useAnnouncement,
   useLoad,
   useSubmit,
+  type Loaded,
 } from '../ui';
 
 const PAGE_SIZE = 20;
 const STATUSES: WebhookDelivery['status'][] = ['pending', 'succeeded', 'failed'];
 /** How often a page showing a delivery about to be sent looks again. */
 const REFRESH_MS = 3000;
+/**
+ * Looks in a row that found nothing changed, after which a page stops looking: a delivery
+ * can stay due without being sent (a pet's later event waits for its earlier one).
+ */
+const MAX_UNCHANGED_LOOKS = 10;
 
 /**
  * A pending delivery due within a minute: worth watching. One whose retry is further off is
@@ -51,8 +57,29 @@ function LastAttempt({ attempt }: { attempt: WebhookDelivery['lastAttempt'] }) {
   );
 }
 
-/** Sends a delivery again now; the caller shows the delivery it answers. */
-function useRetry(webhookId: number) {
+/**
+ * Looks again every REFRESH_MS while `watching` (each look counts against the user's rate
+ * limit), until MAX_UNCHANGED_LOOKS in a row have changed nothing.
+ */
+function useRefreshWhile<T>(loaded: Loaded<T>, watching: boolean): void {
+  const unchanged = useRef({ shown: '', looks: 0 });
+  useEffect(() => {
+    if (!watching || loaded.loading) return;
+    const shown = JSON.stringify(loaded.data);
+    const seen = unchanged.current;
+    seen.looks = shown === seen.shown ? seen.looks + 1 : 0;
+    seen.shown = shown;
+    if (seen.looks >= MAX_UNCHANGED_LOOKS) return;
+    const timer = setTimeout(loaded.reload, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [watching, loaded.loading, loaded.data]);
+}
+
+/**
+ * Sends a delivery again now; the caller shows the delivery it answers. A disabled
+ * webhook's delivery is due again, but waits until the webhook is enabled.
+ */
+function useRetry(webhookId: number, enabled: boolean) {
   const retry = useSubmit();
   const [announcement, announce] = useAnnouncement();
   const run = (delivery: WebhookDelivery, shown: (updated: WebhookDelivery) => void) =>
@@ -63,17 +90,20 @@ function useRetry(webhookId: number) {
         }),
       );
       shown(updated);
-      announce(`Delivery ${delivery.id} is being sent again.`);
+      announce(
+        enabled
+          ? `Delivery ${delivery.id} is being sent again.`
+          : `Delivery ${delivery.id} will be sent once the webhook is enabled again.`,
+      );
     });
   return { ...retry, run, announcement };
 }
 
 /** The webhook's deliveries, newest first, with a retry button each. */
-export function DeliveryLog({ webhookId }: { webhookId: number }) {
+export function DeliveryLog({ webhookId, enabled }: { webhookId: number; enabled: boolean }) {
   const { query } = useLocation();
   const offset = offsetOf(query);
   const status = STATUSES.find((value) => value === query.get('status'));
-  const [filter, setFilter] = useState(status ?? '');
   const deliveries = useLoad(
     () =>
       ok(
@@ -86,7 +116,7 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
       ),
     [webhookId, offset, status],
   );
-  const retry = useRetry(webhookId);
+  const retry = useRetry(webhookId, enabled);
   const routeOf = (at: number, statusShown = status) => {
     const search = new URLSearchParams();
     if (statusShown) search.set('status', statusShown);
@@ -96,19 +126,15 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
   };
 
   // Deliveries about to be sent change on their own: look again until they are done.
-  const underWay = deliveries.data?.deliveries.some(dueSoon);
-  useEffect(() => {
-    if (!underWay || deliveries.loading) return;
-    const timer = setTimeout(deliveries.reload, REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [underWay, deliveries.loading, deliveries.data]);
+  useRefreshWhile(deliveries, enabled && deliveries.data?.deliveries.some(dueSoon) === true);
 
   const onFilter = (event: SubmitEvent) => {
     event.preventDefault();
+    const chosen = new FormData(event.currentTarget as HTMLFormElement).get('delivery-status');
     navigate(
       routeOf(
         0,
-        STATUSES.find((value) => value === filter),
+        STATUSES.find((value) => value === chosen),
       ),
     );
   };
@@ -119,14 +145,11 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
       <form class="filters deliveries-filter" onSubmit={onFilter} aria-label="Filter deliveries">
         <Field name="delivery-status" label="Status">
           {(control) => (
-            <select
-              {...control}
-              value={filter}
-              onChange={(event) => setFilter(event.currentTarget.value)}
-            >
+            // Keyed by the filter shown, so that it follows the address (Back, Forward).
+            <select {...control} key={status}>
               <option value="">All</option>
               {STATUSES.map((value) => (
-                <option key={value} value={value}>
+                <option key={value} value={value} selected={value === status}>
                   {value}
                 </option>
               ))}
@@ -231,6 +254,10 @@ export function DeliveryPage({ webhookId, deliveryId }: { webhookId: number; del
 
 /** One delivery and each of its attempts, newest first. */
 function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; deliveryId: number }) {
+  const webhook = useLoad(
+    () => ok(api.GET('/v1/webhooks/{webhookId}', { params: { path: { webhookId } } })),
+    [webhookId],
+  );
   const delivery = useLoad(
     () =>
       ok(
@@ -240,19 +267,15 @@ function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; delivery
       ),
     [webhookId, deliveryId],
   );
-  const retry = useRetry(webhookId);
+  const enabled = webhook.data?.enabled === true;
+  const retry = useRetry(webhookId, enabled);
   const back = (
     <p>
       <Link href={`/webhooks/${webhookId}`}>Back to the webhook</Link>
     </p>
   );
   // The attempt log changes when the delivery is sent.
-  const underWay = delivery.data !== undefined && dueSoon(delivery.data);
-  useEffect(() => {
-    if (!underWay || delivery.loading) return;
-    const timer = setTimeout(delivery.reload, REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [underWay, delivery.loading, delivery.data]);
+  useRefreshWhile(delivery, enabled && delivery.data !== undefined && dueSoon(delivery.data));
 
   if (!delivery.data) {
     return <NotLoaded load={delivery} title="Delivery" missing="Delivery not found" back={back} />;
@@ -263,7 +286,7 @@ function DeliveryDetail({ webhookId, deliveryId }: { webhookId: number; delivery
       <PageHeading>{`Delivery ${current.id}`}</PageHeading>
       {back}
       <StatusMessage>{retry.announcement}</StatusMessage>
-      <ErrorAlert error={retry.error} />
+      <ErrorAlert error={delivery.error ?? retry.error} />
       <dl class="details">
         <dt>Event</dt>
         <dd>

@@ -127,6 +127,8 @@ function WebhookDetail({ id }: { id: number }) {
 
       {rotated && (
         <NewSecret
+          // A new panel for each rotation: it takes focus again, so a second one is noticed.
+          key={rotated.secret}
           title="The new signing secret"
           secret={rotated.secret}
           previousExpiresAt={rotated.previousSecretExpiresAt}
@@ -198,7 +200,7 @@ function WebhookDetail({ id }: { id: number }) {
         savedMessage="Changes saved."
       />
 
-      <DeliveryLog webhookId={id} />
+      <DeliveryLog webhookId={id} enabled={current.enabled} />
 
       {confirming === 'rotate' && (
         <ConfirmDialog

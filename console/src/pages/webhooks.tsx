@@ -30,13 +30,13 @@ export function WebhookState({ webhook }: { webhook: Webhook }) {
   return (
     <>
       <span class="badge badge-disabled">disabled</span>
-      {webhook.disabledReason && <span class="reason"> {webhook.disabledReason}</span>}
+      {webhook.disabledReason && <span> {webhook.disabledReason}</span>}
     </>
   );
 }
 
 /** The body of a create or an edit: the description is left out when empty. */
-export function webhookBody({ url, events, description }: WebhookValues) {
+function webhookBody({ url, events, description }: WebhookValues) {
   return { url, events, ...(description.trim() ? { description } : {}) };
 }
 
