@@ -6673,7 +6673,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryResponse'];
         };
       };
-      /** @description The request is invalid: VALIDATION_ERROR */
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
       400: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6685,7 +6685,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
           };
         };
       };
@@ -6756,6 +6756,39 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'IDEMPOTENCY_KEY_IN_PROGRESS';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
           };
         };
       };

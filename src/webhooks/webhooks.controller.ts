@@ -137,8 +137,6 @@ export class WebhooksController {
       'old one, so that receivers can switch without losing any.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
-  // A body sent anyway is read as JSON, and refused as on any JSON route.
-  @ApiJsonBody()
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
   @ApiOkResponse({
     type: WebhookWithSecretResponse,

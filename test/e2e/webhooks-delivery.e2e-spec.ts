@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { PetEventType } from '../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
-import { expectError } from '../support/errors.js';
+import { expectError, expectValidationError } from '../support/errors.js';
 import { jpegImage } from '../support/images.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { uploadImage } from '../support/uploads.js';
@@ -270,6 +270,12 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     const res = await retry().expect(202);
 
     const { attemptLog: _log, completedAt: _done, ...unchanged } = delivery;
+    // It takes no body: a field sent anyway is unknown, and the refusal sends nothing.
+    const withField = await t.http
+      .post(`/v1/webhooks/${s.id}/deliveries/${delivery.id}/retry`)
+      .set(t.admin)
+      .send({ status: 'pending' });
+    expectValidationError(withField, ['status']);
     expect(res.body).toEqual({
       ...unchanged,
       status: 'pending',

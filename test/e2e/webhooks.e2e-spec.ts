@@ -409,10 +409,15 @@ describe('Webhooks (e2e)', () => {
       expect(res.body).not.toHaveProperty('previousSecretExpiresAt');
     });
 
-    it('should take an empty JSON body too, and refuse a body of another type with 415', async () => {
+    it('should take an empty JSON body too, refuse any field in it with 400, and a body of another type with 415', async () => {
       const { id } = await createWebhook();
 
       await t.http.post(`/v1/webhooks/${id}/rotate-secret`).set(t.admin).send({}).expect(200);
+      const chosen = await t.http
+        .post(`/v1/webhooks/${id}/rotate-secret`)
+        .set(t.admin)
+        .send({ secret: 'whsec_mine', note: 'x' });
+      expectValidationError(chosen, ['secret', 'note']);
       const res = await t.http
         .post(`/v1/webhooks/${id}/rotate-secret`)
         .set(t.admin)

@@ -1,4 +1,5 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiJsonBody } from '../openapi/api-docs.decorators.js';
 
 export const CONSUMES_KEY = 'petstore:consumes';
 
@@ -10,6 +11,7 @@ export const Consumes = (mediaType: string) => SetMetadata(CONSUMES_KEY, mediaTy
 
 /**
  * A POST that takes no body (an action on the resource in its path): sent without one, it
- * has no content type to check. A body sent anyway must be JSON, as on any other route.
+ * has no content type to check. A body sent anyway must be JSON, as on any other route,
+ * and hold no field (ContentTypeGuard): `{}`.
  */
-export const NoBody = () => SetMetadata(CONSUMES_KEY, NO_BODY);
+export const NoBody = () => applyDecorators(SetMetadata(CONSUMES_KEY, NO_BODY), ApiJsonBody());

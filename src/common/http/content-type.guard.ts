@@ -17,8 +17,18 @@ function hasBody(request: Request): boolean {
   return request.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
+/** A `@NoBody()` action's JSON body may be `{}`; any field in it is unknown (contract §1). */
+function refuseFields(body: unknown): void {
+  const fields = typeof body === 'object' && body !== null ? Object.keys(body) : [];
+  if (fields.length === 0) return;
+  throw ApiException.validation(
+    fields.map((field) => ({ field, message: `property ${field} should not exist` })),
+  );
+}
+
 /**
- * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415). The last
+ * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415), and any
+ * field in the body of an action that takes none (400). The last
  * global guard, so after the credential and role checks and before any interceptor and
  * pipe: a guard, not an interceptor, because one global interceptor puts every request of
  * the app through RxJS.
@@ -36,6 +46,7 @@ export class ContentTypeGuard implements CanActivate {
     if (mediaTypeOf(request) !== expected) {
       throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
     }
+    if (consumes === NO_BODY) refuseFields(request.body);
     return true;
   }
 }
