@@ -51,6 +51,18 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ API_KEYS_PER_USER: '101' })).toThrow(/API_KEYS_PER_USER/);
   });
 
+  it('should refuse private webhook addresses by default, and bound the delivery timings', () => {
+    expect(validateEnv({})).toMatchObject({
+      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: false,
+      WEBHOOKS_RETRY_BASE_MS: 10_000,
+      WEBHOOKS_POLL_INTERVAL_MS: 1_000,
+    });
+    expect(() => validateEnv({ WEBHOOKS_RETRY_BASE_MS: '9' })).toThrow(/WEBHOOKS_RETRY_BASE_MS/);
+    expect(() => validateEnv({ WEBHOOKS_POLL_INTERVAL_MS: '49' })).toThrow(
+      /WEBHOOKS_POLL_INTERVAL_MS/,
+    );
+  });
+
   it('should bound the image path by default', () => {
     expect(validateEnv({})).toMatchObject({
       S3_CONNECT_TIMEOUT_MS: 2000,

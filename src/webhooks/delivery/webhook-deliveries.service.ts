@@ -102,7 +102,8 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
 
   /**
    * Makes the delivery pending and due now, whatever its state, and wakes this instance's
-   * worker so that it goes out at once (after the pet's earlier pending events, if any).
+   * worker, which sends it within its nudge delay: after the pet's earlier pending events,
+   * if any, and once the webhook is enabled.
    */
   async retry(webhookId: number, deliveryId: number): Promise<DeliveryRow> {
     if (!(await this.deliveries.makeDueNow(webhookId, deliveryId))) {
