@@ -297,6 +297,7 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     receiver.answer(s.name, 500);
     const [eventId] = await eventIdsOf((await newPet()).id);
     await waitFor(async () => ((await deliveryOf(s, eventId))?.attempts ?? 0) >= 1);
+    const before = await deliveryCounts(t);
     // A day passes: the next failure is the last.
     await t.dataSource.query(
       `UPDATE webhook_deliveries SET created_at = created_at - interval '24 hours'
@@ -308,6 +309,7 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
 
     expect(delivery.nextAttemptAt).toBeUndefined();
     expect(delivery.completedAt).toEqual(expect.any(String));
+    expect((await deliveryCounts(t)).failed - before.failed).toBe(1);
     const attempts = receiver.to(s.name).length;
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.to(s.name)).toHaveLength(attempts);
@@ -358,7 +360,7 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     expect(after.succeeded - before.succeeded).toBe(1);
     expect(after.retrying - before.retrying).toBe(1);
     expect(after.failed - before.failed).toBe(0);
-    expect(await metricsText(t)).toMatch(/^petstore_webhook_delivery_seconds_count [1-9]\d*$/m);
+    expect(after.timed - before.timed).toBe(2);
   });
 
   describe('the delivery log', () => {
@@ -564,13 +566,17 @@ async function metricsText(t: TestApp): Promise<string> {
   return (await t.http.get('/metrics').expect(200)).text;
 }
 
+/** The delivery counters by outcome, and how many attempts the duration histogram holds. */
 async function deliveryCounts(t: TestApp): Promise<Record<string, number>> {
   const text = await metricsText(t);
+  const value = (series: string) =>
+    Number(new RegExp(`^${series} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   const count = (outcome: string) =>
-    Number(
-      new RegExp(`^petstore_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(
-        text,
-      )?.[1] ?? 0,
-    );
-  return { succeeded: count('succeeded'), retrying: count('retrying'), failed: count('failed') };
+    value(`petstore_webhook_deliveries_total\\{outcome="${outcome}"\\}`);
+  return {
+    succeeded: count('succeeded'),
+    retrying: count('retrying'),
+    failed: count('failed'),
+    timed: value('petstore_webhook_delivery_seconds_count'),
+  };
 }
