@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import type { WebhooksConfig } from '../../config/webhooks.config.js';
+import type { MetricsService } from '../../metrics/metrics.service.js';
+import type { AttemptResult, WebhookHttpClient } from '../outbound/webhook-http-client.js';
+import type {
+  AttemptOutcome,
+  AttemptRow,
+  ClaimedDelivery,
+  WebhookDeliveriesRepository,
+} from './webhook-deliveries.repository.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+const HOUR = 3_600_000;
+const config = {
+  retryBaseMs: 60_000,
+  retryForMs: 24 * HOUR,
+  pollIntervalMs: 60_000,
+} as WebhooksConfig;
+
+function claimed(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
+  return {
+    id: 7,
+    subscriptionId: 3,
+    eventId: 'evt_0123456789abcdef0123456789abcdef',
+    body: '{"type":"pet.created"}',
+    attempts: 0,
+    createdAt: new Date(),
+    leaseToken: 'token',
+    url: 'https://example.com/hook',
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    ...fields,
+  };
+}
+
+/** Runs one cycle that claims `delivery`, answered with `result`: what it recorded. */
+async function attempt(delivery: ClaimedDelivery, result: AttemptResult) {
+  const recordAttempt = jest.fn(
+    (_delivery: ClaimedDelivery, _attempt: AttemptRow, _outcome: AttemptOutcome) =>
+      Promise.resolve({ disabledSubscription: false }),
+  );
+  const claims = [[delivery]];
+  const deliveries = {
+    claim: () => Promise.resolve(claims.shift() ?? []),
+    recordAttempt,
+  } as unknown as WebhookDeliveriesRepository;
+  const client = { post: () => Promise.resolve(result) } as unknown as WebhookHttpClient;
+  const countWebhookDelivery = jest.fn();
+  const metrics = {
+    observeWebhookDelivery: jest.fn(),
+    countWebhookDelivery,
+  } as unknown as MetricsService;
+  const dispatcher = new WebhookDispatcher(deliveries, client, metrics, config);
+
+  dispatcher.nudge();
+  for (let i = 0; i < 50 && recordAttempt.mock.calls.length === 0; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await dispatcher.beforeApplicationShutdown();
+  await dispatcher.onApplicationShutdown();
+  expect(recordAttempt).toHaveBeenCalledTimes(1);
+  const [, record, outcome] = recordAttempt.mock.calls[0];
+  return { record, outcome, counted: countWebhookDelivery.mock.calls.map(([o]) => o) };
+}
+
+const failure: AttemptResult = { statusCode: 500, durationMs: 40, error: 'answered with 500' };
+
+describe(WebhookDispatcher.name, () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('should record a 2xx as succeeded', async () => {
+    const { record, outcome, counted } = await attempt(claimed(), {
+      statusCode: 204,
+      durationMs: 12,
+    });
+
+    expect(record).toMatchObject({ statusCode: 204, durationMs: 12, error: null });
+    expect(outcome).toEqual({ status: 'succeeded' });
+    expect(counted).toEqual(['succeeded']);
+  });
+
+  it('should schedule a failed attempt after a backoff drawn for the attempts made so far', async () => {
+    // The third attempt fails: its retry is drawn below 4 × the base; half of it here.
+    jest.spyOn(Math, 'random').mockReturnValue(0.5);
+
+    const { record, outcome, counted } = await attempt(claimed({ attempts: 2 }), failure);
+
+    const ended = record.attemptedAt.getTime() + failure.durationMs;
+    expect(outcome).toEqual({ status: 'pending', nextAttemptAt: new Date(ended + 120_000) });
+    expect(counted).toEqual(['retrying']);
+  });
+
+  it('should mark failed a delivery whose attempt fails 24 hours after it was created', async () => {
+    const createdAt = new Date(Date.now() - 24 * HOUR);
+
+    const { outcome, counted } = await attempt(claimed({ createdAt }), failure);
+
+    expect(outcome).toEqual({ status: 'failed' });
+    expect(counted).toEqual(['failed']);
+  });
+});
