@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { Webhook } from 'standardwebhooks';
 import {
   accessibilityViolations,
   checkPages,
@@ -15,70 +13,18 @@ import {
   type WatchedPage,
 } from '../support/browser.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver on loopback that answers `status` and keeps what it was sent. */
-class Receiver {
-  readonly received: Received[] = [];
-  status = 204;
-  private readonly server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      this.received.push({
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-      res
-        .writeHead(this.status, { 'Content-Type': 'text/plain' })
-        .end(this.status < 300 ? '' : 'receiver is down for maintenance');
-    });
-  });
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-  }
-
-  url(path: string): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
-  }
-
-  /** What reached `path`, in order. */
-  at(path: string): Received[] {
-    return this.received.filter((received) => received.path === path);
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-/** Waits until `check` holds, looking every 100 ms. */
-async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitFor } from '../support/wait.js';
+import { verified, WebhookReceiver } from '../support/webhook-receiver.js';
 
 describeInBrowser('Webhooks in the console', () => {
   let t: TestApp;
   let origin: string;
   let browser: Browser;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let opened: WatchedPage[] = [];
 
   beforeAll(async () => {
-    receiver = new Receiver();
-    await receiver.listen();
+    receiver = await WebhookReceiver.start();
     t = await createTestApp({
       // The receiver listens on loopback.
       WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
@@ -93,7 +39,7 @@ describeInBrowser('Webhooks in the console', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    await receiver?.close();
+    await receiver?.stop();
   });
   // Every test: nothing loaded from elsewhere, no CSP violation, no script error.
   afterEach(async () => {
@@ -130,24 +76,28 @@ describeInBrowser('Webhooks in the console', () => {
     ).body.id;
   }
 
-  let paths = 0;
-  /** A receiver URL of its own, so that each test counts only its deliveries. */
-  function receiverPath(): string {
-    paths += 1;
-    return `/hooks/${paths}`;
+  let receivers = 0;
+  /** A receiver path of its own, so that each test counts only its deliveries. */
+  function receiverName(): string {
+    receivers += 1;
+    return String(receivers);
   }
 
-  async function createWebhook(path: string, events = ['pet.created']) {
+  /** Waits until the receiver has had `count` requests at `name`. */
+  const received = (name: string, count: number) =>
+    waitFor(() => Promise.resolve(receiver.to(name).length === count), 15_000);
+
+  async function createWebhook(name: string, events = ['pet.created']) {
     const res = await t.http
       .post('/v1/webhooks')
       .set(t.admin)
-      .send({ url: receiver.url(path), events })
+      .send({ url: receiver.url(name), events })
       .expect(201);
     return res.body as { id: number; secret: string; url: string };
   }
 
   it('should add a webhook shown with its secret once, deliver to it, and retry a failed delivery', async () => {
-    const path = receiverPath();
+    const name = receiverName();
     const page = await signedInPage();
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -171,8 +121,8 @@ describeInBrowser('Webhooks in the console', () => {
     await screenshot(page, 'webhooks-refused-address');
 
     // The receiver answers 503 at first.
-    receiver.status = 503;
-    const url = receiver.url(path);
+    receiver.reply(name, { status: 503, body: 'receiver is down for maintenance' });
+    const url = receiver.url(name);
     await page.getByLabel('URL').fill(url);
     await page.getByLabel('pet.status_changed').check();
     await page.getByLabel('Description (optional)').fill('Shop front');
@@ -204,7 +154,7 @@ describeInBrowser('Webhooks in the console', () => {
     await heading(page, `Webhook to ${url}`).waitFor();
     await page.getByText('Nothing delivered yet.').waitFor();
     const petId = await createPet('Hooked');
-    await eventually(() => receiver.at(path).length === 1, 'the first attempt');
+    await received(name, 1);
     await page.getByRole('button', { name: 'Refresh' }).click();
     const delivery = page.getByRole('row', { name: /pet\.created/ });
     await delivery.getByRole('cell', { name: /^503 in \d+ ms/ }).waitFor();
@@ -214,19 +164,13 @@ describeInBrowser('Webhooks in the console', () => {
     await screenshot(page, 'webhook-deliveries-failing');
 
     // The receiver is back: Retry sends the same event again, signed with the secret shown.
-    receiver.status = 204;
     await delivery.getByRole('button', { name: /^Retry delivery/ }).click();
     await page.getByText(/is being sent again\./).waitFor();
-    await eventually(() => receiver.at(path).length === 2, 'the retried attempt');
+    await received(name, 2);
     await delivery.locator('.badge', { hasText: 'succeeded' }).waitFor();
-    const [first, second] = receiver.at(path);
+    const [first, second] = receiver.to(name);
     expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
-    const payload = new Webhook(secret).verify(second.body, {
-      'webhook-id': String(second.headers['webhook-id']),
-      'webhook-timestamp': String(second.headers['webhook-timestamp']),
-      'webhook-signature': String(second.headers['webhook-signature']),
-    }) as { type: string; data: { id: number } };
-    expect(payload).toMatchObject({ type: 'pet.created', data: { id: petId } });
+    expect(verified(secret, second)).toMatchObject({ type: 'pet.created', data: { id: petId } });
     await screenshot(page, 'webhook-detail');
 
     // The status filter follows the address, Back included.
@@ -249,8 +193,8 @@ describeInBrowser('Webhooks in the console', () => {
   });
 
   it('should disable and enable a webhook, rotate its secret, edit it and delete it', async () => {
-    const path = receiverPath();
-    const { id, secret, url } = await createWebhook(path);
+    const name = receiverName();
+    const { id, secret, url } = await createWebhook(name);
     const page = await signedInPage('admin', `/console/webhooks/${id}`);
     await heading(page, `Webhook to ${url}`).waitFor();
     const apiWebhook = async () =>
@@ -282,15 +226,10 @@ describeInBrowser('Webhooks in the console', () => {
 
     // A delivery now carries both signatures: each secret verifies it.
     const petId = await createPet('Rotated');
-    await eventually(() => receiver.at(path).length === 1, 'a delivery after the rotation');
-    const [sent] = receiver.at(path);
-    const headers = {
-      'webhook-id': String(sent.headers['webhook-id']),
-      'webhook-timestamp': String(sent.headers['webhook-timestamp']),
-      'webhook-signature': String(sent.headers['webhook-signature']),
-    };
+    await received(name, 1);
+    const [sent] = receiver.to(name);
     for (const key of [secret, rotated]) {
-      expect(new Webhook(key).verify(sent.body, headers)).toMatchObject({ data: { id: petId } });
+      expect(verified(key, sent)).toMatchObject({ data: { id: petId } });
     }
 
     const edit = page.getByRole('form', { name: 'Edit' });
@@ -340,10 +279,10 @@ describeInBrowser('Webhooks in the console', () => {
   });
 
   it('should fit a 375-pixel-wide screen and pass axe WCAG 2.1 AA checks', async () => {
-    const path = receiverPath();
-    const { id, url } = await createWebhook(path);
+    const name = receiverName();
+    const { id, url } = await createWebhook(name);
     await createPet('Pocket hook');
-    await eventually(() => receiver.at(path).length === 1, 'a delivery');
+    await received(name, 1);
     const { deliveries } = (
       await t.http.get(`/v1/webhooks/${id}/deliveries`).set(t.admin).expect(200)
     ).body as { deliveries: { id: number }[] };
@@ -366,7 +305,7 @@ describeInBrowser('Webhooks in the console', () => {
     await page.locator('#field-events-error').waitFor();
     expect(await fitsWidth(page)).toBe(true);
     expect(await accessibilityViolations(page)).toEqual([]);
-    await page.getByLabel('URL').fill(receiver.url(receiverPath()));
+    await page.getByLabel('URL').fill(receiver.url(receiverName()));
     await page.getByLabel('pet.deleted').check();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByLabel('Signing secret', { exact: true }).waitFor();
