@@ -54,12 +54,27 @@ export class WebhooksRepository {
     return this.subscriptions.findOneBy({ id });
   }
 
-  /** The subscription as updated; null when there is none of this id. */
+  /**
+   * The subscription as updated; null when there is none of this id. `disabledReason` and
+   * `failingSince` are cleared only on a subscription that was disabled: one enabled already
+   * keeps its failure streak, or a client that PUTs `enabled: true` with every edit would
+   * keep a dead receiver from ever being disabled.
+   */
   async updateSubscription(
     id: number,
-    changes: WebhookSubscriptionChanges,
+    { disabledReason, failingSince, ...changes }: WebhookSubscriptionChanges,
   ): Promise<WebhookSubscription | null> {
-    const result = await this.subscriptions.update({ id }, changes);
+    const clearedIfDisabled = (column: string) => () => `CASE WHEN "enabled" THEN "${column}" END`;
+    const result = await this.subscriptions
+      .createQueryBuilder()
+      .update()
+      .set({
+        ...changes,
+        ...(disabledReason === null && { disabledReason: clearedIfDisabled('disabled_reason') }),
+        ...(failingSince === null && { failingSince: clearedIfDisabled('failing_since') }),
+      })
+      .where('id = :id', { id })
+      .execute();
     return result.affected ? this.findSubscription(id) : null;
   }
 

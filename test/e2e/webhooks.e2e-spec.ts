@@ -296,6 +296,19 @@ describe('Webhooks (e2e)', () => {
       expect(await rowOf(id)).toMatchObject({ disabledReason: null, failingSince: null });
     });
 
+    it('should keep the failure streak of an enabled webhook that a PUT says enabled again', async () => {
+      const { id } = await createWebhook();
+      await t.dataSource.query(
+        `UPDATE webhook_subscriptions SET failing_since = now() - interval '23 hours' WHERE id = $1`,
+        [id],
+      );
+      const { failingSince } = await rowOf(id);
+
+      await t.http.put(`/v1/webhooks/${id}`).set(t.admin).send({ enabled: true }).expect(200);
+
+      expect(await rowOf(id)).toMatchObject({ failingSince });
+    });
+
     it('should never show or change the secret', async () => {
       const { id, secret } = await createWebhook();
 
