@@ -26,6 +26,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
   where: `"status" = 'pending'`,
 })
 @Index('IDX_webhook_deliveries_subscription', ['subscriptionId', 'id'])
+// The sweep of ended deliveries.
+@Index('IDX_webhook_deliveries_completed', ['completedAt'], { where: `"status" <> 'pending'` })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',

@@ -24,6 +24,10 @@ export class CreateWebhooks1795550000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "IDX_webhook_deliveries_subscription" ON "webhook_deliveries" ("subscription_id", "id")`,
     );
+    // The sweep of deliveries that ended more than 30 days ago.
+    await queryRunner.query(
+      `CREATE INDEX "IDX_webhook_deliveries_completed" ON "webhook_deliveries" ("completed_at") WHERE "status" <> 'pending'`,
+    );
     await queryRunner.query(
       `CREATE INDEX "IDX_webhook_delivery_attempts_delivery" ON "webhook_delivery_attempts" ("delivery_id", "id")`,
     );

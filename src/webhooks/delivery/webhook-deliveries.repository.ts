@@ -305,10 +305,12 @@ export class WebhookDeliveriesRepository {
    */
   async deleteEndedBefore(before: Date, limit: number): Promise<number> {
     const [, deleted] = await this.dataSource.query<[unknown[], number]>(
+      // Checked again outside: a retry may have made one pending while the DELETE waited.
       `DELETE FROM webhook_deliveries
         WHERE id IN (SELECT id FROM webhook_deliveries
                       WHERE status <> 'pending' AND completed_at < $1
-                      LIMIT $2)`,
+                      LIMIT $2)
+          AND status <> 'pending' AND completed_at < $1`,
       [before, limit],
     );
     return deleted;
