@@ -5,7 +5,7 @@ import type { PetEventType } from '../pets/pet-events.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 
 /** What a create records; the id and the times come from the database. */
-export interface NewWebhookSubscription {
+interface NewWebhookSubscription {
   url: string;
   events: PetEventType[];
   description: string | null;

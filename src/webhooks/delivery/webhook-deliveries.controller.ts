@@ -11,6 +11,7 @@ import {
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import { Idempotent } from '../../idempotency/idempotent.decorator.js';
 import {
+  ATTEMPT_LOG_LENGTH,
   DeliveryDetailResponse,
   DeliveryListResponse,
   DeliveryResponse,
@@ -51,7 +52,7 @@ export class WebhookDeliveriesController {
   @ApiOperation({
     operationId: 'getWebhookDelivery',
     summary: 'Get a delivery and its attempts',
-    description: 'Admin only. The delivery and its latest 50 attempts, newest first.',
+    description: `Admin only. The delivery and its latest ${ATTEMPT_LOG_LENGTH} attempts, newest first.`,
   })
   @ApiIdParam('deliveryId', 'Delivery id')
   @ApiErrors({ 404: ['WEBHOOK_DELIVERY_NOT_FOUND'] })

@@ -45,12 +45,12 @@ export type AttemptOutcome =
   { status: 'succeeded' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
 
 /** The failing subscription's rule: disabled once every attempt failed for `afterMs`. */
-export interface DisableRule {
+interface DisableRule {
   afterMs: number;
   reason: string;
 }
 
-export interface RecordedAttempt {
+interface RecordedAttempt {
   /** The subscription was disabled by this attempt's failure. */
   disabledSubscription: boolean;
 }

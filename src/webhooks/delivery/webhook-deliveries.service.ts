@@ -10,6 +10,7 @@ import { ApiException } from '../../common/errors/api-exception.js';
 import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { webhookNotFound } from '../webhooks.service.js';
+import { ATTEMPT_LOG_LENGTH } from './dto/delivery-response.dto.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
 import {
   WebhookDeliveriesRepository,
@@ -18,8 +19,6 @@ import {
 } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
-/** The attempts a delivery's detail lists, newest first. */
-export const ATTEMPT_LOG_LENGTH = 50;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // Deleted per statement, so that a large backlog never holds long locks.
 const SWEEP_BATCH = 1_000;
@@ -77,7 +76,6 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
   }
 
   async list(webhookId: number, query: ListDeliveriesQueryDto): Promise<DeliveryPage> {
-    await this.assertWebhookExists(webhookId);
     const offset = query.offset ?? 0;
     const { deliveries, total } = await this.deliveries.findPage(
       webhookId,
@@ -85,6 +83,8 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
       query.limit,
       offset,
     );
+    // A subscription that has deliveries exists; only an empty log needs the check.
+    if (total === 0) await this.assertWebhookExists(webhookId);
     return {
       deliveries,
       pagination: paginationOf(query.limit, offset, deliveries.length, total),

@@ -19,7 +19,7 @@ import {
 import { signatureHeaders } from './webhook-signature.js';
 
 /** Deliveries one instance sends at once. */
-export const MAX_IN_FLIGHT = 16;
+const MAX_IN_FLIGHT = 16;
 /**
  * How long a claim holds a delivery before another instance may take it (its holder is then
  * presumed dead): well above an attempt's 10 s bound plus the time to record it.
@@ -34,7 +34,7 @@ const MAX_ERROR_LENGTH = 1000;
 const MAX_REASON_LENGTH = 500;
 
 /** Work run at the start of every cycle (the fan-out of newly recorded events). */
-export type CycleStep = () => Promise<unknown>;
+type CycleStep = () => Promise<unknown>;
 
 /**
  * The delivery worker, one per instance. A cycle (every poll interval, or sooner when nudged)

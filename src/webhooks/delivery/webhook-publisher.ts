@@ -11,7 +11,7 @@ const PUBLISH_BATCH = 100;
  * The exact body sent for an event (Standard Webhooks' shape), serialized once at fan-out so
  * that every attempt and every subscriber gets, and is signed over, the same bytes.
  */
-export function webhookPayload(event: PetEvent): string {
+function webhookPayload(event: PetEvent): string {
   return JSON.stringify({
     type: event.type,
     timestamp: event.occurredAt.toISOString(),

@@ -1,13 +1,13 @@
 import standardWebhooks from 'standardwebhooks';
 
 /** A subscription's signing secrets: the current one, and the one it replaced while it lasts. */
-export interface SigningSecrets {
+interface SigningSecrets {
   secret: string;
   previousSecret?: string | null;
   previousSecretExpiresAt?: Date | null;
 }
 
-export interface SignatureHeaders {
+interface SignatureHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;

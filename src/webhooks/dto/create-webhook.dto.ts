@@ -13,8 +13,6 @@ import { OptionalText } from '../../common/dto/optional.js';
 import { URL_SCHEMA } from '../../common/openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../pets/pet-events.js';
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
-
 export const EVENT_TYPES_SCHEMA: ApiPropertyOptions = {
   type: 'array',
   items: { type: 'string', enum: [...PET_EVENT_TYPES] },
@@ -31,7 +29,7 @@ export class CreateWebhookDto {
       'must resolve, and only to public addresses (400 on url otherwise)',
   })
   @IsString()
-  @MaxLength(MAX_WEBHOOK_URL_LENGTH)
+  @MaxLength(URL_SCHEMA.maxLength)
   @IsUrl(
     {
       protocols: ['http', 'https'],

@@ -10,7 +10,7 @@ import type { PetEventType } from '../../pets/pet-events.js';
 import { EVENT_TYPES_SCHEMA } from './create-webhook.dto.js';
 
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' secret format). */
-export const WEBHOOK_SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
+const WEBHOOK_SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
 
 /** A subscription as admins read it: never its secrets. */
 export class WebhookResponse {

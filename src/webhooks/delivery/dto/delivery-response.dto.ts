@@ -9,6 +9,9 @@ import {
 import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhook-delivery.entity.js';
 
+/** The attempts a delivery's detail lists, newest first. */
+export const ATTEMPT_LOG_LENGTH = 50;
+
 const STATUS_CODE_SCHEMA = {
   type: 'integer',
   format: 'int32',
@@ -23,7 +26,7 @@ const DURATION_SCHEMA = {
 } as const;
 
 /** One POST of a delivery, as the delivery log lists it. */
-export class DeliveryAttemptSummary {
+class DeliveryAttemptSummary {
   @ApiTimestampProperty('When the attempt started (its `webhook-timestamp`)')
   attemptedAt: Date;
 
@@ -90,7 +93,7 @@ export class DeliveryResponse {
 export class DeliveryDetailResponse extends DeliveryResponse {
   @ApiProperty({
     type: [DeliveryAttemptResponse],
-    maxItems: 50,
+    maxItems: ATTEMPT_LOG_LENGTH,
     description: 'The latest attempts, newest first',
   })
   attemptLog: DeliveryAttemptResponse[];
