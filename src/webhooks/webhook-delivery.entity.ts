@@ -21,7 +21,9 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Entity({ name: 'webhook_deliveries' })
 @Check('CHK_webhook_deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Unique('UQ_webhook_deliveries_event', ['subscriptionId', 'eventId'])
-@Index('IDX_webhook_deliveries_due', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+@Index('IDX_webhook_deliveries_due', ['subscriptionId', 'nextAttemptAt'], {
+  where: `"status" = 'pending'`,
+})
 @Index('IDX_webhook_deliveries_pending_per_pet', ['subscriptionId', 'petId', 'eventSequence'], {
   where: `"status" = 'pending'`,
 })

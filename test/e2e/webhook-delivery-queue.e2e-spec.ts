@@ -244,6 +244,42 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
       expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
     });
 
+    it('should hold a pet’s later deliveries, new ones included, until its earlier one’s retry, and free them when it ends sooner', async () => {
+      const id = await subscribe();
+      const rex = (petIds += 1);
+      const [rex1, rex2, rex3] = [
+        event('pet.created', rex),
+        event('pet.updated', rex),
+        event('pet.updated', rex),
+      ];
+      await fanOut([rex1, rex2]);
+      const [claimed] = await claimAll();
+      const retryAt = new Date(Date.now() + 60_000);
+      await sut.recordAttempt(
+        claimed,
+        attempt(serverError),
+        { status: 'pending', nextAttemptAt: retryAt },
+        disable,
+      );
+      await fanOut([rex3]);
+      const dueTimes = async () =>
+        (
+          await dataSource.query<{ eventId: string; nextAttemptAt: Date }[]>(
+            `SELECT event_id AS "eventId", next_attempt_at AS "nextAttemptAt"
+               FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_sequence`,
+            [id],
+          )
+        ).map((d) => [d.eventId, d.nextAttemptAt.getTime()]);
+
+      expect(await dueTimes()).toEqual([rex1, rex2, rex3].map((e) => [e.id, retryAt.getTime()]));
+
+      // Retried by hand, it succeeds before that time: the next event goes at once.
+      expect(await sut.makeDueNow(id, claimed.id)).toBe(true);
+      const [again] = await claimAll();
+      await sut.recordAttempt(again, attempt(ok), { status: 'succeeded' }, disable);
+      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
+    });
+
     it('should let a pet’s next event go once the earlier one has failed for good', async () => {
       await subscribe();
       const rex = (petIds += 1);

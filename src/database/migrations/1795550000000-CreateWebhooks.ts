@@ -13,9 +13,10 @@ export class CreateWebhooks1795550000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE TABLE "webhook_delivery_attempts" ("id" bigint GENERATED ALWAYS AS IDENTITY NOT NULL, "delivery_id" bigint NOT NULL, "attempted_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL DEFAULT now(), "status_code" smallint, "duration_ms" integer NOT NULL, "error" character varying(1000), "response_body" character varying(1024), CONSTRAINT "PK_webhook_delivery_attempts" PRIMARY KEY ("id"))`,
     );
-    // The workers' claim: due pending deliveries, and per (subscription, pet) the oldest.
+    // The workers' claim: each subscription's due pending deliveries, and per (subscription,
+    // pet) the oldest.
     await queryRunner.query(
-      `CREATE INDEX "IDX_webhook_deliveries_due" ON "webhook_deliveries" ("next_attempt_at") WHERE "status" = 'pending'`,
+      `CREATE INDEX "IDX_webhook_deliveries_due" ON "webhook_deliveries" ("subscription_id", "next_attempt_at") WHERE "status" = 'pending'`,
     );
     await queryRunner.query(
       `CREATE INDEX "IDX_webhook_deliveries_pending_per_pet" ON "webhook_deliveries" ("subscription_id", "pet_id", "event_sequence") WHERE "status" = 'pending'`,

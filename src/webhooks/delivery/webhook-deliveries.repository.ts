@@ -92,6 +92,13 @@ const toDeliveryRow = ({ lastAttempt, ...row }: DeliveryRecord): DeliveryRow => 
   lastAttempt: lastAttempt && { ...lastAttempt, attemptedAt: new Date(lastAttempt.attemptedAt) },
 });
 
+/** Sets to $2 the due time of the pet's pending deliveries after delivery $1 (`f`). */
+const MOVE_FOLLOWERS = `
+  UPDATE webhook_deliveries f SET next_attempt_at = $2
+    FROM webhook_deliveries d
+   WHERE d.id = $1 AND f.subscription_id = d.subscription_id AND f.pet_id = d.pet_id
+     AND f.status = 'pending' AND f.event_sequence > d.event_sequence`;
+
 /**
  * The only door to `webhook_deliveries` and `webhook_delivery_attempts`, and to the
  * subscription fields the delivery worker reads (URL, secrets) and keeps (failing since,
@@ -110,9 +117,13 @@ export class WebhookDeliveriesRepository {
   async insertForEvents(events: OutgoingEvent[], manager: EntityManager): Promise<number> {
     if (events.length === 0) return 0;
     const rows = await manager.query<unknown[]>(
+      // Not due before the pet's earlier delivery is (see holdFollowers).
       `INSERT INTO webhook_deliveries
-              (subscription_id, event_sequence, event_id, event_type, pet_id, body)
-       SELECT s.id, e.sequence, e.id, e.type, e.pet_id, e.body
+              (subscription_id, event_sequence, event_id, event_type, pet_id, body, next_attempt_at)
+       SELECT s.id, e.sequence, e.id, e.type, e.pet_id, e.body,
+              greatest(now(), (SELECT max(earlier.next_attempt_at) FROM webhook_deliveries earlier
+                                WHERE earlier.subscription_id = s.id AND earlier.pet_id = e.pet_id
+                                  AND earlier.status = 'pending'))
          FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::bigint[],
                      $5::timestamptz[], $6::text[])
               AS e(sequence, id, type, pet_id, occurred_at, body)
@@ -138,24 +149,34 @@ export class WebhookDeliveriesRepository {
    * held by a live lease, of an enabled subscription, and each the oldest pending delivery of
    * its (subscription, pet), so a pet's later events wait for its earlier ones. SKIP LOCKED:
    * concurrent workers take different rows instead of waiting for each other.
+   *
+   * It reads each enabled subscription's due range (a disabled one's backlog is not read),
+   * and a pet's later deliveries are kept out of that range while the earlier one waits for
+   * its retry (`holdFollowers`), so the cost of a claim does not grow with the deliveries
+   * that cannot be sent yet.
    */
   async claim(limit: number, token: string, leaseMs: number): Promise<ClaimedDelivery[]> {
     const [rows] = await this.dataSource.query<[ClaimedDelivery[], number]>(
       `WITH due AS (
-         SELECT d.id
-           FROM webhook_deliveries d
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-            AND (d.leased_until IS NULL OR d.leased_until <= now())
-            AND EXISTS (SELECT 1 FROM webhook_subscriptions s
-                         WHERE s.id = d.subscription_id AND s.enabled)
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries earlier
-                             WHERE earlier.subscription_id = d.subscription_id
-                               AND earlier.pet_id = d.pet_id
-                               AND earlier.status = 'pending'
-                               AND earlier.event_sequence < d.event_sequence)
-          ORDER BY d.next_attempt_at, d.id
+         SELECT candidate.id
+           FROM webhook_subscriptions s
+           CROSS JOIN LATERAL (
+             SELECT c.id, c.next_attempt_at
+               FROM webhook_deliveries c
+              WHERE c.subscription_id = s.id AND c.status = 'pending'
+                AND c.next_attempt_at <= now()
+                AND (c.leased_until IS NULL OR c.leased_until <= now())
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries earlier
+                                 WHERE earlier.subscription_id = c.subscription_id
+                                   AND earlier.pet_id = c.pet_id
+                                   AND earlier.status = 'pending'
+                                   AND earlier.event_sequence < c.event_sequence)
+              ORDER BY c.next_attempt_at, c.id
+              LIMIT $1
+                FOR UPDATE SKIP LOCKED) candidate
+          WHERE s.enabled
+          ORDER BY candidate.next_attempt_at, candidate.id
           LIMIT $1
-            FOR UPDATE SKIP LOCKED
        )
        UPDATE webhook_deliveries d
           SET lease_token = $2, leased_until = now() + $3 * interval '1 millisecond'
@@ -206,6 +227,11 @@ export class WebhookDeliveriesRepository {
         ],
       );
       if (updated !== 1) return undefined;
+      if (outcome.status === 'pending') {
+        await this.holdFollowers(delivery.id, outcome.nextAttemptAt, manager);
+      } else {
+        await this.releaseFollowers(delivery.id, finishedAt, manager);
+      }
       await manager.query(
         `INSERT INTO webhook_delivery_attempts
                 (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
@@ -241,6 +267,26 @@ export class WebhookDeliveriesRepository {
       );
       return { disabledSubscription: disabled === 1 };
     });
+  }
+
+  /**
+   * A pet's later pending deliveries cannot go before its delivery `id` has: they become due
+   * no sooner than its next attempt, so that the claim does not read them meanwhile.
+   */
+  private async holdFollowers(id: number, until: Date, manager: EntityManager): Promise<void> {
+    await manager.query(`${MOVE_FOLLOWERS} AND f.next_attempt_at < $2`, [id, until]);
+  }
+
+  /**
+   * Once delivery `id` has ended, the pet's later deliveries that were only held for it
+   * (never attempted) are due: it may have ended before the time they were held until (a
+   * retry by hand).
+   */
+  private async releaseFollowers(id: number, at: Date, manager: EntityManager): Promise<void> {
+    await manager.query(`${MOVE_FOLLOWERS} AND f.attempts = 0 AND f.next_attempt_at > $2`, [
+      id,
+      at,
+    ]);
   }
 
   /** Whether the subscription exists (the delivery log's routes answer 404 otherwise). */
