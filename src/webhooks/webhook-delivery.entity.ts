@@ -79,6 +79,10 @@ export class WebhookDelivery {
   @Column({ name: 'leased_until', type: 'timestamptz', precision: 3, nullable: true })
   leasedUntil: Date | null;
 
+  /** Its 24 hours of retries count from here; a retry by hand starts them again. */
+  @Column({ name: 'first_attempt_at', type: 'timestamptz', precision: 3, nullable: true })
+  firstAttemptAt: Date | null;
+
   @Column({ name: 'last_attempt_at', type: 'timestamptz', precision: 3, nullable: true })
   lastAttemptAt: Date | null;
 

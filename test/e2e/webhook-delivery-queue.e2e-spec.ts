@@ -155,7 +155,7 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
           eventId: created.id,
           body: created.body,
           attempts: 0,
-          createdAt: expect.any(Date),
+          firstAttemptAt: null,
           leaseToken: token,
           url: 'http://127.0.0.1:9/hook',
           secret: 'whsec_c2VjcmV0',
@@ -389,6 +389,29 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
         failingSince: failed.attemptedAt,
       });
       expect(await sut.findAttempts(claimed.id, 50)).toEqual([failed]);
+    });
+
+    it('should keep the first attempt’s time across retries, and forget it on a retry by hand', async () => {
+      const id = await subscribe();
+      await fanOut([event('pet.created', (petIds += 1))]);
+      const retry = { status: 'pending' as const, nextAttemptAt: new Date() };
+      const [claimed] = await claimAll();
+      const first = attempt(serverError);
+      await sut.recordAttempt(claimed, first, retry, disable);
+      const [second] = await claimAll();
+      await sut.recordAttempt(
+        second,
+        { ...first, attemptedAt: new Date(first.attemptedAt.getTime() + 1_000) },
+        retry,
+        disable,
+      );
+
+      const [third] = await claimAll();
+      expect(third.firstAttemptAt).toEqual(first.attemptedAt);
+
+      await sut.recordAttempt(third, attempt(serverError), { status: 'failed' }, disable);
+      expect(await sut.makeDueNow(id, third.id)).toBe(true);
+      expect((await claimAll())[0].firstAttemptAt).toBeNull();
     });
 
     it('should write nothing for a worker whose lease was taken over', async () => {

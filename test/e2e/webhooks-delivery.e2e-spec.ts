@@ -298,9 +298,9 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     const [eventId] = await eventIdsOf((await newPet()).id);
     await waitFor(async () => ((await deliveryOf(s, eventId))?.attempts ?? 0) >= 1);
     const before = await deliveryCounts(t);
-    // A day passes: the next failure is the last.
+    // A day passes since its first attempt: the next failure is the last.
     await t.dataSource.query(
-      `UPDATE webhook_deliveries SET created_at = created_at - interval '24 hours'
+      `UPDATE webhook_deliveries SET first_attempt_at = first_attempt_at - interval '24 hours'
         WHERE subscription_id = $1`,
       [s.id],
     );

@@ -31,25 +31,27 @@ describe(retryDelayMs.name, () => {
 });
 
 describe(nextAttemptAfterFailure.name, () => {
-  const createdAt = new Date('2026-01-01T00:00:00.000Z');
+  const firstAttemptAt = new Date('2026-01-01T00:00:00.000Z');
 
   it('should schedule the next attempt after the jittered delay', () => {
-    const now = new Date(createdAt.getTime() + 5_000);
+    const now = new Date(firstAttemptAt.getTime() + 5_000);
 
-    const next = nextAttemptAfterFailure({ attempts: 2, createdAt }, now, config, () => 0.5);
+    const next = nextAttemptAfterFailure({ attempts: 2, firstAttemptAt }, now, config, () => 0.5);
 
     expect(next).toEqual(new Date(now.getTime() + 10_000));
   });
 
-  it('should keep retrying until 24 hours after the delivery was created', () => {
-    const now = new Date(createdAt.getTime() + 24 * HOUR - 1);
+  it('should keep retrying until 24 hours after the first attempt', () => {
+    const now = new Date(firstAttemptAt.getTime() + 24 * HOUR - 1);
 
-    expect(nextAttemptAfterFailure({ attempts: 40, createdAt }, now, config)).toBeInstanceOf(Date);
+    expect(nextAttemptAfterFailure({ attempts: 40, firstAttemptAt }, now, config)).toBeInstanceOf(
+      Date,
+    );
   });
 
-  it('should give up once 24 hours have passed since the delivery was created', () => {
-    const now = new Date(createdAt.getTime() + 24 * HOUR);
+  it('should give up once 24 hours have passed since the first attempt', () => {
+    const now = new Date(firstAttemptAt.getTime() + 24 * HOUR);
 
-    expect(nextAttemptAfterFailure({ attempts: 40, createdAt }, now, config)).toBeUndefined();
+    expect(nextAttemptAfterFailure({ attempts: 40, firstAttemptAt }, now, config)).toBeUndefined();
   });
 });

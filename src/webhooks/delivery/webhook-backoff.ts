@@ -13,14 +13,16 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
 
 /**
  * What a failed attempt leads to: another one after `retryDelayMs`, or none once the delivery
- * has been retried for `retryForMs` since it was created (it is then marked failed).
+ * has been retried for `retryForMs` since its first attempt (it is then marked failed). From
+ * the first attempt, not from the event: a delivery that waited (for its pet's earlier one,
+ * or a disabled subscription) still gets its 24 hours of retries.
  */
 export function nextAttemptAfterFailure(
-  delivery: { attempts: number; createdAt: Date },
+  delivery: { attempts: number; firstAttemptAt: Date },
   now: Date,
   config: { retryBaseMs: number; retryForMs: number },
   random = Math.random,
 ): Date | undefined {
-  if (now.getTime() - delivery.createdAt.getTime() >= config.retryForMs) return undefined;
+  if (now.getTime() - delivery.firstAttemptAt.getTime() >= config.retryForMs) return undefined;
   return new Date(now.getTime() + retryDelayMs(delivery.attempts, config.retryBaseMs, random));
 }

@@ -22,7 +22,8 @@ export interface ClaimedDelivery {
   body: string;
   /** Attempts made before this one. */
   attempts: number;
-  createdAt: Date;
+  /** Null before the first attempt (and again after a retry by hand). */
+  firstAttemptAt: Date | null;
   /** Proves the claim when the attempt is recorded. */
   leaseToken: string;
   url: string;
@@ -183,7 +184,7 @@ export class WebhookDeliveriesRepository {
          FROM due, webhook_subscriptions s
         WHERE d.id = due.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.body,
-                 d.attempts, d.created_at AS "createdAt", d.lease_token AS "leaseToken",
+                 d.attempts, d.first_attempt_at AS "firstAttemptAt", d.lease_token AS "leaseToken",
                  s.url, s.secret,
                  s.previous_secret AS "previousSecret",
                  s.previous_secret_expires_at AS "previousSecretExpiresAt"`,
@@ -212,7 +213,8 @@ export class WebhookDeliveriesRepository {
       const finishedAt = new Date(attempt.attemptedAt.getTime() + attempt.durationMs);
       const [, updated] = await manager.query<[unknown[], number]>(
         `UPDATE webhook_deliveries
-            SET attempts = attempts + 1, last_attempt_at = $3, status = $4::varchar,
+            SET attempts = attempts + 1, status = $4::varchar,
+                first_attempt_at = coalesce(first_attempt_at, $3), last_attempt_at = $3,
                 next_attempt_at = coalesce($5, next_attempt_at),
                 completed_at = CASE WHEN $4::varchar = 'pending' THEN NULL ELSE $6::timestamptz END,
                 lease_token = NULL, leased_until = NULL
@@ -370,7 +372,8 @@ export class WebhookDeliveriesRepository {
   async makeDueNow(subscriptionId: number, deliveryId: number): Promise<boolean> {
     const [, updated] = await this.dataSource.query<[unknown[], number]>(
       `UPDATE webhook_deliveries
-          SET status = 'pending', next_attempt_at = now(), completed_at = NULL
+          SET status = 'pending', next_attempt_at = now(), completed_at = NULL,
+              first_attempt_at = NULL
         WHERE id = $2 AND subscription_id = $1`,
       [subscriptionId, deliveryId],
     );

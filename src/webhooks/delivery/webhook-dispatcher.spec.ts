@@ -24,7 +24,7 @@ function claimed(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
     eventId: 'evt_0123456789abcdef0123456789abcdef',
     body: '{"type":"pet.created"}',
     attempts: 0,
-    createdAt: new Date(),
+    firstAttemptAt: null,
     leaseToken: 'token',
     url: 'https://example.com/hook',
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -93,12 +93,18 @@ describe(WebhookDispatcher.name, () => {
     expect(counted).toEqual(['retrying']);
   });
 
-  it('should mark failed a delivery whose attempt fails 24 hours after it was created', async () => {
-    const createdAt = new Date(Date.now() - 24 * HOUR);
+  it('should mark failed a delivery whose attempt fails 24 hours after its first', async () => {
+    const firstAttemptAt = new Date(Date.now() - 24 * HOUR);
 
-    const { outcome, counted } = await attempt(claimed({ createdAt }), failure);
+    const { outcome, counted } = await attempt(claimed({ attempts: 30, firstAttemptAt }), failure);
 
     expect(outcome).toEqual({ status: 'failed' });
     expect(counted).toEqual(['failed']);
+  });
+
+  it('should give a first attempt its 24 hours of retries, however long the delivery waited', async () => {
+    const { outcome } = await attempt(claimed({ attempts: 0, firstAttemptAt: null }), failure);
+
+    expect(outcome).toEqual({ status: 'pending', nextAttemptAt: expect.any(Date) });
   });
 });

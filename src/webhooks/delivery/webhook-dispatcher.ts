@@ -201,7 +201,7 @@ export class WebhookDispatcher
     if (result.error === undefined) return { status: 'succeeded' };
     const now = new Date(attemptedAt.getTime() + result.durationMs);
     const nextAttemptAt = nextAttemptAfterFailure(
-      { attempts: delivery.attempts + 1, createdAt: delivery.createdAt },
+      { attempts: delivery.attempts + 1, firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt },
       now,
       this.config,
     );
