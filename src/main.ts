@@ -10,6 +10,7 @@ import { loadEnv } from './config/load-env.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';
 import { AppLogger } from './logging/app-logger.service.js';
 import { closeOnSignals } from './shutdown/shutdown-signals.js';
+import { messageOf } from './common/errors/message-of.js';
 
 // Start-up messages are JSON lines too; configureApp() then installs the configured logger.
 const startupLogger = AppLogger.over(await createLogger(startupLoggerOptions()));
@@ -40,6 +41,6 @@ async function bootstrap(): Promise<void> {
 }
 
 await bootstrap().catch((error: unknown) => {
-  startupLogger.fatal(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  startupLogger.fatal(`Start-up failed: ${messageOf(error)}`);
   process.exit(1);
 });

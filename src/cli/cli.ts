@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { ApiException } from '../common/errors/api-exception.js';
+import { messageOf } from '../common/errors/message-of.js';
 import { MediaGc } from '../media/media-gc.js';
 import { UsersService } from '../users/users.service.js';
 import { CliModule } from './cli.module.js';
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(command === 'media-gc' ? MEDIA_GC_USAGE : CREATE_ADMIN_USAGE);
       return EXIT_USAGE;
     }
-    console.error(`Error: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`Error: ${messageOf(error)}`);
     return EXIT_FAILURE;
   }
 }

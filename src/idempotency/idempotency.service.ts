@@ -6,6 +6,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
+import { messageOf } from '../common/errors/message-of.js';
 import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.js';
 import {
@@ -84,7 +85,7 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
       }
     } catch (error) {
       // The work is done and the client gets its answer; a retry runs again once the lease ends.
-      this.logger.warn(`${describe(claim)}: the response could not be stored: ${reason(error)}`);
+      this.logger.warn(`${describe(claim)}: the response could not be stored: ${messageOf(error)}`);
     }
   }
 
@@ -120,7 +121,7 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
       await this.keys.release(claim.scope, claim.token);
     } catch (error) {
       // Then the key stays running until its lease ends, and a retry meanwhile gets 409.
-      this.logger.warn(`${describe(claim)}: the key could not be released: ${reason(error)}`);
+      this.logger.warn(`${describe(claim)}: the key could not be released: ${messageOf(error)}`);
     }
   }
 
@@ -129,10 +130,9 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
       const removed = await this.removeExpired();
       if (removed > 0) this.logger.debug(`Removed ${removed} expired idempotency keys`);
     } catch (error) {
-      this.logger.warn(`Expired idempotency keys not removed: ${reason(error)}`);
+      this.logger.warn(`Expired idempotency keys not removed: ${messageOf(error)}`);
     }
   }
 }
 
 const describe = ({ scope }: Claim) => `${scope.operation} for user ${scope.userId}`;
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));

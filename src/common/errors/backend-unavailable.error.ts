@@ -1,3 +1,5 @@
+import { messageOf } from './message-of.js';
+
 /**
  * A backend other than the database (the image storage) failed or did not answer in time.
  * The exception filter answers it 503 SERVICE_UNAVAILABLE with `Retry-After`; the cause
@@ -10,7 +12,7 @@ export class BackendUnavailableError extends Error {
     readonly retryAfterSeconds: number,
     cause: unknown,
   ) {
-    super(`${backend} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+    super(`${backend} is unavailable: ${messageOf(cause)}`, {
       cause,
     });
   }

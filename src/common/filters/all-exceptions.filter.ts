@@ -9,6 +9,7 @@ import {
   isUniqueViolation,
   uniqueViolationField,
 } from '../errors/database-errors.js';
+import { messageOf } from '../errors/message-of.js';
 
 // The codes Nest's own HttpExceptions are answered with, found by their status.
 const CODE_BY_STATUS = new Map(
@@ -47,9 +48,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       // A deliberate 503 (readiness) has logged its reason where it was decided.
       if (!(exception instanceof ApiException)) {
         this.logger.warn(
-          `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${
-            exception instanceof Error ? exception.message : String(exception)
-          }`,
+          `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${messageOf(
+            exception,
+          )}`,
         );
       }
     } else if (error.getStatus() >= 500) {

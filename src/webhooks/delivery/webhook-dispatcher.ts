@@ -7,6 +7,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { messageOf } from '../../common/errors/message-of.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { WebhookHttpClient, type AttemptResult } from '../outbound/webhook-http-client.js';
@@ -123,7 +124,7 @@ export class WebhookDispatcher
       for (const step of this.steps) {
         // A failing step (the fan-out, say) must not hold up what is already queued.
         await step().catch((error: unknown) =>
-          this.logger.warn(`Webhook cycle step failed: ${reason(error)}`),
+          this.logger.warn(`Webhook cycle step failed: ${messageOf(error)}`),
         );
       }
     }
@@ -136,7 +137,7 @@ export class WebhookDispatcher
       }
     } catch (error) {
       // The database is unreachable, say: the next poll tries again.
-      this.logger.warn(`Webhook deliveries not dispatched: ${reason(error)}`);
+      this.logger.warn(`Webhook deliveries not dispatched: ${messageOf(error)}`);
     }
   }
 
@@ -188,7 +189,7 @@ export class WebhookDispatcher
     } catch (failure) {
       // At least once: the lease runs out and the delivery is sent again.
       this.logger.warn(
-        `Webhook delivery ${delivery.id}: attempt not recorded, to be sent again: ${reason(failure)}`,
+        `Webhook delivery ${delivery.id}: attempt not recorded, to be sent again: ${messageOf(failure)}`,
       );
     }
   }
@@ -208,5 +209,3 @@ export class WebhookDispatcher
     return nextAttemptAt ? { status: 'pending', nextAttemptAt } : { status: 'failed' };
   }
 }
-
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
