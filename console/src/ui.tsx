@@ -338,7 +338,15 @@ export function ShownOnce({
         </button>
       </div>
       <StatusMessage>{copyResult}</StatusMessage>
-      <button type="button" class="button-secondary" onClick={onDone}>
+      <button
+        type="button"
+        class="button-secondary"
+        onClick={() => {
+          onDone();
+          // The panel and its button go: focus returns to the top of the page, not to <body>.
+          document.querySelector<HTMLElement>('main h1')?.focus();
+        }}
+      >
         {doneLabel}
       </button>
     </section>

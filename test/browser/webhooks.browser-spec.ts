@@ -139,6 +139,8 @@ describeInBrowser('Webhooks in the console', () => {
     await screenshot(page, 'webhooks-new-secret');
 
     await page.getByRole('button', { name: 'I have stored it' }).click();
+    // The panel is gone; focus is back at the top of the page.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     await page.reload();
     const row = page.getByRole('row', { name: new RegExp(url) });
     await row.waitFor();
