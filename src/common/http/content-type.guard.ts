@@ -28,10 +28,9 @@ function refuseFields(body: unknown): void {
 
 /**
  * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415), and any
- * field in the body of an action that takes none (400). The last
- * global guard, so after the credential and role checks and before any interceptor and
- * pipe: a guard, not an interceptor, because one global interceptor puts every request of
- * the app through RxJS.
+ * field in the body of an action that takes none (400). The last global guard, so after the
+ * credential and role checks and before any interceptor and pipe: a guard, not an
+ * interceptor, because one global interceptor puts every request of the app through RxJS.
  */
 @Injectable()
 export class ContentTypeGuard implements CanActivate {
