@@ -27,8 +27,9 @@ function refuseFields(body: unknown): void {
 }
 
 /**
- * Refuses a POST/PUT whose Content-Type is not the one its handler consumes (415), and any
- * field in the body of an action that takes none (400). The last global guard, so after the
+ * Refuses a JSON body that could not be read (400, 413 or 415, recorded by
+ * JsonBodyMiddleware), a POST/PUT whose Content-Type is not the one its handler consumes
+ * (415), and any field in the body of an action that takes none (400). The last global guard, so after the
  * credential and role checks and before any interceptor and pipe: a guard, not an
  * interceptor, because one global interceptor puts every request of the app through RxJS.
  */
@@ -38,6 +39,7 @@ export class ContentTypeGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
+    if (request.bodyError) throw request.bodyError;
     if (!METHODS_WITH_BODY.has(request.method)) return true;
     const consumes = this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler());
     if (consumes === NO_BODY && !hasBody(request)) return true;

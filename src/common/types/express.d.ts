@@ -14,5 +14,15 @@ declare module 'express-serve-static-core' {
      * still see the request as unauthenticated.
      */
     authFailure?: ApiException;
+    /**
+     * Set by IdentifyGuard instead of looking a credential up, when the client address has
+     * spent a budget that bounds look-ups; the rate limiter answers with it (429).
+     */
+    rateLimitRefusal?: ApiException;
+    /**
+     * Set by JsonBodyMiddleware when the JSON body cannot be read; ContentTypeGuard throws
+     * it, so that the request is counted by the rate limiter first, like any other.
+     */
+    bodyError?: ApiException;
   }
 }
