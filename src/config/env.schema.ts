@@ -137,6 +137,14 @@ export class EnvironmentVariables {
   @IntegerText(1)
   RATE_LIMIT_ANONYMOUS_PER_MINUTE = 20;
 
+  /** Refused credentials per client address and minute; past it, credentials are not looked up. */
+  @IntegerText(1)
+  RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE = 20;
+
+  /** GET /rate-limit reads per client address and minute (they spend no caller's budget). */
+  @IntegerText(1)
+  RATE_LIMIT_BUDGET_READS_PER_MINUTE = 60;
+
   /** In-memory counters kept at most (two per caller); past it the oldest are forgotten. */
   @IntegerText(1)
   RATE_LIMIT_MEMORY_MAX_COUNTERS = 100_000;

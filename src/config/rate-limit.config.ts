@@ -6,6 +6,8 @@ export const rateLimitConfig = registerAs('rateLimit', (env: EnvironmentVariable
   redisUrl: env.REDIS_URL,
   redisKeyPrefix: env.REDIS_KEY_PREFIX,
   memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
+  refusedCredentialsPerMinute: env.RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE,
+  budgetReadsPerMinute: env.RATE_LIMIT_BUDGET_READS_PER_MINUTE,
   loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
   tiers: {
     'api-key': {

@@ -49,6 +49,11 @@ export class MetricsService {
     labelNames: ['tier', 'window'] as const,
     registers: [this.registry],
   });
+  private readonly rateLimitFallbacks = new Counter({
+    name: 'petstore_rate_limit_fallbacks_total',
+    help: "Rate-limit and login lock-out counts made in this instance's memory because Redis was unreachable",
+    registers: [this.registry],
+  });
   private readonly readinessChecks = new Counter({
     name: 'petstore_readiness_checks_total',
     help: 'Readiness checks run (database, Redis, storage), by outcome; probes answered from a recent success run none',
@@ -118,6 +123,10 @@ export class MetricsService {
 
   countRateLimitRefusal(tier: string, window: string): void {
     if (this.enabled) this.rateLimitRefusals.inc({ tier, window });
+  }
+
+  countRateLimitFallback(): void {
+    if (this.enabled) this.rateLimitFallbacks.inc();
   }
 
   countReadinessCheck(ready: boolean): void {

@@ -1,4 +1,8 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import { normalizeIp } from '@nestjs/throttler';
+// Not re-exported by the package's index: the metadata key @SkipThrottle() writes.
+import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { Request } from 'express';
 
 export type Tier = 'api-key' | 'user' | 'anonymous';
@@ -20,19 +24,26 @@ export function callerOf(request: Request): { tier: Tier; tracker: string } {
   return { tier: 'anonymous', tracker: addressTracker(request) };
 }
 
-/**
- * The owner of an API key, whose user budget the key's requests spend as well as the
- * key's own: however many keys a user makes (or revokes and makes again), its traffic
- * stays within one user budget.
- */
-export function ownerTrackerOf(request: Request): string | undefined {
-  const principal = request.principal;
-  return principal?.kind === 'api-key' ? `user:${principal.userId}` : undefined;
-}
-
 /** The client address's counters; one IPv6 client usually holds a whole /64, one address. */
 export function addressTracker(request: Request): string {
   return `ip:${normalizeIp(request.ip ?? 'unknown', 64)}`;
 }
 
+/** The client address's refused credentials, which bound the look-ups it can cause. */
+export const refusedCredentialsTracker = (request: Request) => `refused:${addressTracker(request)}`;
+
+/** The client address's reads of GET /rate-limit, which no caller's budget counts. */
+export const budgetReadsTracker = (request: Request) => `reads:${addressTracker(request)}`;
+
 export const counterKey = (window: WindowName, tracker: string) => `${window}:${tracker}`;
+
+/**
+ * A route marked `@SkipThrottle()` (GET /rate-limit): a valid credential's requests spend
+ * no caller's budget there, only the address's budget of such reads.
+ */
+export function isUncountedRoute(reflector: Reflector, context: ExecutionContext): boolean {
+  const targets = [context.getHandler(), context.getClass()];
+  return (
+    reflector.getAllAndOverride<boolean | undefined>(`${THROTTLER_SKIP}default`, targets) === true
+  );
+}

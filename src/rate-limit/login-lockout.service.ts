@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
+import { LOGIN_LOCKOUT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
 
 /**
- * Failed logins per username, in the rate-limit counters (shared by every instance with
- * Redis), so that one account cannot be guessed from many addresses: after
+ * Failed logins per username, in counters of their own (shared by every instance with
+ * Redis; never evicted early in memory), so that one account cannot be guessed from many
+ * addresses: after
  * `LOGIN_LOCKOUT_FAILURES` failures the username is locked until the window that the first
  * of them started (`LOGIN_LOCKOUT_SECONDS`) ends.
  */
@@ -12,7 +13,7 @@ import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-
 export class LoginLockoutService {
   constructor(
     @Inject(rateLimitConfig.KEY) private readonly config: RateLimitConfig,
-    @Inject(RATE_LIMIT_STORAGE) private readonly storage: RateLimitStorage,
+    @Inject(LOGIN_LOCKOUT_STORAGE) private readonly storage: RateLimitStorage,
   ) {}
 
   async isLocked(username: string): Promise<boolean> {

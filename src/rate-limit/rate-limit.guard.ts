@@ -1,4 +1,4 @@
-import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -8,26 +8,31 @@ import {
   type ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
-// Not re-exported by the package's index: the metadata key @SkipThrottle() writes.
-import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants.js';
 import type { Request, Response } from 'express';
-import { ApiException } from '../common/errors/api-exception.js';
 import { isUnderApiPrefix } from '../common/http/route-space.js';
-import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { callerOf, counterKey, ownerTrackerOf, type WindowName } from './caller.js';
-import { setRateLimitHeaders, windowState, type WindowState } from './window-state.js';
+import { callerOf, counterKey, isUncountedRoute, type WindowName } from './caller.js';
+import { RateLimitService, type BudgetCounter } from './rate-limit.service.js';
+import {
+  isSpent,
+  rateLimitExceeded,
+  setRateLimitHeaders,
+  windowState,
+  type WindowState,
+} from './window-state.js';
 
 /**
  * @nestjs/throttler's guard, extended for what the contract adds:
  * - one budget per caller across all routes (the key is window + caller, not the route),
- *   the caller being the API key, else the user, else the client address;
+ *   the caller being the API key, else the user, else the client address; each budget is
+ *   spent by its own caller alone (a key's requests never spend its owner's budget);
  * - both windows counted on every request, then the request refused if either is spent
  *   (the base guard stops counting at the first spent window);
- * - an API key's request spends its owner's user budget too;
- * - the headers of the tightest window only, and the contract's 429 body;
- * - `@SkipThrottle()` skips every window (the base guard reads it for `default` only),
- *   except for a request whose credential was refused: that is counted by address.
+ * - a refused credential also spends its address's budget of refused credentials, which
+ *   IdentifyGuard checks before looking any credential up (and answers 429 past it);
+ * - on a `@SkipThrottle()` route (GET /rate-limit) a valid credential spends only its
+ *   address's budget of such reads; a missing or refused one is counted as everywhere;
+ * - the headers of the tightest window only, and the contract's 429 body.
  * It runs after the credential is identified and before it is enforced, so that a
  * missing or invalid credential is limited by client address.
  */
@@ -40,30 +45,27 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly metricsService: MetricsService,
-    @Inject(rateLimitConfig.KEY) private readonly config: RateLimitConfig,
+    private readonly rateLimits: RateLimitService,
   ) {
     super(options, storage, reflector);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    await super.canActivate(context);
     const request = context.switchToHttp().getRequest<Request>();
+    if (request.rateLimitRefusal) {
+      this.metricsService.countRateLimitRefusal('anonymous', 'minute');
+      throw request.rateLimitRefusal;
+    }
+    await super.canActivate(context);
     const windows = this.spent.get(request);
     if (!windows) return true;
     this.spent.delete(request);
     setRateLimitHeaders(context.switchToHttp().getResponse<Response>(), windows);
-    const refused = windows.filter(
-      (w): w is WindowState & { retryAfter: number } => w.retryAfter !== undefined,
-    );
+    const refused = windows.filter(isSpent);
     if (refused.length === 0) return true;
     const worst = refused.reduce((a, b) => (b.retryAfter > a.retryAfter ? b : a));
     this.metricsService.countRateLimitRefusal(callerOf(request).tier, worst.window);
-    throw ApiException.retryLater(
-      'RATE_LIMIT_EXCEEDED',
-      `Rate limit of ${worst.limit} requests per ${worst.window} exceeded; retry in ${worst.retryAfter} s`,
-      worst.retryAfter,
-      { limit: worst.limit, window: worst.window, retryAfter: worst.retryAfter },
-    );
+    throw rateLimitExceeded(worst);
   }
 
   /** Counts one window and records its state; the decision waits for every window. */
@@ -74,16 +76,16 @@ export class RateLimitGuard extends ThrottlerGuard {
     throttler,
     blockDuration,
     getTracker,
-    generateKey,
   }: ThrottlerRequest): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const name = throttler.name as WindowName;
-    const counted = [{ tracker: await getTracker(request, context), limit }];
-    const owner = ownerTrackerOf(request);
-    if (owner) counted.push({ tracker: owner, limit: this.config.tiers.user[name] });
+    const counters = this.countersOf(context, name, {
+      tracker: await getTracker(request, context),
+      limit,
+    });
     const states = await Promise.all(
-      counted.map(async (counter) => {
-        const key = generateKey(context, counter.tracker, name);
+      counters.map(async (counter) => {
+        const key = counterKey(name, counter.tracker);
         const hits = await this.storageService.increment(
           key,
           ttl,
@@ -100,30 +102,31 @@ export class RateLimitGuard extends ThrottlerGuard {
     return true;
   }
 
-  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+  /** What one window of this request spends: the caller's budget, and the address's bounds. */
+  private countersOf(
+    context: ExecutionContext,
+    window: WindowName,
+    caller: BudgetCounter,
+  ): BudgetCounter[] {
     const request = context.switchToHttp().getRequest<Request>();
-    // Decided by the route that matched, never by the request's spelling of the path.
-    // Operational endpoints outside the API prefix (health, docs, media) are not limited.
-    const route = (request.route as { path?: string } | undefined)?.path ?? '';
-    if (!isUnderApiPrefix(route)) return Promise.resolve(true);
-    // A refused credential spends the address's budget even where requests are not counted.
-    if (request.authFailure) return Promise.resolve(false);
-    const skip = this.reflector.getAllAndOverride<boolean | undefined>(`${THROTTLER_SKIP}default`, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    return Promise.resolve(skip === true);
+    const perMinute = window === 'minute';
+    if (request.principal && isUncountedRoute(this.reflector, context)) {
+      return perMinute ? [this.rateLimits.budgetReads(request)] : [];
+    }
+    if (request.authFailure && perMinute) {
+      return [caller, this.rateLimits.refusedCredentials(request)];
+    }
+    return [caller];
+  }
+
+  // Decided by the route that matched, never by the request's spelling of the path.
+  // Operational endpoints outside the API prefix (health, docs, media) are not limited.
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const route = (context.switchToHttp().getRequest<Request>().route as { path?: string })?.path;
+    return Promise.resolve(!isUnderApiPrefix(route ?? ''));
   }
 
   protected override getTracker(request: Request): Promise<string> {
     return Promise.resolve(callerOf(request).tracker);
-  }
-
-  protected override generateKey(
-    _context: ExecutionContext,
-    tracker: string,
-    window: string,
-  ): string {
-    return counterKey(window as WindowName, tracker);
   }
 }

@@ -1,11 +1,35 @@
 import { Module } from '@nestjs/common';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { LoginLockoutService } from './login-lockout.service.js';
 import { RateLimitController } from './rate-limit.controller.js';
 import { RateLimitService } from './rate-limit.service.js';
 import { MemoryRateLimitStorage } from './storage/memory-rate-limit.storage.js';
-import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
+import {
+  LOGIN_LOCKOUT_STORAGE,
+  RATE_LIMIT_STORAGE,
+  type RateLimitStorage,
+} from './storage/rate-limit-storage.js';
 import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
+
+/**
+ * Counters in memory by default, in Redis (shared by every instance) with REDIS_URL, falling
+ * back to memory while Redis is unreachable. `namespace` keeps the two stores' keys apart.
+ */
+function counters(
+  config: RateLimitConfig,
+  metrics: MetricsService,
+  namespace: string,
+  memory: () => MemoryRateLimitStorage,
+): RateLimitStorage {
+  if (!config.redisUrl) return memory();
+  return new RedisRateLimitStorage(
+    config.redisUrl,
+    `${config.redisKeyPrefix}${namespace}:`,
+    memory(),
+    () => metrics.countRateLimitFallback(),
+  );
+}
 
 @Module({
   controllers: [RateLimitController],
@@ -13,13 +37,19 @@ import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
     RateLimitService,
     LoginLockoutService,
     {
-      // Counters in memory by default, in Redis (shared by every instance) with REDIS_URL.
+      // Capped, so that many distinct callers cannot grow memory without bound.
       provide: RATE_LIMIT_STORAGE,
-      inject: [rateLimitConfig.KEY],
-      useFactory: (config: RateLimitConfig): RateLimitStorage =>
-        config.redisUrl
-          ? new RedisRateLimitStorage(config.redisUrl, config.redisKeyPrefix)
-          : new MemoryRateLimitStorage(config.memoryMaxCounters),
+      inject: [rateLimitConfig.KEY, MetricsService],
+      useFactory: (config: RateLimitConfig, metrics: MetricsService) =>
+        counters(config, metrics, 'rl', () => new MemoryRateLimitStorage(config.memoryMaxCounters)),
+    },
+    {
+      // Never capped: a lock must last its window, however many other counters arrive. Its
+      // counters are bounded by the failed logins that the address budgets let through.
+      provide: LOGIN_LOCKOUT_STORAGE,
+      inject: [rateLimitConfig.KEY, MetricsService],
+      useFactory: (config: RateLimitConfig, metrics: MetricsService) =>
+        counters(config, metrics, 'lockout', () => new MemoryRateLimitStorage(Infinity)),
     },
   ],
   exports: [RateLimitService, LoginLockoutService, RATE_LIMIT_STORAGE],

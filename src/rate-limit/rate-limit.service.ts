@@ -1,20 +1,36 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { ApiException } from '../common/errors/api-exception.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import {
-  addressTracker,
+  budgetReadsTracker,
   callerOf,
   counterKey,
+  isUncountedRoute,
+  refusedCredentialsTracker,
   WINDOW_NAMES,
   WINDOWS,
   type Tier,
 } from './caller.js';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
-import { windowState, type WindowState } from './window-state.js';
+import {
+  isSpent,
+  rateLimitExceeded,
+  rateLimitHeaders,
+  windowState,
+  type WindowState,
+} from './window-state.js';
 
 export interface CallerBudget {
   tier: Tier;
   windows: WindowState[];
+}
+
+/** One counter a request spends in a window, and the limit it is refused past. */
+export interface BudgetCounter {
+  tracker: string;
+  limit: number;
 }
 
 /** The caller's budget as GET /rate-limit reports it (RateLimitGuard spends it). */
@@ -23,6 +39,7 @@ export class RateLimitService {
   constructor(
     @Inject(rateLimitConfig.KEY) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_STORAGE) private readonly storage: RateLimitStorage,
+    private readonly reflector: Reflector,
   ) {}
 
   /** The caller's budget in every window, read without spending any of it. */
@@ -39,18 +56,33 @@ export class RateLimitService {
   }
 
   /**
-   * Whether the client address has used up a window of the anonymous budget, which every
-   * missing or refused credential spends. A credential it sends is then refused without
-   * being looked up, so that forged API keys cost no database query past the limit.
+   * The 429 a credential gets instead of being looked up, when its client address has spent
+   * a budget that bounds look-ups: its refused credentials (on every route), or its reads of
+   * an uncounted route. Forged keys and budget reads then cost no database query.
    */
-  async addressExhausted(request: Request): Promise<boolean> {
-    const tracker = addressTracker(request);
-    const spent = await Promise.all(
-      WINDOW_NAMES.map(async (window) => {
-        const { totalHits } = await this.storage.peek(counterKey(window, tracker));
-        return totalHits >= this.config.tiers.anonymous[window];
-      }),
-    );
-    return spent.includes(true);
+  async lookUpRefusal(context: ExecutionContext): Promise<ApiException | undefined> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const bounds = [this.refusedCredentials(request)];
+    if (isUncountedRoute(this.reflector, context)) bounds.push(this.budgetReads(request));
+    for (const { tracker, limit } of bounds) {
+      const { totalHits, timeToExpire } = await this.storage.peek(counterKey('minute', tracker));
+      // What this request would make of the window, were it counted.
+      const state = windowState('minute', limit, totalHits + 1, timeToExpire || 60);
+      if (isSpent(state)) return rateLimitExceeded(state, rateLimitHeaders([state]));
+    }
+    return undefined;
+  }
+
+  /** The address's refused credentials: a missing credential is not one. */
+  refusedCredentials(request: Request): BudgetCounter {
+    return {
+      tracker: refusedCredentialsTracker(request),
+      limit: this.config.refusedCredentialsPerMinute,
+    };
+  }
+
+  /** The address's reads of an uncounted route with a valid credential. */
+  budgetReads(request: Request): BudgetCounter {
+    return { tracker: budgetReadsTracker(request), limit: this.config.budgetReadsPerMinute };
   }
 }

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { ApiException } from '../common/errors/api-exception.js';
 import type { WindowName } from './caller.js';
 
 export interface WindowState {
@@ -27,12 +28,36 @@ export function windowState(
   };
 }
 
+export type SpentWindow = WindowState & { retryAfter: number };
+
+export const isSpent = (state: WindowState): state is SpentWindow => state.retryAfter !== undefined;
+
 /** Headers for the window with the fewest requests left (the later reset on a tie). */
-export function setRateLimitHeaders(res: Response, windows: WindowState[]): void {
+export function rateLimitHeaders(windows: WindowState[]): Record<string, string> {
   const tightest = windows.reduce((a, b) =>
     b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a,
   );
-  res.setHeader('X-RateLimit-Limit', tightest.limit);
-  res.setHeader('X-RateLimit-Remaining', tightest.remaining);
-  res.setHeader('X-RateLimit-Reset', tightest.reset);
+  return {
+    'X-RateLimit-Limit': String(tightest.limit),
+    'X-RateLimit-Remaining': String(tightest.remaining),
+    'X-RateLimit-Reset': String(tightest.reset),
+  };
+}
+
+export function setRateLimitHeaders(res: Response, windows: WindowState[]): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(windows))) res.setHeader(name, value);
+}
+
+/** The 429 for a spent window: `Retry-After` and the contract's details. */
+export function rateLimitExceeded(
+  spent: SpentWindow,
+  headers: Record<string, string> = {},
+): ApiException {
+  return ApiException.retryLater(
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${spent.limit} requests per ${spent.window} exceeded; retry in ${spent.retryAfter} s`,
+    spent.retryAfter,
+    { limit: spent.limit, window: spent.window, retryAfter: spent.retryAfter },
+    headers,
+  );
 }

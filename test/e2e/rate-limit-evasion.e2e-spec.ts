@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { generateApiKey } from '../../src/auth/api-key-format.js';
 import { apiKey, createApiKey, createUser } from '../support/auth.js';
+import { freePort } from '../support/free-port.js';
 import { expectError } from '../support/errors.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -152,6 +153,22 @@ describe('Rate limits that cannot be evaded (e2e)', () => {
       expect(other.status).toBe(200);
     });
 
+    it('should keep a lock however many other counters arrive after it', async () => {
+      const t = await start({ ...lockout, RATE_LIMIT_MEMORY_MAX_COUNTERS: '10' });
+      const victim = await createUser(t);
+      const from = (address: string, username: string, password: string) =>
+        t.http.post('/v1/auth/login').set('X-Forwarded-For', address).send({ username, password });
+      for (let i = 0; i < 3; i++) {
+        await from('198.51.100.1', victim.username, 'wrong password');
+      }
+      // Each attempt from a fresh address with a fresh username starts new counters.
+      for (let i = 0; i < 30; i++) {
+        await from(`203.0.113.${i + 1}`, `nobody${i}`, 'wrong password');
+      }
+      const locked = await from('198.51.100.2', victim.username, victim.password);
+      expectError(locked, 401, 'INVALID_CREDENTIALS');
+    });
+
     it('should let the right password in below the threshold', async () => {
       const t = await start(lockout);
       const victim = await createUser(t);
@@ -163,24 +180,171 @@ describe('Rate limits that cannot be evaded (e2e)', () => {
     });
   });
 
-  describe('failed credentials, counted before any look-up', () => {
+  describe('refused credentials, bounded per address before any look-up', () => {
+    const refusedBudget = (perMinute: number) => ({
+      RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE: String(perMinute),
+      TRUST_PROXY: '1',
+    });
+
+    it('should serve a valid API key and bearer token from an address whose anonymous budget is spent', async () => {
+      const t = await start({ ...limits('ANONYMOUS', 5), TRUST_PROXY: '1' });
+      const key = apiKey((await createApiKey(t, t.user)).key);
+      const office = { 'X-Forwarded-For': '198.51.100.10' };
+      for (let i = 0; i < 5; i++) await t.http.get('/v1/pets').set(office);
+      expectError(await t.http.get('/v1/pets').set(office), 429, 'RATE_LIMIT_EXCEEDED');
+      expect((await t.http.get('/v1/pets').set({ ...office, ...key })).status).toBe(200);
+      expect((await t.http.get('/v1/pets').set({ ...office, ...t.user })).status).toBe(200);
+    });
+
+    it('should answer 429 without a look-up once the address has spent its refused credentials', async () => {
+      const t = await start({ ...refusedBudget(2), ...limits('ANONYMOUS', 100) });
+      const key = apiKey((await createApiKey(t, t.user)).key);
+      const queries = recordQueries(t);
+      const attacker = { 'X-Forwarded-For': '198.51.100.20' };
+      const forged = () =>
+        t.http.get('/v1/pets').set({ ...attacker, ...apiKey(generateApiKey('test')) });
+      expectError(await forged(), 401, 'INVALID_API_KEY');
+      expectError(await forged(), 401, 'INVALID_API_KEY');
+      expect(keyLookups(queries)).toBe(2);
+      const refused = await forged();
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(refused.body.details).toMatchObject({ limit: 2, window: 'minute' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(rateLimitOf(refused)).toMatchObject({ limit: '2', remaining: '0' });
+      // Every further credential from that address, a valid one too, waits for the window.
+      expectError(
+        await t.http.get('/v1/pets').set({ ...attacker, ...key }),
+        429,
+        'RATE_LIMIT_EXCEEDED',
+      );
+      expect(keyLookups(queries)).toBe(2);
+      // Anonymous requests spend only the anonymous budget, which is not spent.
+      expectError(await t.http.get('/v1/pets').set(attacker), 401, 'AUTHENTICATION_REQUIRED');
+      // Another address's credentials are looked up as usual.
+      const other = { 'X-Forwarded-For': '198.51.100.21' };
+      expect((await t.http.get('/v1/pets').set({ ...other, ...key })).status).toBe(200);
+    });
+
     it('should count a forged API key on GET /v1/rate-limit, which is itself not counted', async () => {
-      const t = await start(limits('ANONYMOUS', 2), false);
+      const t = await start({ ...refusedBudget(2), ...limits('ANONYMOUS', 100) }, false);
       const forged = () => t.http.get('/v1/rate-limit').set(apiKey(generateApiKey('test')));
       expectError(await forged(), 401, 'INVALID_API_KEY');
       expectError(await forged(), 401, 'INVALID_API_KEY');
       expectError(await forged(), 429, 'RATE_LIMIT_EXCEEDED');
     });
 
-    it('should refuse a forged API key without a database look-up once the address is over budget', async () => {
-      const t = await start(limits('ANONYMOUS', 2), false);
+    it('should bound the key look-ups of GET /v1/rate-limit per address', async () => {
+      const t = await start({ RATE_LIMIT_BUDGET_READS_PER_MINUTE: '3', TRUST_PROXY: '1' });
+      const key = apiKey((await createApiKey(t, t.user)).key);
       const queries = recordQueries(t);
-      const forged = () => t.http.get('/v1/pets').set(apiKey(generateApiKey('test')));
-      expectError(await forged(), 401, 'INVALID_API_KEY');
-      expectError(await forged(), 401, 'INVALID_API_KEY');
-      expect(keyLookups(queries)).toBe(2);
-      for (let i = 0; i < 3; i++) expectError(await forged(), 429, 'RATE_LIMIT_EXCEEDED');
-      expect(keyLookups(queries)).toBe(2);
+      const from = { 'X-Forwarded-For': '198.51.100.30' };
+      for (let i = 0; i < 3; i++) {
+        const res = await t.http.get('/v1/rate-limit').set({ ...from, ...key });
+        expect(res.status).toBe(200);
+        // Not counted: the key's own budget is untouched.
+        expect(res.body.windows[1]).toMatchObject({ window: 'minute', remaining: 1_000_000 });
+      }
+      expect(keyLookups(queries)).toBe(3);
+      const refused = await t.http.get('/v1/rate-limit').set({ ...from, ...key });
+      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(refused.body.details).toMatchObject({ limit: 3, window: 'minute' });
+      expect(keyLookups(queries)).toBe(3);
+      // The reads' bound is theirs alone: the key still works everywhere else.
+      expect((await t.http.get('/v1/pets').set({ ...from, ...key })).status).toBe(200);
+    });
+  });
+
+  describe('Redis unreachable', () => {
+    it("should fall back to the instance's memory counters, for limits and the lock-out, and count it", async () => {
+      const t = await start(
+        {
+          ...limits('ANONYMOUS', 3),
+          REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+          LOGIN_LOCKOUT_FAILURES: '2',
+          METRICS_ENABLED: 'true',
+          TRUST_PROXY: '1',
+        },
+        false,
+      );
+      const login = (address: string, password: string) =>
+        t.http
+          .post('/v1/auth/login')
+          .set('X-Forwarded-For', address)
+          .send({ username: t.adminUser.username, password });
+      await login('198.51.100.1', 'wrong password');
+      await login('198.51.100.2', 'wrong password');
+      expectError(await login('198.51.100.3', t.adminUser.password), 401, 'INVALID_CREDENTIALS');
+
+      const from = { 'X-Forwarded-For': '198.51.100.9' };
+      for (let i = 0; i < 3; i++) {
+        expectError(await t.http.get('/v1/pets').set(from), 401, 'AUTHENTICATION_REQUIRED');
+      }
+      expectError(await t.http.get('/v1/pets').set(from), 429, 'RATE_LIMIT_EXCEEDED');
+
+      const metrics = await t.http.get('/metrics').expect(200);
+      const fallbacks = /^petstore_rate_limit_fallbacks_total (\d+)$/m.exec(metrics.text);
+      expect(Number(fallbacks?.[1])).toBeGreaterThan(0);
+    });
+  });
+
+  describe('empty credential headers', () => {
+    it('should refuse an empty X-API-Key as INVALID_API_KEY, also beside a valid bearer token', async () => {
+      const t = await start({});
+      expectError(await t.http.get('/v1/pets').set('X-API-Key', ''), 401, 'INVALID_API_KEY');
+      expectError(
+        await t.http.get('/v1/pets').set(t.user).set('X-API-Key', ''),
+        401,
+        'INVALID_API_KEY',
+      );
+    });
+
+    it('should refuse an empty Authorization as INVALID_TOKEN, also beside a valid API key', async () => {
+      const t = await start({});
+      const key = apiKey((await createApiKey(t, t.user)).key);
+      expectError(await t.http.get('/v1/pets').set('Authorization', ''), 401, 'INVALID_TOKEN');
+      expectError(
+        await t.http.get('/v1/pets').set(key).set('Authorization', ''),
+        401,
+        'INVALID_TOKEN',
+      );
+    });
+  });
+
+  describe('request bodies refused before the handler', () => {
+    const post = (t: TestApp, path: string, body: string, headers: Record<string, string> = {}) =>
+      t.http.post(path).set(headers).set('Content-Type', 'application/json').send(body);
+
+    it('should count malformed and oversized JSON and answer them with the rate-limit headers', async () => {
+      // Signing in spent one of the admin's requests (it creates the plain user).
+      const t = await start(limits('USER', 4));
+      const malformed = await post(t, '/v1/categories', '{"name":', t.admin);
+      expectError(malformed, 400, 'INVALID_JSON');
+      expect(rateLimitOf(malformed)).toMatchObject({ limit: '4', remaining: '2' });
+      const huge = await post(
+        t,
+        '/v1/categories',
+        JSON.stringify({ name: 'x'.repeat(200_000) }),
+        t.admin,
+      );
+      expectError(huge, 413, 'PAYLOAD_TOO_LARGE');
+      expect(rateLimitOf(huge)).toMatchObject({ limit: '4', remaining: '1' });
+      const wrongType = await t.http
+        .post('/v1/categories')
+        .set(t.admin)
+        .set('Content-Type', 'text/plain')
+        .send('x');
+      expectError(wrongType, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(rateLimitOf(wrongType)).toMatchObject({ limit: '4', remaining: '0' });
+      expectError(await post(t, '/v1/categories', '{', t.admin), 429, 'RATE_LIMIT_EXCEEDED');
+    });
+
+    it('should count malformed JSON sent to login by client address', async () => {
+      const t = await start(limits('ANONYMOUS', 2), false);
+      const first = await post(t, '/v1/auth/login', '{"username":');
+      expectError(first, 400, 'INVALID_JSON');
+      expect(rateLimitOf(first)).toMatchObject({ limit: '2', remaining: '1' });
+      expectError(await post(t, '/v1/auth/login', '{'), 400, 'INVALID_JSON');
+      expectError(await post(t, '/v1/auth/login', '{'), 429, 'RATE_LIMIT_EXCEEDED');
     });
   });
 });

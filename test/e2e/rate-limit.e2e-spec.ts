@@ -4,6 +4,7 @@ import type { Response } from 'supertest';
 import { apiKey, bearer, createApiKey, createUser, loginAs } from '../support/auth.js';
 import { expectError } from '../support/errors.js';
 import { TestRedisServer } from '../support/redis-server.js';
+import { waitFor } from '../support/wait.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const limits = (tier: 'ANONYMOUS' | 'USER' | 'API_KEY', perMinute: number, perHour: number) => ({
@@ -138,7 +139,7 @@ describe('Rate limits (e2e)', () => {
       expect((await t.http.get('/v1/pets').set(t.user)).status).toBe(200);
     });
 
-    it("should count an API key's requests on its owner's user budget too", async () => {
+    it("should count an API key's requests on the key's budget alone, never its owner's", async () => {
       const t = await start(
         { ...limits('API_KEY', 100, 1000), ...limits('USER', 4, 1000) },
         undefined,
@@ -147,14 +148,27 @@ describe('Rate limits (e2e)', () => {
       // Two requests of the owner's budget go on creating two keys.
       const first = apiKey((await createApiKey(t, t.user)).key);
       const second = apiKey((await createApiKey(t, t.user)).key);
-      await t.http.get('/v1/pets').set(first).expect(200);
-      const res = await t.http.get('/v1/pets').set(first).expect(200);
-      expect(rateHeaders(res)).toMatchObject({ limit: 4, remaining: 0 });
-      // Another key, or the owner's token, buys no fresh budget.
-      const refused = await t.http.get('/v1/pets').set(second);
-      expectError(refused, 429, 'RATE_LIMIT_EXCEEDED');
-      expect(refused.body.details).toMatchObject({ limit: 4, window: 'minute' });
+      for (let i = 0; i < 6; i++) {
+        const res = await t.http.get('/v1/pets').set(i % 2 === 0 ? first : second);
+        expect(res.status).toBe(200);
+        expect(rateHeaders(res)).toMatchObject({ limit: 100, remaining: 99 - Math.floor(i / 2) });
+      }
+      // The owner's token has the two requests it spent itself left to spend.
+      const own = await t.http.get('/v1/pets').set(t.user).expect(200);
+      expect(rateHeaders(own)).toMatchObject({ limit: 4, remaining: 1 });
+    });
+
+    it("should serve an API key whose owner's token budget is spent", async () => {
+      const t = await start(
+        { ...limits('API_KEY', 100, 1000), ...limits('USER', 2, 1000) },
+        undefined,
+        true,
+      );
+      const key = apiKey((await createApiKey(t, t.user)).key);
+      await t.http.get('/v1/pets').set(t.user).expect(200);
       expectError(await t.http.get('/v1/pets').set(t.user), 429, 'RATE_LIMIT_EXCEEDED');
+      const res = await t.http.get('/v1/pets').set(key).expect(200);
+      expect(rateHeaders(res)).toMatchObject({ limit: 100, remaining: 99 });
     });
 
     it('should let the bearer token decide the tier when both credentials are sent', async () => {
@@ -233,24 +247,29 @@ describe('Rate limits (e2e)', () => {
       await redis.stop();
     });
 
-    it('should keep serving while Redis is down and limit again once it is back', async () => {
-      const t = await start({ ...limits('ANONYMOUS', 3, 100), REDIS_URL: redis.url });
-      expect((await t.http.get('/v1/categories')).status).toBe(401);
+    it('should limit from memory while Redis is down and share counters again once it is back', async () => {
+      const env = { ...limits('ANONYMOUS', 3, 100), REDIS_URL: redis.url };
+      const first = await start(env);
+      const second = await start(env, first);
+      expect((await first.http.get('/v1/categories')).status).toBe(401);
 
       await redis.stop();
-      for (let i = 0; i < 6; i++) {
-        const res = await t.http.get('/v1/categories');
-        expect(res.status).toBe(401);
+      // Each instance counts on its own while Redis is away, and still refuses past the limit.
+      for (let i = 0; i < 3; i++) {
+        expectError(await first.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
       }
+      expectError(await first.http.get('/v1/categories'), 429, 'RATE_LIMIT_EXCEEDED');
+      expectError(await second.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
 
       await redis.restart();
-      const deadline = Date.now() + 10_000;
-      let res = await t.http.get('/v1/categories');
-      while (res.status !== 429 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        res = await t.http.get('/v1/categories');
-      }
-      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      // Back on Redis (empty after its restart): the first instance's memory said 429 until
+      // then, and both instances count on one budget again.
+      await waitFor(async () => (await first.http.get('/v1/categories')).status === 401, 10_000);
+      expectError(await second.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
+      const last = await first.http.get('/v1/categories');
+      expectError(last, 401, 'AUTHENTICATION_REQUIRED');
+      expect(rateHeaders(last).remaining).toBe(0);
+      expectError(await second.http.get('/v1/categories'), 429, 'RATE_LIMIT_EXCEEDED');
     });
   });
 });

@@ -5,7 +5,6 @@ import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { Principal } from '../../common/types/principal.js';
 import { RateLimitService } from '../../rate-limit/rate-limit.service.js';
-import { AuthErrors } from '../auth-errors.js';
 import { API_KEY_HEADER } from '../credentials.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
@@ -19,6 +18,9 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
  * Each credential runs through its own passport guard, only when its header is sent:
  * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
  * contract wants both to be valid when both are sent (the bearer token then decides).
+ *
+ * A credential is looked up only while its client address has budget for look-ups left
+ * (RateLimitService.lookUpRefusal); past it, the 429 is recorded for the rate limiter.
  *
  * Credentials are looked at only where they matter: a @Public() route (login among them)
  * ignores them and is counted by client address, whatever headers come with it.
@@ -36,13 +38,18 @@ export class IdentifyGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
     const request = context.switchToHttp().getRequest<Request>();
+    // An empty header is a credential sent, and refused, not a credential left out.
+    const token = request.headers.authorization;
+    const key = request.get(API_KEY_HEADER);
+    if (token === undefined && key === undefined) return true;
+    // Before any look-up: an address past the budgets that bound them gets a 429 instead.
+    request.rateLimitRefusal = await this.rateLimits.lookUpRefusal(context);
+    if (request.rateLimitRefusal) return true;
     try {
-      const viaToken = request.headers.authorization
-        ? await this.authenticate(this.jwtGuard, context, request)
-        : undefined;
-      const viaKey = request.get(API_KEY_HEADER)
-        ? await this.authenticateKey(context, request)
-        : undefined;
+      const viaToken =
+        token === undefined ? undefined : await this.authenticate(this.jwtGuard, context, request);
+      const viaKey =
+        key === undefined ? undefined : await this.authenticate(this.apiKeyGuard, context, request);
       request.principal = viaToken ?? viaKey;
     } catch (error) {
       if (!(error instanceof ApiException)) throw error;
@@ -50,19 +57,6 @@ export class IdentifyGuard implements CanActivate {
       request.authFailure = error;
     }
     return true;
-  }
-
-  /**
-   * A key costs a database look-up (a token's signature is checked without one). Once the
-   * address has spent its budget on refused credentials, its key is refused unseen, and
-   * the rate limiter answers 429 before anything else.
-   */
-  private async authenticateKey(
-    context: ExecutionContext,
-    request: Request,
-  ): Promise<Principal | undefined> {
-    if (await this.rateLimits.addressExhausted(request)) throw AuthErrors.invalidApiKey();
-    return this.authenticate(this.apiKeyGuard, context, request);
   }
 
   /** Passport's guard stores what the strategy returned on `request.principal`. */

@@ -15,8 +15,9 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * One process's counters: a map entry per caller and window, swept once a minute and
- * capped at `maxCounters`, so that many distinct callers cannot grow it without bound:
- * past the cap the oldest window is forgotten (that caller starts a fresh one).
+ * capped at `maxCounters` (`Infinity` for none), so that many distinct callers cannot grow
+ * it without bound: past the cap the oldest window is forgotten (that caller starts a fresh
+ * one).
  */
 export class MemoryRateLimitStorage implements RateLimitStorage, OnApplicationShutdown {
   private readonly counters = new Map<string, Counter>();

@@ -18,9 +18,13 @@ export interface RateLimitStorage extends ThrottlerStorage {
   peek(key: string): Promise<WindowCount>;
   /** Resolves when the counters can be reached; readiness checks it. */
   ping(): Promise<void>;
+  onApplicationShutdown?(): void | Promise<void>;
 }
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+
+/** The login lock-out's counters: apart from the rate limits', so that none evicts them. */
+export const LOGIN_LOCKOUT_STORAGE = Symbol('LOGIN_LOCKOUT_STORAGE');
 
 /**
  * The throttler's record for a fixed window: every hit is counted, and a caller over the

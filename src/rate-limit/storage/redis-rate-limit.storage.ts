@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { messageOf } from '../../common/errors/message-of.js';
 import {
   windowRecord,
   type RateLimitStorage,
@@ -20,8 +21,9 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Counters in Redis, so that every instance shares one budget per caller. When Redis is
- * unreachable requests are let through (fail open) and the outage is logged; the
- * client reconnects on its own and limits resume.
+ * unreachable each call is answered from `fallback`, this instance's memory, so that limits
+ * hold per instance (never no limit); the outage is logged and counted through `onFallback`.
+ * The client reconnects on its own and the shared counters take over again.
  */
 export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
@@ -31,8 +33,13 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
   private readonly keyPrefix: string;
   private lastFailureLog = 0;
 
-  constructor(url: string, keyPrefix: string) {
-    this.keyPrefix = `${keyPrefix}rl:`;
+  constructor(
+    url: string,
+    keyPrefix: string,
+    private readonly fallback: RateLimitStorage,
+    private readonly onFallback: () => void,
+  ) {
+    this.keyPrefix = keyPrefix;
     const redis = new Redis(url, {
       // Fail fast instead of queueing while disconnected: a request must not wait on Redis.
       enableOfflineQueue: false,
@@ -46,13 +53,19 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
     this.redis = redis as typeof this.redis;
   }
 
-  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
     try {
       const [totalHits, msToReset] = await this.redis.rateLimitIncrement(this.keyPrefix + key, ttl);
       return windowRecord(totalHits, msToReset, limit);
     } catch (error) {
-      this.logFailure(error as Error);
-      return windowRecord(0, ttl, limit);
+      this.fellBack(error);
+      return this.fallback.increment(key, ttl, limit, blockDuration, throttlerName);
     }
   }
 
@@ -66,8 +79,8 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
         ? { totalHits: 0, timeToExpire: 0 }
         : { totalHits: Number(hits), timeToExpire: Math.ceil(msToReset / 1000) };
     } catch (error) {
-      this.logFailure(error as Error);
-      return { totalHits: 0, timeToExpire: 0 };
+      this.fellBack(error);
+      return this.fallback.peek(key);
     }
   }
 
@@ -77,12 +90,20 @@ export class RedisRateLimitStorage implements RateLimitStorage, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.fallback.onApplicationShutdown?.();
   }
 
-  private logFailure(error: Error): void {
+  private fellBack(error: unknown): void {
+    this.onFallback();
+    this.logFailure(error);
+  }
+
+  private logFailure(error: unknown): void {
     const now = Date.now();
     if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
     this.lastFailureLog = now;
-    this.logger.warn(`Redis unavailable, rate limits are not enforced: ${error.message}`);
+    this.logger.warn(
+      `Redis unavailable, counting in this instance's memory until it is back: ${messageOf(error)}`,
+    );
   }
 }
