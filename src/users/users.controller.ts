@@ -15,7 +15,12 @@ import type { Response } from 'express';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
-import { IfMatchHeader, rowEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import {
+  IfMatchHeader,
+  rowEtag,
+  setEtag,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
@@ -101,8 +106,7 @@ export class UsersController {
   ): Promise<UserResponse> {
     assertCanReadUser(principal, id);
     const user = await this.usersService.findOne(id);
-    // Express answers 304 itself when If-None-Match holds this ETag.
-    res.setHeader('ETag', rowEtag(user));
+    setEtag(res, rowEtag(user));
     return toUserResponse(user);
   }
 
@@ -133,7 +137,7 @@ export class UsersController {
   ): Promise<UserResponse> {
     assertCanUpdateUser(principal, id, dto);
     const user = await this.usersService.update(id, dto, ifMatch);
-    res.setHeader('ETag', rowEtag(user));
+    setEtag(res, rowEtag(user));
     return toUserResponse(user);
   }
 
