@@ -117,12 +117,20 @@ export class UsersController {
     description:
       'An admin, or the user itself. Only an admin changes role or userStatus, with a bearer ' +
       'token; a password change needs a bearer token too (an API key gets 403) and refuses ' +
-      'every token issued before it; an admin cannot demote or deactivate itself (409).',
+      'every token issued before it; an admin cannot demote or deactivate itself (409). ' +
+      'Changing your own password, email or username (admins too) takes `currentPassword`: ' +
+      'missing is 400, wrong is 403 INVALID_CURRENT_PASSWORD and counts toward the login ' +
+      'lockout of your username (while it is locked, the right one is refused alike); on ' +
+      'any other change, someone else’s included, it is refused (400).',
   })
   @ApiIdParam('id', 'User id')
   @ApiJsonBody()
   @ApiConditionalWrite()
-  @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
+  @ApiErrors({
+    403: ['INSUFFICIENT_PERMISSIONS', 'INVALID_CURRENT_PASSWORD'],
+    404: ['USER_NOT_FOUND'],
+    409: ['CONFLICT'],
+  })
   @ApiOkResponse({
     type: UserResponse,
     description: 'The updated user',

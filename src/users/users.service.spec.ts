@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthConfig } from '../config/auth.config.js';
+import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
@@ -58,9 +59,12 @@ describe(UsersService.name, () => {
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new UsersService(repository as unknown as UsersRepository, passwords, {
-      accessStateCacheTtlMs: 60_000,
-    } as AuthConfig);
+    sut = new UsersService(
+      repository as unknown as UsersRepository,
+      passwords,
+      {} as LoginLockoutService,
+      { accessStateCacheTtlMs: 60_000 } as AuthConfig,
+    );
   });
 
   afterEach(() => {
