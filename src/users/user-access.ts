@@ -57,6 +57,11 @@ export function assertCanUpdateUser(
   assertCurrentPasswordWhereNeeded(principal, userId, dto);
 }
 
+const CONFIRMED_FIELDS = ['password', 'email', 'username'] as const;
+
+const currentPasswordRefused = (rule: string) =>
+  ApiException.validation([{ field: 'currentPassword', message: `currentPassword ${rule}` }]);
+
 /**
  * A stolen token (or key) must not take the account over for good: changing one's own
  * password, or the email or username that a login and its recovery rest on, takes the
@@ -80,11 +85,6 @@ function assertCurrentPasswordWhereNeeded(
     );
   }
 }
-
-const CONFIRMED_FIELDS = ['password', 'email', 'username'] as const;
-
-const currentPasswordRefused = (rule: string) =>
-  ApiException.validation([{ field: 'currentPassword', message: `currentPassword ${rule}` }]);
 
 /** Only reached by admins (the route is @Roles('admin')). */
 export function assertCanDeleteUser(principal: Principal, userId: number): void {
