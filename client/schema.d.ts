@@ -278,7 +278,7 @@ export interface paths {
     get: operations['getUser'];
     /**
      * Update a user
-     * @description An admin, or the user itself. Only an admin changes role or userStatus, with a bearer token; a password change needs a bearer token too (an API key gets 403) and refuses every token issued before it; an admin cannot demote or deactivate itself (409).
+     * @description An admin, or the user itself. Only an admin changes role or userStatus, with a bearer token; a password change needs a bearer token too (an API key gets 403) and refuses every token issued before it; an admin cannot demote or deactivate itself (409). Changing your own password, email or username (admins too) takes `currentPassword`: missing is 400, wrong is 403 INVALID_CURRENT_PASSWORD and counts toward the login lockout of your username (while it is locked, the right one is refused alike); on any other change, someone else’s included, it is refused (400).
      */
     put: operations['updateUser'];
     post?: never;
@@ -1081,6 +1081,11 @@ export interface components {
        * @enum {integer}
        */
       userStatus?: 0 | 1 | 2;
+      /**
+       * Format: password
+       * @description Your current password: required when you change your own password, email or username (wrong: 403 INVALID_CURRENT_PASSWORD, which counts toward the login lockout); refused with 400 on any other change
+       */
+      currentPassword?: string;
     };
     CategoryListResponse: {
       /** @description Every category, ordered by name */
@@ -1371,6 +1376,7 @@ export interface components {
         | 'INVALID_API_KEY'
         | 'INVALID_CREDENTIALS'
         | 'INSUFFICIENT_PERMISSIONS'
+        | 'INVALID_CURRENT_PASSWORD'
         | 'NOT_FOUND'
         | 'PET_NOT_FOUND'
         | 'CATEGORY_NOT_FOUND'
@@ -4180,7 +4186,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, INVALID_CURRENT_PASSWORD */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4192,7 +4198,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'INVALID_CURRENT_PASSWORD';
           };
         };
       };

@@ -2,7 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Roles } from '../common/decorators/roles.decorator.js';
-import { IfMatchHeader, rowEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import {
+  IfMatchHeader,
+  rowEtag,
+  setEtag,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
@@ -74,8 +79,7 @@ export class CategoriesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<CategoryResponse> {
     const category = await this.categoriesService.findOne(id);
-    // Express answers 304 itself when If-None-Match holds this ETag.
-    res.setHeader('ETag', rowEtag(category));
+    setEtag(res, rowEtag(category));
     return toCategoryResponse(category);
   }
 
@@ -102,7 +106,7 @@ export class CategoriesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<CategoryResponse> {
     const category = await this.categoriesService.update(id, dto, ifMatch);
-    res.setHeader('ETag', rowEtag(category));
+    setEtag(res, rowEtag(category));
     return toCategoryResponse(category);
   }
 

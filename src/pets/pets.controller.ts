@@ -13,7 +13,7 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
-import { IfMatchHeader, type IfMatch } from '../common/http/conditional-requests.js';
+import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
@@ -106,8 +106,7 @@ export class PetsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
     const pet = await this.petsService.findOne(petId);
-    // Express answers 304 itself when If-None-Match holds this ETag.
-    res.setHeader('ETag', petEtag(pet));
+    setEtag(res, petEtag(pet));
     return toPetResponse(pet);
   }
 
@@ -137,7 +136,7 @@ export class PetsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
     const pet = await this.petsService.update(petId, dto, actorOf(principal), ifMatch);
-    res.setHeader('ETag', petEtag(pet));
+    setEtag(res, petEtag(pet));
     return toPetResponse(pet);
   }
 

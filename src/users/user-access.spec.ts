@@ -56,10 +56,38 @@ describe('user-access', () => {
       },
     );
 
-    it('should let a user change its own profile and password', () => {
+    it('should let a user change its own profile, and its password with currentPassword', () => {
+      expect(codeOf(() => assertCanUpdateUser(user, 2, { firstName: 'A' }))).toBeUndefined();
       expect(
-        codeOf(() => assertCanUpdateUser(user, 2, { firstName: 'A', password: 'p4ssw0rd!' })),
+        codeOf(() =>
+          assertCanUpdateUser(user, 2, {
+            firstName: 'A',
+            password: 'p4ssw0rd!',
+            currentPassword: 'old one',
+          }),
+        ),
       ).toBeUndefined();
+    });
+
+    it.each([{ password: 'p4ssw0rd!' }, { email: 'new@example.com' }, { username: 'new' }])(
+      'should ask anyone changing its own %j for currentPassword, an admin too',
+      (dto) => {
+        expect(codeOf(() => assertCanUpdateUser(user, 2, dto))).toBe('VALIDATION_ERROR');
+        expect(codeOf(() => assertCanUpdateUser(admin, 1, dto))).toBe('VALIDATION_ERROR');
+        expect(codeOf(() => assertCanUpdateUser(admin, 2, dto))).toBeUndefined();
+      },
+    );
+
+    it('should refuse currentPassword where no change asks for it', () => {
+      for (const [principal, id, dto] of [
+        [user, 2, { firstName: 'A' }],
+        [admin, 2, { password: 'p4ssw0rd!' }],
+        [admin, 1, { phone: '1' }],
+      ] as const) {
+        expect(
+          codeOf(() => assertCanUpdateUser(principal, id, { ...dto, currentPassword: 'x' })),
+        ).toBe('VALIDATION_ERROR');
+      }
     });
 
     it('should refuse a user updating someone else', () => {
@@ -76,9 +104,11 @@ describe('user-access', () => {
     );
 
     it('should refuse a password change through an API key', () => {
-      expect(codeOf(() => assertCanUpdateUser(userKey, 2, { password: 'p4ssw0rd!' }))).toBe(
-        'INSUFFICIENT_PERMISSIONS',
-      );
+      expect(
+        codeOf(() =>
+          assertCanUpdateUser(userKey, 2, { password: 'p4ssw0rd!', currentPassword: 'old one' }),
+        ),
+      ).toBe('INSUFFICIENT_PERMISSIONS');
       expect(codeOf(() => assertCanUpdateUser(userKey, 2, { phone: '1' }))).toBeUndefined();
     });
 

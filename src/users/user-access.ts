@@ -54,6 +54,36 @@ export function assertCanUpdateUser(
       'An admin cannot remove its own admin role or deactivate itself',
     );
   }
+  assertCurrentPasswordWhereNeeded(principal, userId, dto);
+}
+
+const CONFIRMED_FIELDS = ['password', 'email', 'username'] as const;
+
+const currentPasswordRefused = (rule: string) =>
+  ApiException.validation([{ field: 'currentPassword', message: `currentPassword ${rule}` }]);
+
+/**
+ * A stolen token (or key) must not take the account over for good: changing one's own
+ * password, or the email or username that a login and its recovery rest on, takes the
+ * current password, admins included. It is taken nowhere else, so that a client never
+ * believes a password it sent was checked when it was not. Whether it is right is the
+ * service's check (UsersService.update).
+ */
+function assertCurrentPasswordWhereNeeded(
+  principal: Principal,
+  userId: number,
+  { currentPassword, ...changes }: UpdateUserDto,
+): void {
+  const needed =
+    isSelf(principal, userId) && CONFIRMED_FIELDS.some((field) => changes[field] !== undefined);
+  if (needed && currentPassword === undefined) {
+    throw currentPasswordRefused('is required to change your own password, email or username');
+  }
+  if (!needed && currentPassword !== undefined) {
+    throw currentPasswordRefused(
+      'is taken only with a change of your own password, email or username',
+    );
+  }
 }
 
 /** Only reached by admins (the route is @Roles('admin')). */

@@ -15,7 +15,12 @@ import type { Response } from 'express';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
-import { IfMatchHeader, rowEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import {
+  IfMatchHeader,
+  rowEtag,
+  setEtag,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiAuth,
@@ -101,8 +106,7 @@ export class UsersController {
   ): Promise<UserResponse> {
     assertCanReadUser(principal, id);
     const user = await this.usersService.findOne(id);
-    // Express answers 304 itself when If-None-Match holds this ETag.
-    res.setHeader('ETag', rowEtag(user));
+    setEtag(res, rowEtag(user));
     return toUserResponse(user);
   }
 
@@ -113,12 +117,20 @@ export class UsersController {
     description:
       'An admin, or the user itself. Only an admin changes role or userStatus, with a bearer ' +
       'token; a password change needs a bearer token too (an API key gets 403) and refuses ' +
-      'every token issued before it; an admin cannot demote or deactivate itself (409).',
+      'every token issued before it; an admin cannot demote or deactivate itself (409). ' +
+      'Changing your own password, email or username (admins too) takes `currentPassword`: ' +
+      'missing is 400, wrong is 403 INVALID_CURRENT_PASSWORD and counts toward the login ' +
+      'lockout of your username (while it is locked, the right one is refused alike); on ' +
+      'any other change, someone else’s included, it is refused (400).',
   })
   @ApiIdParam('id', 'User id')
   @ApiJsonBody()
   @ApiConditionalWrite()
-  @ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'], 404: ['USER_NOT_FOUND'], 409: ['CONFLICT'] })
+  @ApiErrors({
+    403: ['INSUFFICIENT_PERMISSIONS', 'INVALID_CURRENT_PASSWORD'],
+    404: ['USER_NOT_FOUND'],
+    409: ['CONFLICT'],
+  })
   @ApiOkResponse({
     type: UserResponse,
     description: 'The updated user',
@@ -133,7 +145,7 @@ export class UsersController {
   ): Promise<UserResponse> {
     assertCanUpdateUser(principal, id, dto);
     const user = await this.usersService.update(id, dto, ifMatch);
-    res.setHeader('ETag', rowEtag(user));
+    setEtag(res, rowEtag(user));
     return toUserResponse(user);
   }
 

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PasswordService } from './password.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 
 @Module({
-  imports: [IdempotencyModule],
+  // RateLimitModule for the login lockout, which a current-password check counts toward.
+  imports: [IdempotencyModule, RateLimitModule],
   controllers: [UsersController],
   providers: [UsersService, UsersRepository, PasswordService],
   exports: [UsersService, PasswordService],

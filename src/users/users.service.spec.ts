@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthConfig } from '../config/auth.config.js';
+import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
@@ -50,17 +51,30 @@ function fakeRepository() {
 
 const passwords = {
   hashPassword: (password: string) => Promise.resolve(`hash of ${password}`),
+  verifyPassword: (stored: string | undefined, password: string) =>
+    Promise.resolve(stored === `hash of ${password}`),
 } as PasswordService;
 
 describe(UsersService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
+  let lockout: {
+    isLocked: jest.Mock<(username: string) => Promise<boolean>>;
+    recordFailure: jest.Mock<(username: string) => Promise<void>>;
+  };
   let sut: UsersService;
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new UsersService(repository as unknown as UsersRepository, passwords, {
-      accessStateCacheTtlMs: 60_000,
-    } as AuthConfig);
+    lockout = {
+      isLocked: jest.fn(() => Promise.resolve(false)),
+      recordFailure: jest.fn(() => Promise.resolve()),
+    };
+    sut = new UsersService(
+      repository as unknown as UsersRepository,
+      passwords,
+      lockout as unknown as LoginLockoutService,
+      { accessStateCacheTtlMs: 60_000 } as AuthConfig,
+    );
   });
 
   afterEach(() => {
@@ -112,6 +126,49 @@ describe(UsersService.name, () => {
     beforeEach(() => {
       repository.findById.mockResolvedValue(user(7));
       repository.update.mockResolvedValue(true);
+    });
+
+    describe('with currentPassword', () => {
+      beforeEach(() => {
+        repository.findById.mockResolvedValue(user(7, { passwordHash: 'hash of old password' }));
+      });
+
+      it('should write the change, without currentPassword, when it is the user’s password', async () => {
+        await sut.update(7, { email: 'new@example.com', currentPassword: 'old password' });
+
+        expect(repository.update).toHaveBeenCalledWith(
+          7,
+          { email: 'new@example.com' },
+          undefined,
+          manager,
+        );
+        expect(lockout.recordFailure).not.toHaveBeenCalled();
+      });
+
+      it('should answer 403 INVALID_CURRENT_PASSWORD, count a failed login and write nothing when it is wrong', async () => {
+        const error = await refusal(
+          sut.update(7, { email: 'new@example.com', currentPassword: 'guess' }),
+        );
+
+        expect(error.getStatus()).toBe(403);
+        expect(error.code).toBe('INVALID_CURRENT_PASSWORD');
+        expect(error.message).not.toContain('guess');
+        expect(lockout.recordFailure).toHaveBeenCalledWith('user7');
+        expect(repository.update).not.toHaveBeenCalled();
+      });
+
+      it('should refuse the right one alike while the username is locked', async () => {
+        lockout.isLocked.mockResolvedValue(true);
+
+        const error = await refusal(
+          sut.update(7, { email: 'new@example.com', currentPassword: 'old password' }),
+        );
+
+        expect(error.code).toBe('INVALID_CURRENT_PASSWORD');
+        expect(lockout.isLocked).toHaveBeenCalledWith('user7');
+        expect(lockout.recordFailure).toHaveBeenCalledWith('user7');
+        expect(repository.update).not.toHaveBeenCalled();
+      });
     });
 
     it('should answer 404 USER_NOT_FOUND and run no hook when nothing matched and the user does not exist', async () => {

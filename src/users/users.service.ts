@@ -15,6 +15,7 @@ import {
 } from '../common/http/conditional-requests.js';
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
@@ -55,6 +56,7 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
+    private readonly lockout: LoginLockoutService,
     @Inject(authConfig.KEY) cfg: AuthConfig,
   ) {
     this.accessStates = new TtlCache(cfg.accessStateCacheTtlMs, ACCESS_STATE_MAX_ENTRIES);
@@ -98,10 +100,13 @@ export class UsersService {
   /**
    * A password change, and any status other than active, cut off every bearer token issued
    * until now (`tokensValidAfter`), so that re-enabling an account does not revive them.
-   * With `ifMatch`, only if the user's version is one of it (412 otherwise).
+   * With `currentPassword` (user-access.ts decides when it is sent), only if it is the
+   * user's password (403 otherwise). With `ifMatch`, only if the user's version is one of it
+   * (412 otherwise).
    */
   async update(id: number, dto: UpdateUserDto, ifMatch?: IfMatch): Promise<User> {
-    const { password, ...fields } = dto;
+    const { password, currentPassword, ...fields } = dto;
+    if (currentPassword !== undefined) await this.confirmPassword(id, currentPassword);
     const passwordHash =
       password === undefined ? undefined : await this.passwords.hashPassword(password);
     const changes: UserFields = { ...fields };
@@ -122,6 +127,23 @@ export class UsersService {
     });
     this.accessStates.delete(saved.id);
     return saved;
+  }
+
+  /**
+   * 403 INVALID_CURRENT_PASSWORD unless `password` is the user's. Judged as a login is: a
+   * wrong one counts toward the lockout of the username, and while it is locked the right
+   * one is refused alike, so that this route is no way around the lock.
+   */
+  private async confirmPassword(id: number, password: string): Promise<void> {
+    const user = await this.findOne(id);
+    const [locked, valid] = await Promise.all([
+      this.lockout.isLocked(user.username),
+      this.passwords.verifyPassword(user.passwordHash, password),
+    ]);
+    if (locked || !valid) {
+      await this.lockout.recordFailure(user.username);
+      throw new ApiException('INVALID_CURRENT_PASSWORD', 'currentPassword is not your password');
+    }
   }
 
   /**

@@ -58,6 +58,22 @@ describe('API keys (e2e)', () => {
       expect(res.body.prefix).toMatch(new RegExp(`^pk_${mode}_`));
     });
 
+    it('should forbid storing the answer that shows the key, and its replay by Idempotency-Key', async () => {
+      const create = () =>
+        t.http
+          .post('/v1/api-keys')
+          .set(t.user)
+          .set('Idempotency-Key', 'no-store-check')
+          .send({ name: 'cached?', mode: 'test' });
+
+      const first = await create().expect(201);
+      const replay = await create().expect(201);
+
+      expect(first.headers['cache-control']).toBe('no-store');
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers['cache-control']).toBe('no-store');
+    });
+
     it.each([
       [{ name: '', mode: 'live' }, 'name'],
       [{ name: 'x'.repeat(101), mode: 'live' }, 'name'],

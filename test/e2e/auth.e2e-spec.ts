@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
-import { bearer, createUser, signToken, validClaims } from '../support/auth.js';
+import { generateApiKey } from '../../src/auth/api-key-format.js';
+import { bearer, createApiKey, createUser, signToken, validClaims } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { errorBody } from '../support/errors.js';
 
@@ -212,6 +213,28 @@ describe('Auth (e2e)', () => {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe(`${BEARER_CHALLENGE}, error="invalid_token"`);
       expect(res.body).toEqual(errorBody('INVALID_TOKEN'));
+    });
+
+    it('should point an API key sent as a bearer token to X-API-Key, without echoing it', async () => {
+      const { key } = await createApiKey(t, t.user, 'live');
+      const mistyped = `pk_test_${'x'.repeat(12)}`;
+
+      for (const value of [key, generateApiKey('test'), mistyped]) {
+        const res = await t.http.get('/v1/pets').set(bearer(value));
+
+        expect(res.status).toBe(401);
+        expect(res.headers['www-authenticate']).toBe(`${BEARER_CHALLENGE}, error="invalid_token"`);
+        expect(res.body).toEqual(errorBody('INVALID_TOKEN'));
+        expect(res.body.message).toContain('X-API-Key');
+        expect(res.body.message).not.toMatch(/malformed/);
+        expect(res.text).not.toContain(value.slice(8));
+      }
+    });
+
+    it('should keep the reason for a malformed token that does not look like an API key', async () => {
+      const res = await t.http.get('/v1/pets').set(bearer('pk_prod_not-a-key'));
+
+      expect(res.body.message).toBe('The bearer token is not valid: jwt malformed');
     });
 
     it('should refuse an expired token with EXPIRED_TOKEN and when it expired', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { errorBody, expectError, expectValidationError } from '../support/errors.js';
 import { pngImage } from '../support/images.js';
@@ -322,6 +323,95 @@ describe('Conditional requests (e2e)', () => {
       });
     },
   );
+  // Node's fetch, like every browser, adds `Cache-Control: no-cache` to any request that
+  // carries a conditional header; Express's own check refuses a 304 to it, the contract not.
+  describe('If-None-Match sent by fetch', () => {
+    let baseUrl: string;
+
+    beforeAll(async () => {
+      await t.app.listen(0, '127.0.0.1');
+      baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    });
+
+    const singleResources = [
+      { name: 'a pet', reader: () => t.user, path: async () => `/v1/pets/${await createPet(t)}` },
+      {
+        name: 'a category',
+        reader: () => t.user,
+        path: async () => `/v1/categories/${await oneRowResources[0].create()}`,
+      },
+      {
+        name: 'a user',
+        reader: () => t.admin,
+        path: async () => `/v1/users/${await oneRowResources[1].create()}`,
+      },
+    ];
+
+    const read = (path: string, headers: Record<string, string>, method = 'GET') =>
+      fetch(`${baseUrl}${path}`, { method, headers });
+
+    it.each(singleResources)(
+      'should answer 304 with no body to GET and HEAD of $name holding its current ETag',
+      async ({ reader, path: create }) => {
+        const path = await create();
+        const etag = (await read(path, reader())).headers.get('etag')!;
+        expect(etag).toMatch(STRONG_ETAG);
+
+        for (const method of ['GET', 'HEAD']) {
+          const res = await read(path, { ...reader(), 'If-None-Match': etag }, method);
+          expect({ method, status: res.status }).toEqual({ method, status: 304 });
+          expect(await res.text()).toBe('');
+          expect(res.headers.get('etag')).toBe(etag);
+        }
+      },
+    );
+
+    it.each(singleResources)(
+      'should answer 304 to If-None-Match on $name whatever Cache-Control says',
+      async ({ reader, path: create }) => {
+        const path = await create();
+        const etag = etagOf(await t.http.get(path).set(reader()).expect(200));
+
+        for (const cacheControl of ['no-cache', 'max-age=0', 'no-cache, no-store']) {
+          await t.http
+            .get(path)
+            .set(reader())
+            .set('Cache-Control', cacheControl)
+            .set('If-None-Match', etag)
+            .expect(304);
+        }
+      },
+    );
+
+    it('should answer 200 with the body when the tag is stale, whatever If-Modified-Since says', async () => {
+      const path = `/v1/pets/${await createPet(t)}`;
+      const stale = (await read(path, t.user)).headers.get('etag')!;
+      await t.http.put(path).set(t.user).send({ name: 'Fido' }).expect(200);
+      const tomorrow = new Date(Date.now() + 86_400_000).toUTCString();
+
+      const res = await read(path, {
+        ...t.user,
+        'If-None-Match': stale,
+        'If-Modified-Since': tomorrow,
+      });
+
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { name: string }).name).toBe('Fido');
+      expect(res.headers.get('etag')).not.toBe(stale);
+    });
+
+    it('should answer 200 to If-Modified-Since alone (the resources send no Last-Modified)', async () => {
+      const path = `/v1/pets/${await createPet(t)}`;
+      const tomorrow = new Date(Date.now() + 86_400_000).toUTCString();
+
+      const res = await read(path, { ...t.user, 'If-Modified-Since': tomorrow });
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('last-modified')).toBeNull();
+      expect(((await res.json()) as { name: string }).name).toBe('Rex');
+    });
+  });
+
   describe('what carries no ETag', () => {
     it('should send none with lists, creations and errors (no hash of the body)', async () => {
       const id = await createPet(t);

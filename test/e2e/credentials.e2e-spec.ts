@@ -100,7 +100,7 @@ describe('Credentials (e2e)', () => {
       await t.http
         .put(`/v1/users/${owner.id}`)
         .set(owner.headers)
-        .send({ password: 'a brand new password' })
+        .send({ password: 'a brand new password', currentPassword: owner.password })
         .expect(200);
       const fresh = await loginAs(t, owner.username, 'a brand new password');
       for (const old of [owner.headers, bearer(early)]) {
@@ -154,7 +154,7 @@ describe('Credentials (e2e)', () => {
       await t.http
         .put(`/v1/users/${owner.id}`)
         .set(owner.headers)
-        .send({ password: 'a brand new password' })
+        .send({ password: 'a brand new password', currentPassword: owner.password })
         .expect(200);
       expectError(await t.http.get('/v1/pets').set(apiKey(key)), 401, 'INVALID_API_KEY');
       const fresh = bearer(await loginAs(t, owner.username, 'a brand new password'));
@@ -238,7 +238,7 @@ describe('Credentials (e2e)', () => {
         await first.http
           .put(`/v1/users/${owner.id}`)
           .set(owner.headers)
-          .send({ password: 'a brand new password' })
+          .send({ password: 'a brand new password', currentPassword: owner.password })
           .expect(200);
         await sleep(CACHE_TTL_MS + 100);
         expectError(await second.http.get('/v1/pets').set(owner.headers), 401, 'INVALID_TOKEN');

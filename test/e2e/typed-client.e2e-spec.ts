@@ -112,6 +112,51 @@ describe('Typed client (e2e, over a listening socket)', () => {
     expect(list.data!.pagination).toEqual({ limit: 10, offset: 0, total: 1, hasMore: false });
   });
 
+  it('should get 304 for If-None-Match holding the current ETag of a pet, a category and a user', async () => {
+    const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
+      body: { username: t.adminUser.username, password: t.adminUser.password },
+    });
+    const client = createPetstoreClient({
+      baseUrl,
+      headers: { Authorization: `Bearer ${login.data!.token}` },
+    });
+    client.use(conformanceMiddleware(t));
+    const category = await client.POST('/v1/categories', { body: { name: 'Conditional cats' } });
+    const categoryId = category.data!.id;
+    const pet = await client.POST('/v1/pets', {
+      body: { name: 'Tom', categoryId, status: 'available' },
+    });
+    const petId = pet.data!.id;
+    const id = login.data!.user.id;
+
+    // Each read twice: as is, then with the ETag the first one answered.
+    const reads = [
+      (ifNoneMatch?: string) =>
+        client.GET('/v1/pets/{petId}', {
+          params: { path: { petId }, header: { 'If-None-Match': ifNoneMatch } },
+        }),
+      (ifNoneMatch?: string) =>
+        client.GET('/v1/categories/{id}', {
+          params: { path: { id: categoryId }, header: { 'If-None-Match': ifNoneMatch } },
+        }),
+      (ifNoneMatch?: string) =>
+        client.GET('/v1/users/{id}', {
+          params: { path: { id }, header: { 'If-None-Match': ifNoneMatch } },
+        }),
+    ];
+    for (const read of reads) {
+      const first = await read();
+      expect(first.response.status).toBe(200);
+      const etag = first.response.headers.get('etag')!;
+
+      const again = await read(etag);
+
+      expect(again.response.status).toBe(304);
+      expect(again.data).toBeUndefined();
+      expect(again.response.headers.get('etag')).toBe(etag);
+    }
+  });
+
   it('should subscribe a webhook and rotate its secret, a POST the client sends without a body', async () => {
     const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
       body: { username: t.adminUser.username, password: t.adminUser.password },

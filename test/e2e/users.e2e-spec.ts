@@ -254,7 +254,7 @@ describe('Users (e2e)', () => {
       await t.http
         .put(`/v1/users/${user.id}`)
         .set(user.headers)
-        .send({ password: 'a brand new password' })
+        .send({ password: 'a brand new password', currentPassword: user.password })
         .expect(200);
       await expect(loginAs(t, user.username, user.password)).rejects.toThrow('401');
       await loginAs(t, user.username, 'a brand new password');
@@ -264,7 +264,7 @@ describe('Users (e2e)', () => {
       const res = await t.http
         .put(`/v1/users/${t.plainUser.id}`)
         .set(apiKey(userKey))
-        .send({ password: 'taken over password' });
+        .send({ password: 'taken over password', currentPassword: t.plainUser.password });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(errorBody('INSUFFICIENT_PERMISSIONS'));
     });
@@ -310,7 +310,7 @@ describe('Users (e2e)', () => {
       const res = await t.http
         .put(`/v1/users/${user.id}`)
         .set(user.headers)
-        .send({ email: t.plainUser.email.toUpperCase() });
+        .send({ email: t.plainUser.email.toUpperCase(), currentPassword: user.password });
       expect(res.status).toBe(409);
       expect(res.body).toEqual(errorBody('CONFLICT', { field: 'email' }));
     });

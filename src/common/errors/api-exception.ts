@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
 /**
- * Every error code and the one status it is answered with (contract sections 2 and 7). The
+ * Every error code and the one status it is answered with (contract sections 2, 7 and 8). The
  * order is the one the OpenAPI document lists them in.
  */
 export const ERROR_STATUS = {
@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   INVALID_API_KEY: HttpStatus.UNAUTHORIZED,
   INVALID_CREDENTIALS: HttpStatus.UNAUTHORIZED,
   INSUFFICIENT_PERMISSIONS: HttpStatus.FORBIDDEN,
+  INVALID_CURRENT_PASSWORD: HttpStatus.FORBIDDEN,
   NOT_FOUND: HttpStatus.NOT_FOUND,
   PET_NOT_FOUND: HttpStatus.NOT_FOUND,
   CATEGORY_NOT_FOUND: HttpStatus.NOT_FOUND,

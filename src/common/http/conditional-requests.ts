@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ApiException } from '../errors/api-exception.js';
 
 /**
@@ -48,15 +48,34 @@ export function parseIfMatch(header: string | undefined): IfMatch | undefined {
 }
 
 /**
- * RFC 9110 If-None-Match: `*`, or a list compared weakly (a W/ prefix is ignored). For
- * responses that decide a 304 before the body exists (media); JSON responses leave it to
- * Express's `fresh`, which applies the same rule when the body is sent.
+ * RFC 9110 If-None-Match: `*`, or a list compared weakly (a W/ prefix is ignored). Media
+ * decides its 304 with it before the body exists; `setEtag` when the body is sent.
  */
 export function matchesIfNoneMatch(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch
     .split(',')
     .map((tag) => tag.trim().replace(/^W\//, ''))
     .some((tag) => tag === '*' || tag === etag);
+}
+
+/**
+ * Sends a single resource's ETag and, on a GET or HEAD whose If-None-Match holds it, has
+ * Express answer 304 with no body. Express's own check (`req.fresh`) refuses the 304 to any
+ * request saying `Cache-Control: no-cache`, which fetch and every browser add to a request
+ * carrying a conditional header; the contract answers it whatever Cache-Control says.
+ * If-Modified-Since alone stays Express's: with no Last-Modified sent, it never matches.
+ */
+export function setEtag(res: Response, etag: string): void {
+  res.setHeader('ETag', etag);
+  const { req } = res;
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return;
+  // Read by res.send once the status is final: an error answered instead stays an error.
+  Object.defineProperty(req, 'fresh', {
+    configurable: true,
+    get: () =>
+      res.statusCode >= 200 && res.statusCode < 300 && matchesIfNoneMatch(ifNoneMatch, etag),
+  });
 }
 
 /** Whether a resource whose current version tag is `versionTag` satisfies `ifMatch`. */
