@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LoginLockoutService } from './login-lockout.service.js';
 import { RateLimitController } from './rate-limit.controller.js';
@@ -31,7 +32,9 @@ function counters(
   );
 }
 
+// MetricsModule is global in the app; imported here for contexts without it (the CLI).
 @Module({
+  imports: [MetricsModule],
   controllers: [RateLimitController],
   providers: [
     RateLimitService,
