@@ -5,7 +5,6 @@ import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
-  ApiAuth,
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
@@ -13,6 +12,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { BearerOnly } from '../auth/bearer-only.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
@@ -30,8 +30,10 @@ const URL_RULES =
   'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): ' +
   'else 400 VALIDATION_ERROR on url.';
 
+// Bearer token only, reading included, as /api-keys: a leaked key must not be able to point
+// deliveries elsewhere, sign them, or read what receivers answered.
 @ApiTags('webhooks')
-@ApiAuth()
+@BearerOnly()
 @Roles('admin')
 @Controller('webhooks')
 export class WebhooksController {
@@ -44,8 +46,8 @@ export class WebhooksController {
     operationId: 'createWebhook',
     summary: 'Subscribe a URL to pet events',
     description:
-      `Admin only. ${URL_RULES} The signing secret is in this response only. Events that ` +
-      'happen after the creation are delivered, signed per Standard Webhooks.',
+      `Admin, bearer token only. ${URL_RULES} The signing secret is in this response only. ` +
+      'Events that happen after the creation are delivered, signed per Standard Webhooks.',
   })
   @ApiJsonBody()
   @ApiCreatedResponse({
@@ -61,7 +63,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'List webhook subscriptions',
-    description: 'Admin only. Newest first; paged as GET /v1/users is. Never the secrets.',
+    description:
+      'Admin, bearer token only. Newest first; paged as GET /v1/users is. Never the secrets.',
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: WebhookListResponse, description: 'One page of subscriptions' })
@@ -77,7 +80,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'getWebhook',
     summary: 'Get a webhook subscription',
-    description: 'Admin only. Never the secrets.',
+    description: 'Admin, bearer token only. Never the secrets.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
@@ -93,8 +96,8 @@ export class WebhooksController {
     operationId: 'updateWebhook',
     summary: 'Update a webhook subscription',
     description:
-      `Admin only. Any non-empty subset of the fields. ${URL_RULES} Setting enabled to ` +
-      'true clears disabledReason and resumes pending deliveries.',
+      `Admin, bearer token only. Any non-empty subset of the fields. ${URL_RULES} Setting ` +
+      'enabled to true clears disabledReason and resumes pending deliveries.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiJsonBody()
@@ -112,7 +115,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook subscription',
-    description: 'Admin only. Its deliveries, pending or not, go with it.',
+    description: 'Admin, bearer token only. Its deliveries, pending or not, go with it.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
@@ -132,9 +135,9 @@ export class WebhooksController {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate a webhook’s signing secret',
     description:
-      'Admin only. Takes no body. The new secret is in this response only; for 24 hours ' +
-      '(until previousSecretExpiresAt) deliveries carry a second signature made with the ' +
-      'old one, so that receivers can switch without losing any.',
+      'Admin, bearer token only. Takes no body. The new secret is in this response only; for ' +
+      '24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with ' +
+      'the old one, so that receivers can switch without losing any.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
