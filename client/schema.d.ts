@@ -5490,6 +5490,8 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The secret is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {
@@ -6154,6 +6156,8 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The secret is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {

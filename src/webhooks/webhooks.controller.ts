@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
@@ -30,6 +41,18 @@ const URL_RULES =
   'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): ' +
   'else 400 VALIDATION_ERROR on url.';
 
+/**
+ * Documents `@Header('Cache-Control', 'no-store')` on the responses that show the secret. Nest
+ * sets it before the interceptors run, so an Idempotency-Key replay carries it too.
+ */
+const NO_STORE_HEADERS = {
+  'Cache-Control': {
+    description: 'The secret is shown once: no cache may keep this response',
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+};
+
 // Bearer token only, reading included, as /api-keys: a leaked key must not be able to point
 // deliveries elsewhere, sign them, or read what receivers answered.
 @ApiTags('webhooks')
@@ -40,6 +63,7 @@ export class WebhooksController {
   constructor(private readonly webhooksService: WebhooksService) {}
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   // The secret is stored for signing, but a replay does not show it again.
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({
@@ -53,6 +77,7 @@ export class WebhooksController {
   @ApiCreatedResponse({
     type: WebhookWithSecretResponse,
     description: 'The new subscription and its signing secret',
+    headers: NO_STORE_HEADERS,
   })
   async create(@Body() dto: CreateWebhookDto): Promise<WebhookWithSecretResponse> {
     const subscription = await this.webhooksService.create(dto);
@@ -129,6 +154,7 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   @NoBody()
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({
@@ -144,6 +170,7 @@ export class WebhooksController {
   @ApiOkResponse({
     type: WebhookWithSecretResponse,
     description: 'The subscription and its new signing secret',
+    headers: NO_STORE_HEADERS,
   })
   async rotateSecret(
     @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,

@@ -60,10 +60,11 @@ describe('Webhooks (e2e)', () => {
   });
 
   describe('POST /v1/webhooks', () => {
-    it('should create a subscription and show its secret, leaving unset fields out', async () => {
+    it('should create a subscription and show its secret, with Cache-Control: no-store, leaving unset fields out', async () => {
       const res = await create({ url: PUBLIC_URL, events: ['pet.created'] });
 
       expect(res.status).toBe(201);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual(webhookBody({ secret: expect.stringMatching(SECRET) }));
       const secret = String(res.body.secret);
       expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
@@ -144,7 +145,7 @@ describe('Webhooks (e2e)', () => {
       expect(after.body.pagination.total).toBe(before.body.pagination.total);
     });
 
-    it('should replay a creation without the secret, which the stored response lacks', async () => {
+    it('should replay a creation without the secret, which the stored response lacks, still with Cache-Control: no-store', async () => {
       const key = `key-${randomUUID()}`;
       const send = () =>
         t.http
@@ -157,6 +158,7 @@ describe('Webhooks (e2e)', () => {
       const retry = await send().expect(201);
 
       expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.headers['cache-control']).toBe('no-store');
       const { secret, ...subscription } = first.body as Record<string, unknown>;
       expect(secret).toMatch(SECRET);
       expect(retry.body).toEqual(subscription);
@@ -380,13 +382,14 @@ describe('Webhooks (e2e)', () => {
   });
 
   describe('POST /v1/webhooks/{webhookId}/rotate-secret', () => {
-    it('should show a new secret and keep the old one signing for 24 hours', async () => {
+    it('should show a new secret, with Cache-Control: no-store, and keep the old one signing for 24 hours', async () => {
       const created = await createWebhook();
       const before = Date.now();
 
       const res = await t.http.post(`/v1/webhooks/${created.id}/rotate-secret`).set(t.admin);
 
       expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual(
         webhookBody({
           id: created.id,
@@ -440,7 +443,7 @@ describe('Webhooks (e2e)', () => {
       expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
-    it('should replay a rotation without the secret, rotating once', async () => {
+    it('should replay a rotation without the secret, rotating once, still with Cache-Control: no-store', async () => {
       const { id } = await createWebhook();
       const key = `key-${randomUUID()}`;
       const rotate = () =>
@@ -450,6 +453,7 @@ describe('Webhooks (e2e)', () => {
       const retry = await rotate().expect(200);
 
       expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.headers['cache-control']).toBe('no-store');
       const { secret, ...subscription } = first.body as Record<string, unknown>;
       expect(retry.body).toEqual(subscription);
       expect((await rowOf(id)).secret).toBe(secret);
