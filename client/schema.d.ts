@@ -359,7 +359,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a URL to pet events
-     * @description Admin, bearer token only. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): else 400 VALIDATION_ERROR on url. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks.
+     * @description Admin, bearer token only. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -382,7 +382,7 @@ export interface paths {
     get: operations['getWebhook'];
     /**
      * Update a webhook subscription
-     * @description Admin, bearer token only. Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): else 400 VALIDATION_ERROR on url. Setting enabled to true clears disabledReason and resumes pending deliveries.
+     * @description Admin, bearer token only. Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. Setting enabled to true clears disabledReason and resumes pending deliveries.
      */
     put: operations['updateWebhook'];
     post?: never;

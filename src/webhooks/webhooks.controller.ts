@@ -38,8 +38,9 @@ import { webhookNotFound, WebhooksService } from './webhooks.service.js';
 const URL_RULES =
   'The URL must be absolute http or https without user:password, and its host must ' +
   'resolve only to public addresses (loopback and private ones too when ' +
-  'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): ' +
-  'else 400 VALIDATION_ERROR on url.';
+  'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; ' +
+  'IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): ' +
+  'else 400 VALIDATION_ERROR on url, whose message names the rule, never the address.';
 
 /**
  * Documents `@Header('Cache-Control', 'no-store')` on the responses that show the secret. Nest

@@ -135,6 +135,9 @@ describe('Webhooks (e2e)', () => {
       ['the IPv6 cloud metadata address', 'http://[fd00:ec2::254]/'],
       ['a name that resolves to loopback', 'http://localhost:8080/hooks'],
       ['a name that does not resolve', 'https://nonexistent.invalid/hooks'],
+      ['IPv4-compatible IPv6 loopback', 'http://[::127.0.0.1]:8080/hooks'],
+      ['IPv4-compatible IPv6 loopback, in hex', 'http://[::7f00:1]/hooks'],
+      ['Azure’s wire server', 'http://168.63.129.16/machine'],
     ])('should refuse %s with 400 on url, creating nothing', async (_name, url) => {
       const before = await t.http.get('/v1/webhooks').set(t.admin).expect(200);
 
@@ -143,6 +146,17 @@ describe('Webhooks (e2e)', () => {
       expectValidationError(res, ['url']);
       const after = await t.http.get('/v1/webhooks').set(t.admin).expect(200);
       expect(after.body.pagination.total).toBe(before.body.pagination.total);
+    });
+
+    it.each([
+      ['http://[::7f00:1]/hooks', 'the host is a loopback address'],
+      ['http://[::a83f:8110]/', 'the host is a cloud metadata address'],
+      ['http://localhost:8080/hooks', 'localhost resolves to a loopback address'],
+    ])('should name the rule that refuses %s, never the address', async (url, message) => {
+      const res = await create({ url, events: ['pet.created'] });
+
+      expectValidationError(res, ['url']);
+      expect(res.body.details.fields).toEqual([{ field: 'url', message }]);
     });
 
     it('should replay a creation without the secret, which the stored response lacks, still with Cache-Control: no-store', async () => {
@@ -547,6 +561,7 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
     ['a private address', 'http://10.0.0.1/hooks'],
     ['a carrier-grade NAT address', 'http://100.64.0.1/hooks'],
     ['a name that resolves to loopback', 'http://localhost:8080/hooks'],
+    ['IPv4-compatible IPv6 loopback', 'http://[::7f00:1]:8080/hooks'],
   ])('should accept %s', async (_name, url) => {
     const res = await createOn(url);
 
@@ -558,6 +573,8 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
     ['a link-local (metadata) address', 'http://169.254.169.254/latest/meta-data/'],
     ['the IPv6 cloud metadata address', 'http://[fd00:ec2::254]/'],
     ['the carrier-grade NAT metadata address', 'http://100.100.100.200/latest/meta-data/'],
+    ['Azure’s wire server', 'http://168.63.129.16/machine'],
+    ['IPv4-compatible IPv6 metadata address', 'http://[::a9fe:a9fe]/latest/meta-data/'],
     ['a name that does not resolve', 'https://nonexistent.invalid/hooks'],
     ['an ftp url', 'ftp://127.0.0.1/hooks'],
   ])('should still refuse %s with 400 on url', async (_name, url) => {

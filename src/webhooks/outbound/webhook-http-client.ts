@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, buildConnector, request } from 'undici';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
-import { addressRefusal, dnsFailure, resolvedAddressesRefusal } from './address-policy.js';
+import { dnsFailure, refusedKind, resolvedAddressesRefusal } from './address-policy.js';
 import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
 /** One attempt's outcome; `error` is set exactly when the attempt failed. */
@@ -62,10 +62,10 @@ export class WebhookHttpClient implements OnApplicationShutdown {
       connect: (options, callback) =>
         connector(options, (error, socket) => {
           if (error !== null) return callback(error, null);
-          const refusal = addressRefusal(socket.remoteAddress ?? '', allowPrivate);
-          if (refusal === undefined) return callback(null, socket);
+          const kind = refusedKind(socket.remoteAddress ?? '', allowPrivate);
+          if (kind === undefined) return callback(null, socket);
           socket.destroy();
-          callback(new AddressRefusedError(refusal), null);
+          callback(new AddressRefusedError(`the connected address is ${kind}`), null);
         }),
     });
   }
