@@ -131,11 +131,7 @@ export async function urlRefusal(
   }
   let addresses: string[];
   try {
-    const found = await lookup.lookupAll(
-      host,
-      { order: 'verbatim' },
-      SUBSCRIPTION_LOOKUP_TIMEOUT_MS,
-    );
+    const found = await lookup.lookupAll(host, SUBSCRIPTION_LOOKUP_TIMEOUT_MS);
     addresses = found.map((entry) => entry.address);
   } catch (error) {
     if (error instanceof LookupTimeoutError) return error.message;

@@ -321,7 +321,7 @@ describe(WebhookHttpClient.name, () => {
       );
     }, 10_000);
 
-    it('should not start a third lookup while two stall, and give that one up in time too', async () => {
+    it('should not start a third lookup while two hosts’ lookups stall, and give that one up in time too', async () => {
       const client = clientWith(
         { connectTimeoutMs: 1_000, totalTimeoutMs: 10_000 },
         new BoundedLookup(2, stallingLookup),

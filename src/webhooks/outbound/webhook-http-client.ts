@@ -147,7 +147,8 @@ async function readAtMost(body: AsyncIterable<Buffer>, limit: number): Promise<s
 
 /**
  * A net `lookup` through the bounded one, which fails when the host does not resolve in time
- * or any of its addresses is refused by the policy.
+ * or any of its addresses is refused by the policy. Net's family and hints are not passed on:
+ * one lookup of the host serves every caller, and undici asks for no family.
  */
 function guardedLookup(
   bounded: BoundedLookup,
@@ -155,7 +156,7 @@ function guardedLookup(
   allowPrivate: boolean,
 ): LookupFunction {
   return (hostname, options, callback) => {
-    bounded.lookupAll(hostname, options, timeoutMs).then(
+    bounded.lookupAll(hostname, timeoutMs).then(
       (addresses) => answer(hostname, options.all === true, addresses, allowPrivate, callback),
       (error: NodeJS.ErrnoException) => {
         const reason =
