@@ -353,13 +353,13 @@ export interface paths {
     };
     /**
      * List webhook subscriptions
-     * @description Admin only. Newest first; paged as GET /v1/users is. Never the secrets.
+     * @description Admin, bearer token only. Newest first; paged as GET /v1/users is. Never the secrets.
      */
     get: operations['listWebhooks'];
     put?: never;
     /**
      * Subscribe a URL to pet events
-     * @description Admin only. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): else 400 VALIDATION_ERROR on url. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks.
+     * @description Admin, bearer token only. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -377,18 +377,18 @@ export interface paths {
     };
     /**
      * Get a webhook subscription
-     * @description Admin only. Never the secrets.
+     * @description Admin, bearer token only. Never the secrets.
      */
     get: operations['getWebhook'];
     /**
      * Update a webhook subscription
-     * @description Admin only. Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): else 400 VALIDATION_ERROR on url. Setting enabled to true clears disabledReason and resumes pending deliveries.
+     * @description Admin, bearer token only. Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. Setting enabled to true clears disabledReason and resumes pending deliveries.
      */
     put: operations['updateWebhook'];
     post?: never;
     /**
      * Delete a webhook subscription
-     * @description Admin only. Its deliveries, pending or not, go with it.
+     * @description Admin, bearer token only. Its deliveries, pending or not, go with it.
      */
     delete: operations['deleteWebhook'];
     options?: never;
@@ -407,7 +407,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook’s signing secret
-     * @description Admin only. Takes no body. The new secret is in this response only; for 24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with the old one, so that receivers can switch without losing any.
+     * @description Admin, bearer token only. Takes no body. The new secret is in this response only; for 24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with the old one, so that receivers can switch without losing any.
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
     };
     /**
      * List a webhook’s deliveries
-     * @description Admin only. One delivery per event sent to this webhook, newest first, each with its latest attempt.
+     * @description Admin, bearer token only. One delivery per event sent to this webhook, newest first, each with its latest attempt.
      */
     get: operations['listWebhookDeliveries'];
     put?: never;
@@ -445,7 +445,7 @@ export interface paths {
     };
     /**
      * Get a delivery and its attempts
-     * @description Admin only. The delivery and its latest 50 attempts, newest first.
+     * @description Admin, bearer token only. The delivery and its latest 50 attempts, newest first.
      */
     get: operations['getWebhookDelivery'];
     put?: never;
@@ -467,7 +467,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery again now
-     * @description Admin only. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
+     * @description Admin, bearer token only. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -5496,6 +5496,8 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The secret is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {
@@ -6160,6 +6162,8 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The secret is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {

@@ -25,13 +25,10 @@ const RULES: [RegExp, (...groups: string[]) => string][] = [
   ],
   // A webhook URL refused by the service's address policy (src/webhooks/outbound/).
   [
-    /^(\S+) resolves to a refused address: (\S+) is (.+)$/,
-    (host, ip, kind) => `Webhooks cannot be sent to ${host}: it resolves to ${ip}, ${kind}.`,
+    /^(\S+) resolves to ((?:an?|the) .*address.*)$/,
+    (host, kind) => `Webhooks cannot be sent to ${host}: it resolves to ${kind}.`,
   ],
-  [
-    /^(\S+) is ((?:an?|the) .*address.*)$/,
-    (ip, kind) => `Webhooks cannot be sent to ${ip}: it is ${kind}.`,
-  ],
+  [/^the host is ((?:an?|the) .*address.*)$/, (kind) => `Webhooks cannot be sent to ${kind}.`],
   [
     /^(\S+) could not be resolved \(DNS failure.*\)$/,
     (host) => `No address was found for ${host}. Check the host name.`,

@@ -1,11 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
-  ApiAuth,
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
@@ -13,6 +23,7 @@ import {
 import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { BearerOnly } from '../auth/bearer-only.decorator.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
@@ -27,30 +38,47 @@ import { webhookNotFound, WebhooksService } from './webhooks.service.js';
 const URL_RULES =
   'The URL must be absolute http or https without user:password, and its host must ' +
   'resolve only to public addresses (loopback and private ones too when ' +
-  'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and metadata addresses never): ' +
-  'else 400 VALIDATION_ERROR on url.';
+  'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; ' +
+  'IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): ' +
+  'else 400 VALIDATION_ERROR on url, whose message names the rule, never the address.';
 
+/**
+ * Documents `@Header('Cache-Control', 'no-store')` on the responses that show the secret. Nest
+ * sets it before the interceptors run, so an Idempotency-Key replay carries it too.
+ */
+const NO_STORE_HEADERS = {
+  'Cache-Control': {
+    description: 'The secret is shown once: no cache may keep this response',
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+};
+
+// Bearer token only, reading included, as /api-keys: a leaked key must not be able to point
+// deliveries elsewhere, sign them, or read what receivers answered.
 @ApiTags('webhooks')
-@ApiAuth()
+@BearerOnly()
 @Roles('admin')
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooksService: WebhooksService) {}
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   // The secret is stored for signing, but a replay does not show it again.
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Subscribe a URL to pet events',
     description:
-      `Admin only. ${URL_RULES} The signing secret is in this response only. Events that ` +
-      'happen after the creation are delivered, signed per Standard Webhooks.',
+      `Admin, bearer token only. ${URL_RULES} The signing secret is in this response only. ` +
+      'Events that happen after the creation are delivered, signed per Standard Webhooks.',
   })
   @ApiJsonBody()
   @ApiCreatedResponse({
     type: WebhookWithSecretResponse,
     description: 'The new subscription and its signing secret',
+    headers: NO_STORE_HEADERS,
   })
   async create(@Body() dto: CreateWebhookDto): Promise<WebhookWithSecretResponse> {
     const subscription = await this.webhooksService.create(dto);
@@ -61,7 +89,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'List webhook subscriptions',
-    description: 'Admin only. Newest first; paged as GET /v1/users is. Never the secrets.',
+    description:
+      'Admin, bearer token only. Newest first; paged as GET /v1/users is. Never the secrets.',
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: WebhookListResponse, description: 'One page of subscriptions' })
@@ -77,7 +106,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'getWebhook',
     summary: 'Get a webhook subscription',
-    description: 'Admin only. Never the secrets.',
+    description: 'Admin, bearer token only. Never the secrets.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
@@ -93,8 +122,8 @@ export class WebhooksController {
     operationId: 'updateWebhook',
     summary: 'Update a webhook subscription',
     description:
-      `Admin only. Any non-empty subset of the fields. ${URL_RULES} Setting enabled to ` +
-      'true clears disabledReason and resumes pending deliveries.',
+      `Admin, bearer token only. Any non-empty subset of the fields. ${URL_RULES} Setting ` +
+      'enabled to true clears disabledReason and resumes pending deliveries.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiJsonBody()
@@ -112,7 +141,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook subscription',
-    description: 'Admin only. Its deliveries, pending or not, go with it.',
+    description: 'Admin, bearer token only. Its deliveries, pending or not, go with it.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
@@ -126,21 +155,23 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
   @NoBody()
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate a webhook’s signing secret',
     description:
-      'Admin only. Takes no body. The new secret is in this response only; for 24 hours ' +
-      '(until previousSecretExpiresAt) deliveries carry a second signature made with the ' +
-      'old one, so that receivers can switch without losing any.',
+      'Admin, bearer token only. Takes no body. The new secret is in this response only; for ' +
+      '24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with ' +
+      'the old one, so that receivers can switch without losing any.',
   })
   @ApiIdParam('webhookId', 'Webhook id')
   @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
   @ApiOkResponse({
     type: WebhookWithSecretResponse,
     description: 'The subscription and its new signing secret',
+    headers: NO_STORE_HEADERS,
   })
   async rotateSecret(
     @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,

@@ -58,13 +58,15 @@ describe('OpenAPI description (e2e)', () => {
       expect(open).toEqual(['post /v1/auth/login']);
     });
 
-    it('should take a bearer token only on /api-keys, either credential elsewhere', () => {
+    it('should take a bearer token only on /api-keys and /webhooks, either credential elsewhere', () => {
       for (const { path, operation } of operations()) {
         if (!operation.security?.length) continue;
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
         expect({ path, schemes }).toEqual({
           path,
-          schemes: path.startsWith('/v1/api-keys') ? ['bearer'] : ['bearer', 'apiKey'],
+          schemes: /^\/v1\/(api-keys|webhooks)(\/|$)/.test(path)
+            ? ['bearer']
+            : ['bearer', 'apiKey'],
         });
       }
     });

@@ -532,13 +532,18 @@ describe('Webhook deliveries to a refused address (e2e, private addresses not al
     await receiver?.stop();
   });
 
-  it('should refuse the connection at connect time: the attempt fails and the receiver sees nothing', async () => {
-    // Stored directly: the API refuses the URL, but a name's addresses may change after.
-    const [{ id }] = await t.dataSource.query<{ id: number }[]>(
-      `INSERT INTO webhook_subscriptions (url, events, secret, created_at)
-       VALUES ($1, '{pet.created}', $2, now() - interval '1 minute') RETURNING id`,
-      [receiver.url(), `whsec_${randomBytes(32).toString('base64')}`],
-    );
+  it('should refuse the connection at connect time: the attempt fails, saying which rule refused it and never the address, and the receiver sees nothing', async () => {
+    // Stored directly: the API refuses these URLs, but a name's addresses may change after.
+    const subscribe = async (url: string) =>
+      (
+        await t.dataSource.query<{ id: number }[]>(
+          `INSERT INTO webhook_subscriptions (url, events, secret, created_at)
+           VALUES ($1, '{pet.created}', $2, now() - interval '1 minute') RETURNING id`,
+          [url, `whsec_${randomBytes(32).toString('base64')}`],
+        )
+      )[0].id;
+    const literal = await subscribe(receiver.url());
+    const named = await subscribe(receiver.url().replace('127.0.0.1', 'localhost'));
     const category = await t.http.post('/v1/categories').set(t.admin).send({ name: 'Refused' });
     await t.http
       .post('/v1/pets')
@@ -546,17 +551,25 @@ describe('Webhook deliveries to a refused address (e2e, private addresses not al
       .send({ name: 'Rex', categoryId: category.body.id, status: 'available' })
       .expect(201);
 
-    let attempt: Record<string, unknown> | undefined;
-    await waitFor(async () => {
-      const list = await t.http.get(`/v1/webhooks/${id}/deliveries`).set(t.admin).expect(200);
-      attempt = list.body.deliveries[0]?.lastAttempt as Record<string, unknown> | undefined;
-      return attempt !== undefined;
-    });
+    const lastAttemptOf = async (id: number) => {
+      let attempt: Record<string, unknown> | undefined;
+      await waitFor(async () => {
+        const list = await t.http.get(`/v1/webhooks/${id}/deliveries`).set(t.admin).expect(200);
+        attempt = list.body.deliveries[0]?.lastAttempt as Record<string, unknown> | undefined;
+        return attempt !== undefined;
+      });
+      return attempt;
+    };
 
-    expect(attempt).toEqual({
+    expect(await lastAttemptOf(literal)).toEqual({
       attemptedAt: expect.any(String),
       durationMs: expect.any(Number),
-      error: 'address refused: 127.0.0.1 is a loopback address',
+      error: 'address refused: the connected address is a loopback address',
+    });
+    expect(await lastAttemptOf(named)).toEqual({
+      attemptedAt: expect.any(String),
+      durationMs: expect.any(Number),
+      error: 'address refused: localhost resolves to a loopback address',
     });
     expect(receiver.received).toEqual([]);
   });

@@ -60,10 +60,11 @@ describe('Webhooks (e2e)', () => {
   });
 
   describe('POST /v1/webhooks', () => {
-    it('should create a subscription and show its secret, leaving unset fields out', async () => {
+    it('should create a subscription and show its secret, with Cache-Control: no-store, leaving unset fields out', async () => {
       const res = await create({ url: PUBLIC_URL, events: ['pet.created'] });
 
       expect(res.status).toBe(201);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual(webhookBody({ secret: expect.stringMatching(SECRET) }));
       const secret = String(res.body.secret);
       expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
@@ -134,6 +135,9 @@ describe('Webhooks (e2e)', () => {
       ['the IPv6 cloud metadata address', 'http://[fd00:ec2::254]/'],
       ['a name that resolves to loopback', 'http://localhost:8080/hooks'],
       ['a name that does not resolve', 'https://nonexistent.invalid/hooks'],
+      ['IPv4-compatible IPv6 loopback', 'http://[::127.0.0.1]:8080/hooks'],
+      ['IPv4-compatible IPv6 loopback, in hex', 'http://[::7f00:1]/hooks'],
+      ['Azure’s wire server', 'http://168.63.129.16/machine'],
     ])('should refuse %s with 400 on url, creating nothing', async (_name, url) => {
       const before = await t.http.get('/v1/webhooks').set(t.admin).expect(200);
 
@@ -144,7 +148,18 @@ describe('Webhooks (e2e)', () => {
       expect(after.body.pagination.total).toBe(before.body.pagination.total);
     });
 
-    it('should replay a creation without the secret, which the stored response lacks', async () => {
+    it.each([
+      ['http://[::7f00:1]/hooks', 'the host is a loopback address'],
+      ['http://[::a83f:8110]/', 'the host is a cloud metadata address'],
+      ['http://localhost:8080/hooks', 'localhost resolves to a loopback address'],
+    ])('should name the rule that refuses %s, never the address', async (url, message) => {
+      const res = await create({ url, events: ['pet.created'] });
+
+      expectValidationError(res, ['url']);
+      expect(res.body.details.fields).toEqual([{ field: 'url', message }]);
+    });
+
+    it('should replay a creation without the secret, which the stored response lacks, still with Cache-Control: no-store', async () => {
       const key = `key-${randomUUID()}`;
       const send = () =>
         t.http
@@ -157,6 +172,7 @@ describe('Webhooks (e2e)', () => {
       const retry = await send().expect(201);
 
       expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.headers['cache-control']).toBe('no-store');
       const { secret, ...subscription } = first.body as Record<string, unknown>;
       expect(secret).toMatch(SECRET);
       expect(retry.body).toEqual(subscription);
@@ -380,13 +396,14 @@ describe('Webhooks (e2e)', () => {
   });
 
   describe('POST /v1/webhooks/{webhookId}/rotate-secret', () => {
-    it('should show a new secret and keep the old one signing for 24 hours', async () => {
+    it('should show a new secret, with Cache-Control: no-store, and keep the old one signing for 24 hours', async () => {
       const created = await createWebhook();
       const before = Date.now();
 
       const res = await t.http.post(`/v1/webhooks/${created.id}/rotate-secret`).set(t.admin);
 
       expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body).toEqual(
         webhookBody({
           id: created.id,
@@ -440,7 +457,7 @@ describe('Webhooks (e2e)', () => {
       expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
-    it('should replay a rotation without the secret, rotating once', async () => {
+    it('should replay a rotation without the secret, rotating once, still with Cache-Control: no-store', async () => {
       const { id } = await createWebhook();
       const key = `key-${randomUUID()}`;
       const rotate = () =>
@@ -450,6 +467,7 @@ describe('Webhooks (e2e)', () => {
       const retry = await rotate().expect(200);
 
       expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.headers['cache-control']).toBe('no-store');
       const { secret, ...subscription } = first.body as Record<string, unknown>;
       expect(retry.body).toEqual(subscription);
       expect((await rowOf(id)).secret).toBe(secret);
@@ -482,6 +500,15 @@ describe('Webhooks (e2e)', () => {
           'POST /v1/webhooks/{id}/rotate-secret',
           () => t.http.post(`/v1/webhooks/${id}/rotate-secret`),
         ],
+        ['GET /v1/webhooks/{id}/deliveries', () => t.http.get(`/v1/webhooks/${id}/deliveries`)],
+        [
+          'GET /v1/webhooks/{id}/deliveries/{deliveryId}',
+          () => t.http.get(`/v1/webhooks/${id}/deliveries/1`),
+        ],
+        [
+          'POST /v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+          () => t.http.post(`/v1/webhooks/${id}/deliveries/1/retry`),
+        ],
       ] as const;
 
     it('should answer 401 AUTHENTICATION_REQUIRED to every route without a credential', async () => {
@@ -498,13 +525,15 @@ describe('Webhooks (e2e)', () => {
       await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(200);
     });
 
-    it('should let an admin’s API key act as the admin', async () => {
-      const created = await create({ url: PUBLIC_URL, events: ['pet.created'] }, adminKey);
-      expect(created.status).toBe(201);
-      expect(created.body.secret).toMatch(SECRET);
-      await t.http.get(`/v1/webhooks/${created.body.id}`).set(adminKey).expect(200);
-      await t.http.post(`/v1/webhooks/${created.body.id}/rotate-secret`).set(adminKey).expect(200);
-      await t.http.delete(`/v1/webhooks/${created.body.id}`).set(adminKey).expect(200);
+    it('should answer 403 INSUFFICIENT_PERMISSIONS to every route for an admin’s API key: bearer token only', async () => {
+      const { secret } = (await rowOf(id)) as { secret: string };
+      for (const [route, send] of requests()) {
+        const res = await send().set(adminKey);
+        expect({ route, status: res.status }).toEqual({ route, status: 403 });
+        expectError(res, 403, 'INSUFFICIENT_PERMISSIONS');
+      }
+      await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(200);
+      expect((await rowOf(id)).secret).toBe(secret);
     });
   });
 });
@@ -532,6 +561,7 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
     ['a private address', 'http://10.0.0.1/hooks'],
     ['a carrier-grade NAT address', 'http://100.64.0.1/hooks'],
     ['a name that resolves to loopback', 'http://localhost:8080/hooks'],
+    ['IPv4-compatible IPv6 loopback', 'http://[::7f00:1]:8080/hooks'],
   ])('should accept %s', async (_name, url) => {
     const res = await createOn(url);
 
@@ -543,6 +573,8 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
     ['a link-local (metadata) address', 'http://169.254.169.254/latest/meta-data/'],
     ['the IPv6 cloud metadata address', 'http://[fd00:ec2::254]/'],
     ['the carrier-grade NAT metadata address', 'http://100.100.100.200/latest/meta-data/'],
+    ['Azure’s wire server', 'http://168.63.129.16/machine'],
+    ['IPv4-compatible IPv6 metadata address', 'http://[::a9fe:a9fe]/latest/meta-data/'],
     ['a name that does not resolve', 'https://nonexistent.invalid/hooks'],
     ['an ftp url', 'ftp://127.0.0.1/hooks'],
   ])('should still refuse %s with 400 on url', async (_name, url) => {

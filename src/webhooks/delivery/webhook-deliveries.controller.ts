@@ -3,12 +3,9 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import { NoBody } from '../../common/decorators/consumes.decorator.js';
 import { Roles } from '../../common/decorators/roles.decorator.js';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator.js';
-import {
-  ApiAuth,
-  ApiIdParam,
-  ApiValidatedQuery,
-} from '../../common/openapi/api-docs.decorators.js';
+import { ApiIdParam, ApiValidatedQuery } from '../../common/openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
+import { BearerOnly } from '../../auth/bearer-only.decorator.js';
 import { Idempotent } from '../../idempotency/idempotent.decorator.js';
 import {
   ATTEMPT_LOG_LENGTH,
@@ -21,8 +18,9 @@ import { webhookNotFound } from '../webhooks.service.js';
 import { WebhookDeliveriesService, webhookDeliveryNotFound } from './webhook-deliveries.service.js';
 import { toDeliveryDetailResponse, toDeliveryResponse } from './webhook-delivery.mapper.js';
 
+// Bearer token only, as the subscriptions (WebhooksController).
 @ApiTags('webhooks')
-@ApiAuth()
+@BearerOnly()
 @Roles('admin')
 @ApiIdParam('webhookId', 'Webhook id')
 @ApiErrors({ 404: ['WEBHOOK_NOT_FOUND'] })
@@ -35,8 +33,8 @@ export class WebhookDeliveriesController {
     operationId: 'listWebhookDeliveries',
     summary: 'List a webhook’s deliveries',
     description:
-      'Admin only. One delivery per event sent to this webhook, newest first, each with its ' +
-      'latest attempt.',
+      'Admin, bearer token only. One delivery per event sent to this webhook, newest first, ' +
+      'each with its latest attempt.',
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: DeliveryListResponse, description: 'One page of deliveries' })
@@ -52,7 +50,9 @@ export class WebhookDeliveriesController {
   @ApiOperation({
     operationId: 'getWebhookDelivery',
     summary: 'Get a delivery and its attempts',
-    description: `Admin only. The delivery and its latest ${ATTEMPT_LOG_LENGTH} attempts, newest first.`,
+    description:
+      `Admin, bearer token only. The delivery and its latest ${ATTEMPT_LOG_LENGTH} attempts, ` +
+      'newest first.',
   })
   @ApiIdParam('deliveryId', 'Delivery id')
   @ApiErrors({ 404: ['WEBHOOK_DELIVERY_NOT_FOUND'] })
@@ -73,10 +73,10 @@ export class WebhookDeliveriesController {
     operationId: 'retryWebhookDelivery',
     summary: 'Send a delivery again now',
     description:
-      'Admin only. Takes no body. The delivery becomes `pending` and due now, whether it ' +
-      'succeeded, failed or was waiting for its next attempt; the same event id is sent. A ' +
-      'pet’s events still go in order: it waits for that pet’s earlier pending deliveries, ' +
-      'and for the webhook to be enabled.',
+      'Admin, bearer token only. Takes no body. The delivery becomes `pending` and due now, ' +
+      'whether it succeeded, failed or was waiting for its next attempt; the same event id is ' +
+      'sent. A pet’s events still go in order: it waits for that pet’s earlier pending ' +
+      'deliveries, and for the webhook to be enabled.',
   })
   @ApiIdParam('deliveryId', 'Delivery id')
   @ApiErrors({ 404: ['WEBHOOK_DELIVERY_NOT_FOUND'] })

@@ -4,9 +4,18 @@ import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-looku
 
 /**
  * Cloud metadata services outside link-local, where the others (169.254.169.254) live: AWS's
- * IPv6 address, and Alibaba Cloud's, inside the carrier-grade NAT range `allowPrivate` opens.
+ * IPv6 address, Alibaba Cloud's (inside the carrier-grade NAT range `allowPrivate` opens), and
+ * Azure's wire server, a public address reachable only from inside Azure.
  */
-const METADATA_ADDRESSES = [ipaddr.parse('fd00:ec2::254'), ipaddr.parse('100.100.100.200')];
+const METADATA_ADDRESSES = [
+  ipaddr.parse('fd00:ec2::254'),
+  ipaddr.parse('100.100.100.200'),
+  ipaddr.parse('168.63.129.16'),
+];
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** `::` and `::1`, inside `::/96` but IPv6's own unspecified and loopback addresses. */
+const IPV6_UNSPECIFIED_AND_LOOPBACK = ipaddr.parseCIDR('::/127');
 
 /** How long a subscription waits for its host to resolve. */
 const SUBSCRIPTION_LOOKUP_TIMEOUT_MS = 5_000;
@@ -29,24 +38,41 @@ const ALWAYS_REFUSED_RANGES: Record<string, string> = {
 };
 
 /**
- * Why a webhook may not be sent to `ip`, or undefined when it may. IPv4-mapped IPv6 is judged
- * as its IPv4 address. Link-local (where cloud metadata services live) and the metadata
- * address itself are refused before `allowPrivate` is looked at; besides the private ranges
- * it opens, only what ipaddr.js calls `unicast` is allowed.
+ * The kind of address `ip` is when a webhook may not be sent to it ("a loopback address"), or
+ * undefined when it may. Reasons name the kind, never the address: what a name resolved to is
+ * the service's network, which the admins reading a refusal or a delivery log need not learn.
+ * Link-local (where cloud metadata services live) and the metadata addresses are refused
+ * before `allowPrivate` is looked at; besides the private ranges it opens, only what ipaddr.js
+ * calls `unicast` is allowed.
  */
-export function addressRefusal(ip: string, allowPrivate: boolean): string | undefined {
-  if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
-  const address = ipaddr.process(ip);
-  const shown = address.toString();
+export function refusedKind(ip: string, allowPrivate: boolean): string | undefined {
+  if (!ipaddr.isValid(ip)) return 'not an IP address';
+  const address = embeddedIpv4(ipaddr.process(ip));
   if (METADATA_ADDRESSES.some((metadata) => isSameAddress(address, metadata))) {
-    return `${shown} is a cloud metadata address`;
+    return 'a cloud metadata address';
   }
   const range = address.range();
-  if (range === 'linkLocal') return `${shown} is ${ALWAYS_REFUSED_RANGES.linkLocal}`;
+  if (range === 'linkLocal') return ALWAYS_REFUSED_RANGES.linkLocal;
   if (range === 'unicast') return undefined;
   const privateKind = PRIVATE_RANGES[range];
-  if (privateKind !== undefined) return allowPrivate ? undefined : `${shown} is ${privateKind}`;
-  return `${shown} is ${ALWAYS_REFUSED_RANGES[range] ?? `a special-purpose address (${range})`}`;
+  if (privateKind !== undefined) return allowPrivate ? undefined : privateKind;
+  return ALWAYS_REFUSED_RANGES[range] ?? `a special-purpose address (${range})`;
+}
+
+/**
+ * The IPv4 address inside an IPv4-compatible IPv6 one (`::7f00:1` is 127.0.0.1), which
+ * ipaddr.js would call plain unicast. ipaddr.process has already turned IPv4-mapped ones
+ * (`::ffff:0:0/96`) into IPv4.
+ */
+function embeddedIpv4(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (
+    address instanceof ipaddr.IPv6 &&
+    address.match(IPV4_COMPATIBLE) &&
+    !address.match(IPV6_UNSPECIFIED_AND_LOOPBACK)
+  ) {
+    return ipaddr.fromByteArray(address.toByteArray().slice(12));
+  }
+  return address;
 }
 
 /** Equality ignoring an IPv6 zone (`%eth0`). */
@@ -54,15 +80,15 @@ function isSameAddress(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv
   return a.kind() === b.kind() && a.toNormalizedString().split('%')[0] === b.toNormalizedString();
 }
 
-/** The first refusal among the addresses `host` resolved to. */
+/** Why `host` is refused, judging the addresses it resolved to; they are not named. */
 export function resolvedAddressesRefusal(
   host: string,
   addresses: readonly string[],
   allowPrivate: boolean,
 ): string | undefined {
   for (const address of addresses) {
-    const refusal = addressRefusal(address, allowPrivate);
-    if (refusal !== undefined) return `${host} resolves to a refused address: ${refusal}`;
+    const kind = refusedKind(address, allowPrivate);
+    if (kind !== undefined) return `${host} resolves to ${kind}`;
   }
   return undefined;
 }
@@ -76,7 +102,7 @@ export function dnsFailure(host: string, code: string | undefined): string {
 
 /**
  * Why a webhook may not be sent to `url`, or undefined when it may: http or https only, no
- * credentials, and every address the host resolves to allowed by `addressRefusal` (an IP
+ * credentials, and every address the host resolves to allowed by `refusedKind` (an IP
  * literal is judged without DNS) within 5 s. The sender checks the connected address again,
  * since DNS may answer differently by then. `lookup` is the process's bounded one but in tests.
  */
@@ -99,14 +125,13 @@ export async function urlRefusal(
   }
   // WHATWG URL has already turned forms like 2130706433 or 0x7f000001 into 127.0.0.1.
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0) return addressRefusal(host, allowPrivate);
+  if (isIP(host) !== 0) {
+    const kind = refusedKind(host, allowPrivate);
+    return kind === undefined ? undefined : `the host is ${kind}`;
+  }
   let addresses: string[];
   try {
-    const found = await lookup.lookupAll(
-      host,
-      { order: 'verbatim' },
-      SUBSCRIPTION_LOOKUP_TIMEOUT_MS,
-    );
+    const found = await lookup.lookupAll(host, SUBSCRIPTION_LOOKUP_TIMEOUT_MS);
     addresses = found.map((entry) => entry.address);
   } catch (error) {
     if (error instanceof LookupTimeoutError) return error.message;

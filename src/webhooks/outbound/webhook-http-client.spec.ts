@@ -239,18 +239,41 @@ describe(WebhookHttpClient.name, () => {
       );
       expect(result).toEqual({
         durationMs: expect.any(Number),
-        error: 'address refused: 127.0.0.1 is a loopback address',
+        error: 'address refused: the connected address is a loopback address',
       });
       expect(receiver.requests).toEqual([]);
     });
 
-    it('should refuse a host name resolving to loopback without connecting', async () => {
+    it('should refuse a host name resolving to loopback without connecting, naming the rule only', async () => {
       const url = receiver.url('/').replace('127.0.0.1', 'localhost');
       const result = await clientWith({ allowPrivateAddresses: false }).post(url, '{}', {});
-      expect(result.error).toMatch(
-        /^address refused: localhost resolves to a refused address: .* is a loopback address$/,
-      );
+      expect(result).toEqual({
+        durationMs: expect.any(Number),
+        error: 'address refused: localhost resolves to a loopback address',
+      });
       expect(receiver.connections).toBe(0);
+    });
+
+    it('should refuse a host name resolving to IPv4-compatible loopback (::7f00:1)', async () => {
+      const compat: LookupAll = (_hostname, _options, callback) =>
+        callback(null, [{ address: '::7f00:1', family: 6 }]);
+      const client = clientWith({ allowPrivateAddresses: false }, new BoundedLookup(2, compat));
+      const result = await client.post('http://compat.test/hook', '{}', {});
+      expect(result).toEqual({
+        durationMs: expect.any(Number),
+        error: 'address refused: compat.test resolves to a loopback address',
+      });
+    });
+  });
+
+  it('should refuse a host name resolving to Azure’s wire server even where private addresses are allowed', async () => {
+    const wire: LookupAll = (_hostname, _options, callback) =>
+      callback(null, [{ address: '168.63.129.16', family: 4 }]);
+    const client = clientWith({ allowPrivateAddresses: true }, new BoundedLookup(2, wire));
+    const result = await client.post('http://wire.test/machine', '{}', {});
+    expect(result).toEqual({
+      durationMs: expect.any(Number),
+      error: 'address refused: wire.test resolves to a cloud metadata address',
     });
   });
 
@@ -298,7 +321,7 @@ describe(WebhookHttpClient.name, () => {
       );
     }, 10_000);
 
-    it('should not start a third lookup while two stall, and give that one up in time too', async () => {
+    it('should not start a third lookup while two hosts’ lookups stall, and give that one up in time too', async () => {
       const client = clientWith(
         { connectTimeoutMs: 1_000, totalTimeoutMs: 10_000 },
         new BoundedLookup(2, stallingLookup),

@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Agent, buildConnector, request } from 'undici';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
-import { addressRefusal, dnsFailure, resolvedAddressesRefusal } from './address-policy.js';
+import { dnsFailure, refusedKind, resolvedAddressesRefusal } from './address-policy.js';
 import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
 /** One attempt's outcome; `error` is set exactly when the attempt failed. */
@@ -62,10 +62,10 @@ export class WebhookHttpClient implements OnApplicationShutdown {
       connect: (options, callback) =>
         connector(options, (error, socket) => {
           if (error !== null) return callback(error, null);
-          const refusal = addressRefusal(socket.remoteAddress ?? '', allowPrivate);
-          if (refusal === undefined) return callback(null, socket);
+          const kind = refusedKind(socket.remoteAddress ?? '', allowPrivate);
+          if (kind === undefined) return callback(null, socket);
           socket.destroy();
-          callback(new AddressRefusedError(refusal), null);
+          callback(new AddressRefusedError(`the connected address is ${kind}`), null);
         }),
     });
   }
@@ -147,7 +147,8 @@ async function readAtMost(body: AsyncIterable<Buffer>, limit: number): Promise<s
 
 /**
  * A net `lookup` through the bounded one, which fails when the host does not resolve in time
- * or any of its addresses is refused by the policy.
+ * or any of its addresses is refused by the policy. Net's family and hints are not passed on:
+ * one lookup of the host serves every caller, and undici asks for no family.
  */
 function guardedLookup(
   bounded: BoundedLookup,
@@ -155,7 +156,7 @@ function guardedLookup(
   allowPrivate: boolean,
 ): LookupFunction {
   return (hostname, options, callback) => {
-    bounded.lookupAll(hostname, options, timeoutMs).then(
+    bounded.lookupAll(hostname, timeoutMs).then(
       (addresses) => answer(hostname, options.all === true, addresses, allowPrivate, callback),
       (error: NodeJS.ErrnoException) => {
         const reason =
