@@ -1,11 +1,19 @@
 import { Global, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource, TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import {
+  getDataSourceToken,
+  InjectDataSource,
+  TypeOrmModule,
+  type TypeOrmModuleOptions,
+} from '@nestjs/typeorm';
+import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/errors/database-errors.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import type { EmbeddedPostgres } from './embedded-postgres.js';
 import { openMigrated } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
+import { TypeOrmTransactions } from './transactions.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 const logger = new Logger('Database');
@@ -47,7 +55,8 @@ function locationOf(url: string): string {
   return `${host}${pathname}`;
 }
 
-// Global, like the DataSource it wraps: every repository may run prepared statements.
+// Global, like the DataSource it wraps: every repository may run prepared statements and
+// join the transaction in progress (TransactionHost, from the global ClsModule).
 @Global()
 @Module({
   imports: [
@@ -63,6 +72,15 @@ function locationOf(url: string): string {
         config,
       }),
       dataSourceFactory: (options) => openDataSource((options as ConfigCarrier).config),
+    }),
+    // No middleware: a context starts with each transaction, so reads outside one pay nothing.
+    ClsModule.forRoot({
+      global: true,
+      plugins: [
+        new ClsPluginTransactional({
+          adapter: new TypeOrmTransactions({ dataSourceToken: getDataSourceToken() }),
+        }),
+      ],
     }),
   ],
   providers: [

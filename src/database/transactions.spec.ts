@@ -1,0 +1,129 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transactional';
+import { ClsModule } from 'nestjs-cls';
+import { DataSource } from 'typeorm';
+import { afterCommit, TypeOrmTransactions, type TxHost } from './transactions.js';
+
+// A real database, in memory, behind one connection as the embedded one: joined transactions
+// must not wait for a second one.
+describe(TypeOrmTransactions.name, () => {
+  let db: PGlite;
+  let server: PGLiteSocketServer;
+  let dataSource: DataSource;
+  let app: TestingModule;
+  let sut: TxHost;
+
+  const count = async () =>
+    (await dataSource.query<{ n: number }[]>('SELECT count(*)::int AS n FROM notes'))[0].n;
+
+  beforeAll(async () => {
+    db = await PGlite.create();
+    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+    await server.start();
+    dataSource = await new DataSource({
+      type: 'postgres',
+      url: `postgres://postgres@${server.getServerConn()}/postgres`,
+      extra: { max: 1 },
+    }).initialize();
+    await dataSource.query('CREATE TABLE notes (text text NOT NULL)');
+
+    @Module({ providers: [{ provide: DataSource, useValue: dataSource }], exports: [DataSource] })
+    class DataSourceModule {}
+
+    app = await Test.createTestingModule({
+      imports: [
+        ClsModule.forRoot({
+          global: true,
+          plugins: [
+            new ClsPluginTransactional({
+              imports: [DataSourceModule],
+              adapter: new TypeOrmTransactions({ dataSourceToken: DataSource }),
+            }),
+          ],
+        }),
+      ],
+    }).compile();
+    sut = app.get(TransactionHost);
+  }, 180_000); // a new database's first start takes long on a loaded machine
+
+  afterAll(async () => {
+    await app.close();
+    await dataSource.destroy();
+    await server.stop();
+    await db.close();
+  });
+
+  beforeEach(() => dataSource.query('TRUNCATE notes'));
+
+  const insert = (text: string) => sut.tx.query('INSERT INTO notes (text) VALUES ($1)', [text]);
+
+  it('should run the work once the transaction has committed, in order', async () => {
+    const seen: string[] = [];
+
+    const result = await sut.withTransaction(async () => {
+      await insert('a');
+      afterCommit(async () => seen.push(`first saw ${await count()}`));
+      afterCommit(() => seen.push('second'));
+      seen.push('in the transaction');
+      return 'done';
+    });
+
+    expect(result).toBe('done');
+    expect(seen).toEqual(['in the transaction', 'first saw 1', 'second']);
+  });
+
+  it('should not run the work when the transaction rolls back', async () => {
+    const work = jest.fn();
+
+    await expect(
+      sut.withTransaction(async () => {
+        await insert('a');
+        afterCommit(work);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+
+    expect(work).not.toHaveBeenCalled();
+    expect(await count()).toBe(0);
+  });
+
+  it('should join the transaction in progress, and run its work after the outer commit', async () => {
+    const seen: string[] = [];
+
+    await sut.withTransaction(async () => {
+      await insert('outer');
+      await sut.withTransaction(async () => {
+        await insert('inner');
+        afterCommit(async () => seen.push(`after commit saw ${await count()}`));
+      });
+      seen.push('inner returned');
+    });
+
+    expect(seen).toEqual(['inner returned', 'after commit saw 2']);
+  });
+
+  it('should roll back the joined work with the transaction it joined', async () => {
+    const work = jest.fn();
+
+    await expect(
+      sut.withTransaction(async () => {
+        await sut.withTransaction(async () => {
+          await insert('inner');
+          afterCommit(work);
+        });
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+
+    expect(work).not.toHaveBeenCalled();
+    expect(await count()).toBe(0);
+  });
+
+  it('should refuse work registered outside a transaction', () => {
+    expect(() => afterCommit(jest.fn())).toThrow('afterCommit() outside a transaction');
+  });
+});

@@ -1,0 +1,79 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { EntityManager } from 'typeorm';
+
+/*
+ * The transaction host (docs/data-access.md, "The rule"): a service runs its work in
+ * `txHost.withTransaction(...)` (or a `@Transactional()` method), and every repository
+ * call inside reads `txHost.tx`, the transaction's manager, from AsyncLocalStorage. A call
+ * made while a transaction is active joins it: no second connection is taken, which the
+ * embedded database, with its single connection, could never give.
+ */
+
+/** The host every repository injects; its `tx` is the transaction's manager, or the pool's. */
+export type TxHost = TransactionHost<TransactionalAdapterTypeOrm>;
+
+/** For scripts outside Nest (the seed): a host whose `tx` is always `manager`. */
+export const hostOf = (manager: EntityManager): TxHost => ({ tx: manager }) as TxHost;
+
+type AfterCommitWork = () => unknown;
+
+interface PendingWork {
+  /** False once the transaction has ended: later registrations are mistakes. */
+  open: boolean;
+  work: AfterCommitWork[];
+}
+
+const pendingWork = new AsyncLocalStorage<PendingWork>();
+
+/**
+ * Registers `work` to run once the current transaction has committed (awaited in order,
+ * before the transaction's caller gets its result); nothing runs when it rolls back. Work
+ * that touches the world outside the database (files, wake-ups) goes here, so a write that
+ * rolls back leaves no trace. Outside a transaction, there is nothing to wait for: a
+ * mistake, refused.
+ */
+export function afterCommit(work: AfterCommitWork): void {
+  const pending = pendingWork.getStore();
+  if (!pending?.open) throw new Error('afterCommit() outside a transaction');
+  pending.work.push(work);
+}
+
+/**
+ * Runs `work` inside the transaction `transact` opens around it, then, once it has
+ * committed, what `work` registered with `afterCommit`.
+ */
+export async function transactionWithAfterCommit<T>(
+  transact: (inside: () => Promise<T>) => Promise<T>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const pending: PendingWork = { open: true, work: [] };
+  let result: T;
+  try {
+    result = await transact(() => pendingWork.run(pending, work));
+  } finally {
+    pending.open = false;
+  }
+  for (const next of pending.work) await next();
+  return result;
+}
+
+/** TypeORM's adapter, with the work registered by `afterCommit` run after each commit. */
+export class TypeOrmTransactions extends TransactionalAdapterTypeOrm {
+  constructor(options: ConstructorParameters<typeof TransactionalAdapterTypeOrm>[0]) {
+    super(options);
+    const base = this.optionsFactory;
+    this.optionsFactory = (dataSource) => {
+      const adapter = base(dataSource);
+      return {
+        ...adapter,
+        wrapWithTransaction: (txOptions, work, setTx) =>
+          transactionWithAfterCommit(
+            (inside) => adapter.wrapWithTransaction(txOptions, inside, setTx),
+            work,
+          ),
+      };
+    };
+  }
+}
