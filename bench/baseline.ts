@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { CreatePetDto } from '../src/pets/dto/create-pet.dto.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
+import { transactionWithAfterCommit, type TxHost } from '../src/database/transactions.js';
 import { NO_ACTOR } from '../src/pets/pet-actor.js';
 import { PetHistoryService } from '../src/pets/pet-history.service.js';
 import { PetsRepository } from '../src/pets/pets.repository.js';
@@ -24,18 +26,29 @@ const queryOn =
       ? [result.rows, result.rowCount]
       : result.rows;
   };
-const dataSource = {
-  query: queryOn(pool),
-  manager: { query: queryOn(pool) },
-  transaction: <T>(work: (manager: EntityManager) => Promise<T>) =>
-    inTransaction((client) => work({ query: queryOn(client) } as unknown as EntityManager)),
-};
+const managerOn = (db: pg.Pool | pg.PoolClient) =>
+  ({ query: queryOn(db) }) as unknown as EntityManager;
+// The app's transaction host in miniature: the transaction's manager in AsyncLocalStorage.
+const current = new AsyncLocalStorage<EntityManager>();
+const poolManager = managerOn(pool);
+const txHost = {
+  get tx() {
+    return current.getStore() ?? poolManager;
+  },
+  withTransaction: <T>(work: () => Promise<T>) =>
+    current.getStore()
+      ? work()
+      : transactionWithAfterCommit(
+          (inside) => inTransaction((client) => current.run(managerOn(client), inside)),
+          work,
+        ),
+} as unknown as TxHost;
 const repository = new PetsRepository(
-  dataSource as unknown as DataSource,
+  txHost,
   new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
 );
 // Writes record their events with the same SQL as the app's; nothing authenticates here.
-const pets = new PetsService(repository, new PetHistoryService(repository));
+const pets = new PetsService(repository, new PetHistoryService(repository, txHost), txHost);
 
 serve('baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];

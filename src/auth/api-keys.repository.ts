@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { Repository } from 'typeorm';
 import type { Role } from '../common/types/principal.js';
+import type { TxHost } from '../database/transactions.js';
 import type { UserStatus } from '../users/user-status.js';
 import { ApiKey } from './api-key.entity.js';
 
@@ -19,27 +20,23 @@ export interface ApiKeyCredentialRow {
 }
 
 /**
- * The API keys' only door to the database: the `api_keys` rows. Methods that take a
- * `manager` run inside the caller's transaction (see `transaction`).
+ * The API keys' only door to the database: the `api_keys` rows. Every method joins the
+ * transaction in progress, if any (see database/transactions.ts).
  */
 @Injectable()
 export class ApiKeysRepository {
-  private readonly apiKeys: Repository<ApiKey>;
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.apiKeys = dataSource.getRepository(ApiKey);
+  private get apiKeys(): Repository<ApiKey> {
+    return this.txHost.tx.getRepository(ApiKey);
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  countOfUser(userId: number): Promise<number> {
+    return this.apiKeys.countBy({ userId });
   }
 
-  countOfUser(userId: number, manager: EntityManager): Promise<number> {
-    return manager.countBy(ApiKey, { userId });
-  }
-
-  insert(apiKey: NewApiKey, manager: EntityManager): Promise<ApiKey> {
-    return manager.save(manager.create(ApiKey, { ...apiKey, lastUsedAt: null }));
+  insert(apiKey: NewApiKey): Promise<ApiKey> {
+    return this.apiKeys.save(this.apiKeys.create({ ...apiKey, lastUsedAt: null }));
   }
 
   /** Newest first. */
@@ -63,8 +60,8 @@ export class ApiKeysRepository {
     return Boolean(result.affected);
   }
 
-  async deleteAllOfUser(userId: number, manager: EntityManager): Promise<void> {
-    await manager.delete(ApiKey, { userId });
+  async deleteAllOfUser(userId: number): Promise<void> {
+    await this.apiKeys.delete({ userId });
   }
 
   /**
@@ -72,7 +69,7 @@ export class ApiKeysRepository {
    * `key_hash`, joined to the owner, returning a row rather than an entity.
    */
   async findByHash(keyHash: string): Promise<ApiKeyCredentialRow | undefined> {
-    const [row] = await this.dataSource.query<ApiKeyCredentialRow[]>(
+    const [row] = await this.txHost.tx.query<ApiKeyCredentialRow[]>(
       `SELECT k.id, k.user_id AS "userId", k.prefix, k.last_used_at AS "lastUsedAt",
               u.role, u.user_status AS "userStatus"
          FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -85,7 +82,7 @@ export class ApiKeysRepository {
   /** Records a use now, unless one was recorded within the last minute. */
   async touch(id: number): Promise<void> {
     // The condition is re-checked on the row, so concurrent requests with one key write once.
-    await this.dataSource.query(
+    await this.txHost.tx.query(
       `UPDATE api_keys SET last_used_at = now()
         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
       [id],

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { EntityManager } from 'typeorm';
 import type { AuthConfig } from '../config/auth.config.js';
 import { UserStatus } from '../users/user-status.js';
 import type { UsersService } from '../users/users.service.js';
@@ -8,14 +7,13 @@ import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { refusal } from '../../test/support/errors.js';
+import { fakeTxHost } from '../../test/support/transactions.js';
 
-const manager = {} as EntityManager;
 const cfg = { apiKeyModes: ['live'], apiKeysPerUser: 2 } as AuthConfig;
 
-/** Every repository method a stub; `transaction` runs its work at once. */
+/** Every repository method a stub. */
 function fakeRepository() {
   return {
-    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
     countOfUser: jest.fn<ApiKeysRepository['countOfUser']>(),
     insert: jest.fn<ApiKeysRepository['insert']>(),
     findPageOfUser: jest.fn<ApiKeysRepository['findPageOfUser']>(),
@@ -48,15 +46,18 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
 describe(ApiKeysService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let users: ReturnType<typeof fakeUsers>;
+  let txHost: ReturnType<typeof fakeTxHost>;
   let sut: ApiKeysService;
 
   beforeEach(() => {
     repository = fakeRepository();
     users = fakeUsers();
+    txHost = fakeTxHost();
     sut = new ApiKeysService(
       repository as unknown as ApiKeysRepository,
       cfg,
       users as unknown as UsersService,
+      txHost.asHost(),
     );
   });
 
@@ -68,38 +69,37 @@ describe(ApiKeysService.name, () => {
       expect(error.details).toEqual({
         fields: [{ field: 'mode', message: 'must be one of: live' }],
       });
-      expect(repository.transaction).not.toHaveBeenCalled();
+      expect(users.lockForUpdate).not.toHaveBeenCalled();
     });
 
-    it('should lock the owner, count, and store only the key’s hash and display prefix', async () => {
+    it('should lock the owner, count, and store only the key’s hash and display prefix, in one transaction', async () => {
       const events: string[] = [];
+      const inTransaction = (event: string) =>
+        events.push(txHost.active ? event : `${event} outside`);
       users.lockForUpdate.mockImplementation(() => {
-        events.push('lock');
+        inTransaction('lock');
         return Promise.resolve(true);
       });
       repository.countOfUser.mockImplementation(() => {
-        events.push('count');
+        inTransaction('count');
         return Promise.resolve(1);
       });
       repository.insert.mockImplementation((fields) => {
-        events.push('insert');
+        inTransaction('insert');
         return Promise.resolve({ id: 1, ...fields } as ApiKey);
       });
 
       const created = await sut.create(9, { name: 'ci', mode: 'live' });
 
       expect(events).toEqual(['lock', 'count', 'insert']);
-      expect(users.lockForUpdate).toHaveBeenCalledWith(manager, 9);
-      expect(repository.insert).toHaveBeenCalledWith(
-        {
-          userId: 9,
-          name: 'ci',
-          mode: 'live',
-          prefix: created.key.slice(0, 12),
-          keyHash: hashApiKey(created.key),
-        },
-        manager,
-      );
+      expect(users.lockForUpdate).toHaveBeenCalledWith(9);
+      expect(repository.insert).toHaveBeenCalledWith({
+        userId: 9,
+        name: 'ci',
+        mode: 'live',
+        prefix: created.key.slice(0, 12),
+        keyHash: hashApiKey(created.key),
+      });
     });
 
     it('should answer 409 API_KEY_LIMIT_REACHED with the limit when the user holds the maximum', async () => {
@@ -136,13 +136,13 @@ describe(ApiKeysService.name, () => {
   });
 
   describe('password change', () => {
-    it('should revoke the user’s keys in the password change’s transaction', async () => {
+    it('should revoke the user’s keys when the password changes', async () => {
       sut.onModuleInit();
       const [hook] = users.onPasswordChange.mock.calls[0];
 
-      await hook(9, manager);
+      await hook(9);
 
-      expect(repository.deleteAllOfUser).toHaveBeenCalledWith(9, manager);
+      expect(repository.deleteAllOfUser).toHaveBeenCalledWith(9);
     });
   });
 

@@ -5,6 +5,7 @@ import {
   Logger,
   OnModuleInit,
 } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import {
   paginationOf,
   type Pagination,
@@ -13,6 +14,7 @@ import {
 import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import type { TxHost } from '../database/transactions.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
@@ -48,6 +50,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly apiKeys: ApiKeysRepository,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
     private readonly users: UsersService,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /**
@@ -55,7 +58,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
    * password could have minted keys, and they must not outlive it.
    */
   onModuleInit(): void {
-    this.users.onPasswordChange((userId, manager) => this.apiKeys.deleteAllOfUser(userId, manager));
+    this.users.onPasswordChange((userId) => this.apiKeys.deleteAllOfUser(userId));
   }
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
@@ -66,29 +69,26 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
       ]);
     }
     const key = generateApiKey(dto.mode);
-    const apiKey = await this.apiKeys.transaction(async (manager) => {
+    const apiKey = await this.txHost.withTransaction(async () => {
       // Concurrent creates by one user queue on the owner's row, so the count below is exact.
-      if (!(await this.users.lockForUpdate(manager, userId))) {
+      if (!(await this.users.lockForUpdate(userId))) {
         throw AuthErrors.invalidToken('its account no longer exists');
       }
       const limit = this.cfg.apiKeysPerUser;
-      if ((await this.apiKeys.countOfUser(userId, manager)) >= limit) {
+      if ((await this.apiKeys.countOfUser(userId)) >= limit) {
         throw new ApiException(
           'API_KEY_LIMIT_REACHED',
           `A user holds at most ${limit} API keys; revoke one first`,
           { limit },
         );
       }
-      return this.apiKeys.insert(
-        {
-          userId,
-          name: dto.name,
-          mode: dto.mode,
-          prefix: displayPrefixOf(key),
-          keyHash: hashApiKey(key),
-        },
-        manager,
-      );
+      return this.apiKeys.insert({
+        userId,
+        name: dto.name,
+        mode: dto.mode,
+        prefix: displayPrefixOf(key),
+        keyHash: hashApiKey(key),
+      });
     });
     return { apiKey, key };
   }

@@ -5,6 +5,7 @@ import type { PetStatus } from '../pets/pet-status.js';
 import { PetsRepository } from '../pets/pets.repository.js';
 import { openMigrated } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
+import { hostOf } from './transactions.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 // Demo data for people trying the service. Idempotent: categories are matched by name
@@ -33,7 +34,7 @@ const DEMO: Record<string, { description: string; pets: [string, string, PetStat
  * in its history, with no user (made outside the API), like any change.
  */
 async function seed(dataSource: DataSource): Promise<void> {
-  const petsRepository = new PetsRepository(dataSource, new PreparedStatements(false));
+  const prepared = new PreparedStatements(false);
   for (const [name, { description, pets }] of Object.entries(DEMO)) {
     await dataSource.transaction(async (manager) => {
       await manager.query(
@@ -50,13 +51,9 @@ async function seed(dataSource: DataSource): Promise<void> {
         [id],
       );
       if (count > 0) return;
+      const petsRepository = new PetsRepository(hostOf(manager), prepared);
       for (const [petName, breed, status] of pets) {
-        await petsRepository.insert(
-          { name: petName, categoryId: id, status, breed },
-          [],
-          NO_ACTOR,
-          manager,
-        );
+        await petsRepository.insert({ name: petName, categoryId: id, status, breed }, [], NO_ACTOR);
       }
       console.log(`seed: ${name}: ${pets.length} pets`);
     });

@@ -5,13 +5,14 @@ import {
   Logger,
   OnModuleInit,
 } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Readable } from 'node:stream';
-import type { EntityManager } from 'typeorm';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
 import { matchesIfNoneMatch } from '../common/http/conditional-requests.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
+import { afterCommit, type TxHost } from '../database/transactions.js';
 import type { PetActor } from '../pets/pet-actor.js';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
@@ -60,6 +61,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(appConfig.KEY) private readonly app: AppConfig,
     private readonly petsService: PetsService,
     private readonly imageProcessor: ImageProcessor,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /** For readiness: the storage answers (a look-up of a key no upload can have). */
@@ -69,9 +71,9 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Media's two hooks into pets' writes (src/pets/pet-hooks.ts, docs/media.md). */
   onModuleInit(): void {
-    this.petsService.onRemove((petId, manager) => this.releaseImagesOf(petId, manager));
-    this.petsService.onPhotoUrlsReplaced((petId, photoUrls, manager) =>
-      this.releaseImagesNotIn(petId, photoUrls, manager),
+    this.petsService.onRemove((petId) => this.releaseImagesOf(petId));
+    this.petsService.onPhotoUrlsReplaced((petId, photoUrls) =>
+      this.releaseImagesNotIn(petId, photoUrls),
     );
   }
 
@@ -118,25 +120,19 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
       CONTENT_TYPES[format],
     );
     try {
-      const [image, recorded] = await this.images.transaction(async (manager) => {
-        const appended = await this.petsService.appendPhotoUrl(petId, urlOf(key), actor, manager);
-        const inserted = await this.images.insert(
-          {
-            petId,
-            key,
-            thumbnailKey,
-            description: upload.description ?? null,
-            width: main.width,
-            height: main.height,
-            format,
-            bytes: main.data.length,
-          },
-          manager,
-        );
-        return [inserted, appended] as const;
+      return await this.txHost.withTransaction(async () => {
+        await this.petsService.appendPhotoUrl(petId, urlOf(key), actor);
+        return this.images.insert({
+          petId,
+          key,
+          thumbnailKey,
+          description: upload.description ?? null,
+          width: main.width,
+          height: main.height,
+          format,
+          bytes: main.data.length,
+        });
       });
-      recorded();
-      return image;
     } catch (error) {
       await this.deleteQuietly([key, thumbnailKey]);
       throw error;
@@ -166,16 +162,10 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Runs in the pet's deleting transaction: the rows go with the pet, the files after it. */
-  private async releaseImagesOf(
-    petId: number,
-    manager: EntityManager,
-  ): Promise<() => Promise<void>> {
-    const keys = await this.images.keysOfPet(petId, manager);
+  private async releaseImagesOf(petId: number): Promise<void> {
+    const keys = await this.images.keysOfPet(petId);
     // The pet is gone once this commits: a slow or hung storage must not hold the answer.
-    return () => {
-      this.inBackground(() => this.deleteQuietly(keys));
-      return Promise.resolve();
-    };
+    afterCommit(() => this.inBackground(() => this.deleteQuietly(keys)));
   }
 
   /**
@@ -183,19 +173,12 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
    * (row now, files after the commit), so that /images and photoUrls stay one list. URLs are
    * matched by their key, whatever base URL they were written with.
    */
-  private async releaseImagesNotIn(
-    petId: number,
-    photoUrls: string[],
-    manager: EntityManager,
-  ): Promise<() => Promise<void>> {
+  private async releaseImagesNotIn(petId: number, photoUrls: string[]): Promise<void> {
     const kept = photoUrls
       .map((url) => KEY_OF_MEDIA_URL.exec(url)?.[1])
       .filter((key): key is string => key !== undefined && isMediaKey(key));
-    const keys = await this.images.deleteAllBut(petId, kept, manager);
-    return () => {
-      if (keys.length > 0) this.inBackground(() => this.deleteQuietly(keys));
-      return Promise.resolve();
-    };
+    const keys = await this.images.deleteAllBut(petId, kept);
+    if (keys.length > 0) afterCommit(() => this.inBackground(() => this.deleteQuietly(keys)));
   }
 
   /** Runs work off the request path; it never rejects (deleteQuietly logs its failures). */

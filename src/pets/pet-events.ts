@@ -1,5 +1,3 @@
-import type { EntityManager } from 'typeorm';
-
 /** The kinds of change a pet's history records and webhooks publish (contract §7, Events). */
 export const PET_EVENT_TYPES = [
   'pet.created',
@@ -43,6 +41,7 @@ export interface PetEvent {
 
 /**
  * Receives recorded events not yet published, oldest first, inside the transaction that marks
- * them published: what it writes with `manager` commits with the mark, or neither does.
+ * them published: what its repositories write joins that transaction, so it commits with the
+ * mark, or neither does.
  */
-export type PetEventPublisher = (events: PetEvent[], manager: EntityManager) => Promise<void>;
+export type PetEventPublisher = (events: PetEvent[]) => Promise<void>;

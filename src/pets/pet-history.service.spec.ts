@@ -1,12 +1,11 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { EntityManager } from 'typeorm';
 import type { Principal } from '../common/types/principal.js';
 import { refusal } from '../../test/support/errors.js';
+import { fakeTxHost } from '../../test/support/transactions.js';
 import { decodeHistoryCursor } from './pet-history-cursor.js';
 import { PetHistoryService } from './pet-history.service.js';
 import type { PendingPetEventRow, PetEventRow, PetsRepository } from './pets.repository.js';
 
-const manager = {} as EntityManager;
 const admin: Principal = { kind: 'user', userId: 1, role: 'admin' };
 const user: Principal = { kind: 'user', userId: 2, role: 'user' };
 
@@ -52,7 +51,6 @@ function pendingRow(sequence: number, fields: Partial<PendingPetEventRow> = {}) 
 
 function fakeRepository() {
   return {
-    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
     findHistoryPage: jest.fn<PetsRepository['findHistoryPage']>(),
     lockPublishing: jest.fn<PetsRepository['lockPublishing']>(),
     findUnpublished: jest.fn<PetsRepository['findUnpublished']>(),
@@ -62,11 +60,13 @@ function fakeRepository() {
 
 describe(PetHistoryService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
+  let txHost: ReturnType<typeof fakeTxHost>;
   let sut: PetHistoryService;
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new PetHistoryService(repository as unknown as PetsRepository);
+    txHost = fakeTxHost();
+    sut = new PetHistoryService(repository as unknown as PetsRepository, txHost.asHost());
   });
 
   describe('list', () => {
@@ -138,36 +138,34 @@ describe(PetHistoryService.name, () => {
         pendingRow(5, { type: 'pet.status_changed', statusFrom: 'available', statusTo: 'pending' }),
       ]);
       const calls: string[] = [];
+      const inTransaction = (call: string) => calls.push(txHost.active ? call : `${call} outside`);
       repository.markPublished.mockImplementation(() => {
-        calls.push('mark');
+        inTransaction('mark');
         return Promise.resolve();
       });
-      const publisher = jest.fn((_events: unknown, _manager: EntityManager) => {
-        calls.push('publish');
+      const publisher = jest.fn((_events: unknown) => {
+        inTransaction('publish');
         return Promise.resolve();
       });
 
       expect(await sut.publishPending(publisher, 10)).toBe(2);
 
-      expect(repository.findUnpublished).toHaveBeenCalledWith(10, manager);
+      expect(repository.findUnpublished).toHaveBeenCalledWith(10);
       expect(calls).toEqual(['publish', 'mark']);
-      expect(publisher).toHaveBeenCalledWith(
-        [
-          expect.objectContaining({ sequence: 3, type: 'pet.updated', petId: 4 }),
-          expect.objectContaining({
-            sequence: 5,
-            type: 'pet.status_changed',
-            data: expect.objectContaining({
-              id: 4,
-              status: 'pending',
-              from: 'available',
-              to: 'pending',
-            }),
+      expect(publisher).toHaveBeenCalledWith([
+        expect.objectContaining({ sequence: 3, type: 'pet.updated', petId: 4 }),
+        expect.objectContaining({
+          sequence: 5,
+          type: 'pet.status_changed',
+          data: expect.objectContaining({
+            id: 4,
+            status: 'pending',
+            from: 'available',
+            to: 'pending',
           }),
-        ],
-        manager,
-      );
-      expect(repository.markPublished).toHaveBeenCalledWith([3, 5], manager);
+        }),
+      ]);
+      expect(repository.markPublished).toHaveBeenCalledWith([3, 5]);
     });
 
     it('should mark nothing published when the publisher throws', async () => {

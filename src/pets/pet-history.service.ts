@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import type { Principal } from '../common/types/principal.js';
+import type { TxHost } from '../database/transactions.js';
 import type { PetHistoryQueryDto } from './dto/pet-history.dto.js';
 import type { PetEventPublisher } from './pet-events.js';
 import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
@@ -23,7 +25,10 @@ export class PetHistoryService {
   private readonly logger = new Logger(PetHistoryService.name);
   private readonly listeners: (() => void)[] = [];
 
-  constructor(private readonly pets: PetsRepository) {}
+  constructor(
+    private readonly pets: PetsRepository,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+  ) {}
 
   /**
    * Newest first. Any caller may read an existing pet's history; a deleted pet's is an
@@ -61,15 +66,12 @@ export class PetHistoryService {
    * Returns how many were published.
    */
   async publishPending(publisher: PetEventPublisher, limit = 100): Promise<number> {
-    return this.pets.transaction(async (manager) => {
-      if (!(await this.pets.lockPublishing(manager))) return 0;
-      const rows = await this.pets.findUnpublished(limit, manager);
+    return this.txHost.withTransaction(async () => {
+      if (!(await this.pets.lockPublishing())) return 0;
+      const rows = await this.pets.findUnpublished(limit);
       if (rows.length === 0) return 0;
-      await publisher(rows.map(toPetEvent), manager);
-      await this.pets.markPublished(
-        rows.map((row) => row.sequence),
-        manager,
-      );
+      await publisher(rows.map(toPetEvent));
+      await this.pets.markPublished(rows.map((row) => row.sequence));
       return rows.length;
     });
   }

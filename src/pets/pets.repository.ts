@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
+import type { TxHost } from '../database/transactions.js';
 import type { PetActor } from './pet-actor.js';
 import type { PetChangedField, PetEventType } from './pet-events.js';
 import type { PetStatus } from './pet-status.js';
@@ -348,25 +348,21 @@ export class UnknownCategoryError extends Error {
 }
 
 /**
- * The pets module's only door to the database. Methods that take a `manager` run inside the
- * caller's transaction (see `transaction`); without one they use the pool.
+ * The pets module's only door to the database. Every method joins the transaction in
+ * progress, if any (see database/transactions.ts); without one it uses the pool.
  */
 @Injectable()
 export class PetsRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectTransactionHost() private readonly txHost: TxHost,
     private readonly prepared: PreparedStatements,
   ) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
 
   /** A page and the filters' total; an empty page past the start counts on its own. */
   async findPage(filters: PetListFilters): Promise<{ pets: PetRow[]; total: number }> {
     const { sql, params, countSql, countParams } = listPetsQuery(filters);
     const pets = await this.prepared.query<(PetRow & { total: number })[]>(
-      this.dataSource.manager,
+      this.txHost.tx,
       sql,
       params,
     );
@@ -374,7 +370,7 @@ export class PetsRepository {
     const total =
       pets[0]?.total ??
       (filters.offset > 0
-        ? (await this.dataSource.query<{ total: number }[]>(countSql, countParams))[0].total
+        ? (await this.txHost.tx.query<{ total: number }[]>(countSql, countParams))[0].total
         : 0);
     return { pets, total };
   }
@@ -384,7 +380,7 @@ export class PetsRepository {
    * category, whatever the number of pets, and one snapshot, so the counts agree.
    */
   async inventory(): Promise<InventoryRow[]> {
-    return this.dataSource.query<InventoryRow[]>(`
+    return this.txHost.tx.query<InventoryRow[]>(`
       SELECT c.id, c.name,
              COALESCE(sum(pc.count) FILTER (WHERE pc.status = 'available'), 0)::int8 AS available,
              COALESCE(sum(pc.count) FILTER (WHERE pc.status = 'pending'), 0)::int8 AS pending,
@@ -394,24 +390,16 @@ export class PetsRepository {
        ORDER BY c.name, c.id`);
   }
 
-  async findById(
-    id: number,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<PetRow | undefined> {
-    const [pet] = await this.prepared.query<PetRow[]>(manager, SELECT_PET_BY_ID, [id]);
+  async findById(id: number): Promise<PetRow | undefined> {
+    const [pet] = await this.prepared.query<PetRow[]>(this.txHost.tx, SELECT_PET_BY_ID, [id]);
     return pet;
   }
 
   /** Records `pet.created` by `actor`. `tags` must exist already (see `upsertTags`). */
-  async insert(
-    fields: PetWriteFields,
-    tags: string[],
-    actor: PetActor,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<PetRow> {
+  async insert(fields: PetWriteFields, tags: string[], actor: PetActor): Promise<PetRow> {
     const { sql, params } = insertPetQuery(fields, tags, actor);
     const [pet] = await refusingUnknownCategory(() =>
-      this.prepared.query<PetRow[]>(manager, sql, params),
+      this.prepared.query<PetRow[]>(this.txHost.tx, sql, params),
     );
     return pet;
   }
@@ -427,11 +415,10 @@ export class PetsRepository {
     fields: PetWriteFields,
     conditions: UpdateConditions,
     recordAs: PetActor | undefined,
-    manager: EntityManager = this.dataSource.manager,
   ): Promise<{ pet: PetRow; changes: PetChanges } | undefined> {
     const { sql, params } = updatePetQuery(id, fields, conditions, recordAs);
     const [row] = await refusingUnknownCategory(() =>
-      this.prepared.query<(PetRow & PetChanges)[]>(manager, sql, params),
+      this.prepared.query<(PetRow & PetChanges)[]>(this.txHost.tx, sql, params),
     );
     if (!row) return undefined;
     const { changedFields, statusFrom, ...pet } = row;
@@ -447,7 +434,6 @@ export class PetsRepository {
     id: number,
     changes: PetChanges,
     actor: PetActor,
-    manager: EntityManager,
   ): Promise<PetRow | undefined> {
     const { params, param } = parameters([id]);
     const diff = `(SELECT ${param(changes.changedFields)}::text[] AS "changedFields",
@@ -456,30 +442,27 @@ export class PetsRepository {
       WITH ${READ_BACK} AS (${SELECT_PET_BY_ID}),
       ${recordUpdateEvents(param, actor, diff)}
       SELECT * FROM ${READ_BACK}`;
-    const [pet] = await this.prepared.query<PetRow[]>(manager, sql, params);
+    const [pet] = await this.prepared.query<PetRow[]>(this.txHost.tx, sql, params);
     return pet;
   }
 
   /** The pet's status and version tag now; `undefined` when there is no such pet. */
-  async stateOf(
-    id: number,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<PetState | undefined> {
-    const [row] = await manager.query<PetState[]>(
+  async stateOf(id: number): Promise<PetState | undefined> {
+    const [row] = await this.txHost.tx.query<PetState[]>(
       `SELECT status, ${CURRENT_VERSION_TAG} AS "versionTag" FROM pets p WHERE id = $1`,
       [id],
     );
     return row;
   }
 
-  async exists(id: number, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
+  async exists(id: number): Promise<boolean> {
+    const rows = await this.txHost.tx.query<unknown[]>('SELECT 1 FROM pets WHERE id = $1', [id]);
     return rows.length > 0;
   }
 
   /** `undefined` when there is no such pet. */
   async photoUrlCount(id: number): Promise<number | undefined> {
-    const [row] = await this.dataSource.query<{ count: number }[]>(
+    const [row] = await this.txHost.tx.query<{ count: number }[]>(
       'SELECT cardinality(photo_urls) AS count FROM pets WHERE id = $1',
       [id],
     );
@@ -490,15 +473,9 @@ export class PetsRepository {
    * Records `pet.image_added` by `actor`. False when nothing was appended: no such pet, or
    * it already holds `max` URLs.
    */
-  async appendPhotoUrl(
-    id: number,
-    url: string,
-    max: number,
-    actor: PetActor,
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<boolean> {
+  async appendPhotoUrl(id: number, url: string, max: number, actor: PetActor): Promise<boolean> {
     const { params, param } = parameters([id, url, max]);
-    const rows = await manager.query<unknown[]>(
+    const rows = await this.txHost.tx.query<unknown[]>(
       `WITH changed AS (
          UPDATE pets SET photo_urls = array_append(photo_urls, $2),
                          updated_at = clock_timestamp(), version = version + 1
@@ -515,8 +492,8 @@ export class PetsRepository {
    * Locks the pet's row until the transaction ends and returns its version tag (the pet's
    * part cannot change until then); `undefined` when there is no such pet.
    */
-  async lock(id: number, manager: EntityManager): Promise<string | undefined> {
-    const [row] = await manager.query<{ versionTag: string }[]>(
+  async lock(id: number): Promise<string | undefined> {
+    const [row] = await this.txHost.tx.query<{ versionTag: string }[]>(
       `SELECT ${CURRENT_VERSION_TAG} AS "versionTag" FROM pets p WHERE id = $1 FOR UPDATE`,
       [id],
     );
@@ -524,11 +501,11 @@ export class PetsRepository {
   }
 
   /** Records `pet.deleted` by `actor`, the pet as it was its snapshot. */
-  async delete(id: number, actor: PetActor, manager: EntityManager): Promise<void> {
+  async delete(id: number, actor: PetActor): Promise<void> {
     const { params, param } = parameters([id]);
     // The tags are still read: a statement does not see its own changes, and the links'
     // cascade runs at its end.
-    await manager.query(
+    await this.txHost.tx.query(
       `WITH changed AS (DELETE FROM pets WHERE id = $1 RETURNING *),
        ${readBack()},
        ${recordOne(param, actor, 'pet.deleted', 'clock_timestamp()')}
@@ -549,7 +526,7 @@ export class PetsRepository {
     const before =
       page.beforeSequence === undefined ? '' : ` AND sequence < ${param(page.beforeSequence)}`;
     const offset = page.beforeSequence === undefined ? ` OFFSET ${param(page.offset)}` : '';
-    const [row] = await this.dataSource.query<
+    const [row] = await this.txHost.tx.query<
       { total: number; petExists: boolean; events: (PetEventRow & { occurredAt: string })[] }[]
     >(
       `SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
@@ -569,11 +546,11 @@ export class PetsRepository {
   }
 
   /**
-   * Takes the publishing lock until `manager`'s transaction ends; false when another
+   * Takes the publishing lock until the current transaction ends; false when another
    * transaction holds it.
    */
-  async lockPublishing(manager: EntityManager): Promise<boolean> {
-    const [{ locked }] = await manager.query<{ locked: boolean }[]>(
+  async lockPublishing(): Promise<boolean> {
+    const [{ locked }] = await this.txHost.tx.query<{ locked: boolean }[]>(
       'SELECT pg_try_advisory_xact_lock($1) AS locked',
       [PUBLISH_LOCK_KEY],
     );
@@ -581,8 +558,10 @@ export class PetsRepository {
   }
 
   /** The oldest `limit` events not yet published, oldest first. */
-  async findUnpublished(limit: number, manager: EntityManager): Promise<PendingPetEventRow[]> {
-    const rows = await manager.query<(PendingPetEventRow & { pet: Record<string, unknown> })[]>(
+  async findUnpublished(limit: number): Promise<PendingPetEventRow[]> {
+    const rows = await this.txHost.tx.query<
+      (PendingPetEventRow & { pet: Record<string, unknown> })[]
+    >(
       `SELECT ${EVENT_COLUMNS}, pet_id AS "petId", pet
          FROM pet_events WHERE published_at IS NULL ORDER BY sequence LIMIT $1`,
       [limit],
@@ -590,8 +569,8 @@ export class PetsRepository {
     return rows.map((row) => ({ ...row, pet: petRowOfSnapshot(row.pet) }));
   }
 
-  async markPublished(sequences: number[], manager: EntityManager): Promise<void> {
-    await manager.query(
+  async markPublished(sequences: number[]): Promise<void> {
+    await this.txHost.tx.query(
       'UPDATE pet_events SET published_at = now() WHERE sequence = ANY($1::int8[])',
       [sequences],
     );
@@ -602,8 +581,8 @@ export class PetsRepository {
    * are then locked before the (category, status) counter row in every write, and in one
    * order, the names' byte order, so two writes cannot each wait for the other (40P01).
    */
-  async upsertTags(names: string[], manager: EntityManager): Promise<void> {
-    await manager.query(
+  async upsertTags(names: string[]): Promise<void> {
+    await this.txHost.tx.query(
       `INSERT INTO tags (name)
        SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
        ON CONFLICT (name) DO NOTHING`,
@@ -615,14 +594,14 @@ export class PetsRepository {
    * The pet's tags become `names`, which must exist already (see `upsertTags`); returns the
    * names of those it had. Under the pet's row lock, so these are its last committed tags.
    */
-  async replaceTags(petId: number, names: string[], manager: EntityManager): Promise<string[]> {
-    const [removed] = await manager.query<[{ name: string }[], number]>(
+  async replaceTags(petId: number, names: string[]): Promise<string[]> {
+    const [removed] = await this.txHost.tx.query<[{ name: string }[], number]>(
       `DELETE FROM pet_tags pt USING tags t
         WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`,
       [petId],
     );
     if (names.length > 0) {
-      await manager.query(
+      await this.txHost.tx.query(
         `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
         [petId, names],
       );

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import type { EntityManager } from 'typeorm';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetActor } from './pet-actor.js';
 import { decodeCursor } from './pet-cursor.js';
@@ -11,9 +10,10 @@ import {
   type PetRow,
 } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
+import { afterCommit } from '../database/transactions.js';
 import { refusal } from '../../test/support/errors.js';
+import { fakeTxHost } from '../../test/support/transactions.js';
 
-const manager = {} as EntityManager;
 const actor: PetActor = { userId: 7, apiKeyPrefix: 'pk_test_abcd' };
 
 /** What the repository's update answers: the pet, and what changed (nothing by default). */
@@ -42,10 +42,9 @@ function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
   };
 }
 
-/** Every repository method a stub; `transaction` runs its work at once and records it. */
+/** Every repository method a stub. */
 function fakeRepository() {
   return {
-    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
     findPage: jest.fn<PetsRepository['findPage']>(),
     findById: jest.fn<PetsRepository['findById']>(),
     inventory: jest.fn<PetsRepository['inventory']>(),
@@ -71,18 +70,21 @@ const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit:
 
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
+  let txHost: ReturnType<typeof fakeTxHost>;
   let sut: PetsService;
   /** Nudges of PetHistoryService.onRecorded listeners, in order with the test's own events. */
   let nudges: number;
 
   beforeEach(() => {
     repository = fakeRepository();
-    const history = new PetHistoryService(repository as unknown as PetsRepository);
+    txHost = fakeTxHost();
+    jest.spyOn(txHost, 'withTransaction');
+    const history = new PetHistoryService(repository as unknown as PetsRepository, txHost.asHost());
     nudges = 0;
     history.onRecorded(() => {
       nudges += 1;
     });
-    sut = new PetsService(repository as unknown as PetsRepository, history);
+    sut = new PetsService(repository as unknown as PetsRepository, history, txHost.asHost());
   });
 
   describe('list', () => {
@@ -161,19 +163,19 @@ describe(PetsService.name, () => {
         [],
         actor,
       );
-      expect(repository.transaction).not.toHaveBeenCalled();
+      expect(txHost.withTransaction).not.toHaveBeenCalled();
       expect(nudges).toBe(1);
     });
 
     it('should create new tags first, then insert with them in the same transaction', async () => {
       const calls: string[] = [];
       repository.upsertTags.mockImplementation(() => {
-        calls.push('upsertTags');
+        calls.push(txHost.active ? 'upsertTags' : 'upsertTags outside');
         return Promise.resolve();
       });
       const withTags = petRow(3, { tags: [{ id: 1, name: 'calm' }] });
       repository.insert.mockImplementation(() => {
-        calls.push('insert');
+        calls.push(txHost.active ? 'insert' : 'insert outside');
         return Promise.resolve(withTags);
       });
 
@@ -183,8 +185,8 @@ describe(PetsService.name, () => {
       );
 
       expect(calls).toEqual(['upsertTags', 'insert']);
-      expect(repository.upsertTags).toHaveBeenCalledWith(['calm'], manager);
-      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor, manager);
+      expect(repository.upsertTags).toHaveBeenCalledWith(['calm']);
+      expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor);
       expect(pet).toBe(withTags);
     });
 
@@ -214,7 +216,6 @@ describe(PetsService.name, () => {
         { status: 'sold' },
         { fromStatuses: ['pending', 'sold'], versionTags: undefined },
         actor,
-        undefined,
       );
     });
 
@@ -273,18 +274,11 @@ describe(PetsService.name, () => {
         events.push('record');
         return Promise.resolve(petRow(1));
       });
-      repository.transaction.mockImplementation(async (work) => {
-        const result = await work(manager);
-        events.push('commit');
-        return result;
-      });
-      sut.onPhotoUrlsReplaced((petId, photoUrls, hookManager) => {
-        events.push(`hook ${petId} ${photoUrls.join(',')}`);
-        expect(hookManager).toBe(manager);
-        return Promise.resolve(() => {
-          events.push('clean-up');
-          return Promise.resolve();
-        });
+      txHost.onCommit = () => events.push('commit');
+      sut.onPhotoUrlsReplaced((petId, photoUrls) => {
+        events.push(`hook ${petId} ${photoUrls.join(',')}${txHost.active ? '' : ' outside'}`);
+        afterCommit(() => events.push('clean-up'));
+        return Promise.resolve();
       });
 
       await sut.update(1, { photoUrls: ['https://x/a.jpg'] }, actor);
@@ -314,7 +308,7 @@ describe(PetsService.name, () => {
       await sut.update(1, { status: 'pending', tags: ['calm'] }, actor);
 
       expect(calls).toEqual(['upsertTags', 'update', 'replaceTags', 'recordUpdate']);
-      expect(repository.replaceTags).toHaveBeenCalledWith(1, ['calm'], manager);
+      expect(repository.replaceTags).toHaveBeenCalledWith(1, ['calm']);
     });
 
     it('should record in the update’s own statement, and nudge only when it changed something', async () => {
@@ -356,9 +350,9 @@ describe(PetsService.name, () => {
         undefined,
       ]);
       expect(repository.recordUpdate.mock.calls).toEqual([
-        [1, { changedFields: ['name'], statusFrom: 'available' }, actor, manager],
-        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor, manager],
-        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor, manager],
+        [1, { changedFields: ['name'], statusFrom: 'available' }, actor],
+        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor],
+        [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor],
       ]);
       expect(nudges).toBe(3);
     });
@@ -374,20 +368,19 @@ describe(PetsService.name, () => {
         1,
         { changedFields: [], statusFrom: 'available' },
         actor,
-        manager,
       );
       expect(nudges).toBe(0);
     });
 
     it('should not run the photoUrls hooks when photoUrls is not replaced', async () => {
       repository.update.mockResolvedValue(updated(petRow(1)));
-      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      const hook = jest.fn(() => Promise.resolve());
       sut.onPhotoUrlsReplaced(hook);
 
       await sut.update(1, { name: 'Rex' }, actor);
 
       expect(hook).not.toHaveBeenCalled();
-      expect(repository.transaction).not.toHaveBeenCalled();
+      expect(txHost.withTransaction).not.toHaveBeenCalled();
     });
   });
 
@@ -402,29 +395,23 @@ describe(PetsService.name, () => {
         events.push('delete');
         return Promise.resolve();
       });
-      repository.transaction.mockImplementation(async (work) => {
-        const result = await work(manager);
-        events.push('commit');
-        return result;
-      });
+      txHost.onCommit = () => events.push('commit');
       sut.onRemove((petId) => {
-        events.push(`hook ${petId}`);
-        return Promise.resolve(() => {
-          events.push('clean-up');
-          return Promise.resolve();
-        });
+        events.push(`hook ${petId}${txHost.active ? '' : ' outside'}`);
+        afterCommit(() => events.push('clean-up'));
+        return Promise.resolve();
       });
 
       await sut.remove(5, actor);
 
       expect(events).toEqual(['lock', 'hook 5', 'delete', 'commit', 'clean-up']);
-      expect(repository.delete).toHaveBeenCalledWith(5, actor, manager);
+      expect(repository.delete).toHaveBeenCalledWith(5, actor);
       expect(nudges).toBe(1);
     });
 
     it('should answer 404 PET_NOT_FOUND and run no hook when there is no such pet', async () => {
       repository.lock.mockResolvedValue(undefined);
-      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      const hook = jest.fn(() => Promise.resolve());
       sut.onRemove(hook);
 
       const error = await refusal(sut.remove(5, actor));
@@ -436,7 +423,7 @@ describe(PetsService.name, () => {
 
     it('should answer 412 PRECONDITION_FAILED and run no hook when the locked version is not in If-Match', async () => {
       repository.lock.mockResolvedValue('2.1');
-      const hook = jest.fn(() => Promise.resolve(() => Promise.resolve()));
+      const hook = jest.fn(() => Promise.resolve());
       sut.onRemove(hook);
 
       const error = await refusal(sut.remove(5, actor, ['1.1']));
@@ -461,23 +448,38 @@ describe(PetsService.name, () => {
     it('should report a pet that is gone as 404, and a full one as 409, when nothing was appended', async () => {
       repository.appendPhotoUrl.mockResolvedValue(false);
       repository.exists.mockResolvedValue(false);
-      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor, manager))).code).toBe(
-        'PET_NOT_FOUND',
-      );
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor))).code).toBe('PET_NOT_FOUND');
 
       repository.exists.mockResolvedValue(true);
-      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor, manager))).code).toBe('CONFLICT');
-      expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, actor, manager);
+      expect((await refusal(sut.appendPhotoUrl(1, 'u', actor))).code).toBe('CONFLICT');
+      expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, actor);
     });
 
-    it('should nudge the listeners only when the caller says its transaction committed', async () => {
+    it('should nudge the listeners only once the caller’s transaction has committed', async () => {
+      repository.appendPhotoUrl.mockResolvedValue(true);
+      const events: string[] = [];
+      txHost.onCommit = () => events.push('commit');
+
+      await txHost.withTransaction(async () => {
+        await sut.appendPhotoUrl(1, 'u', actor);
+        events.push(`appended, ${nudges} nudges`);
+      });
+
+      expect(events).toEqual(['appended, 0 nudges', 'commit']);
+      expect(nudges).toBe(1);
+    });
+
+    it('should nudge nobody when the caller’s transaction rolls back', async () => {
       repository.appendPhotoUrl.mockResolvedValue(true);
 
-      const committed = await sut.appendPhotoUrl(1, 'u', actor, manager);
+      await expect(
+        txHost.withTransaction(async () => {
+          await sut.appendPhotoUrl(1, 'u', actor);
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
 
       expect(nudges).toBe(0);
-      committed();
-      expect(nudges).toBe(1);
     });
   });
 });

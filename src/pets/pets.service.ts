@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -8,6 +8,7 @@ import {
   satisfiesIfMatch,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
+import { afterCommit, type TxHost } from '../database/transactions.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
@@ -52,6 +53,7 @@ export class PetsService {
   constructor(
     private readonly pets: PetsRepository,
     private readonly history: PetHistoryService,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
@@ -96,9 +98,9 @@ export class PetsService {
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
     // One statement inserts, links the tags, reads back and records; new tags come before it.
     const pet = tags?.length
-      ? await this.pets.transaction(async (manager) => {
-          await this.pets.upsertTags(tags, manager);
-          return this.write(dto, () => this.pets.insert(row, tags, actor, manager));
+      ? await this.txHost.withTransaction(async () => {
+          await this.pets.upsertTags(tags);
+          return this.write(dto, () => this.pets.insert(row, tags, actor));
         })
       : await this.write(dto, () => this.pets.insert(row, [], actor));
     this.history.notifyRecorded();
@@ -117,14 +119,14 @@ export class PetsService {
       fromStatuses: to && PET_STATUSES.filter((from) => isAllowedMove(from, to)),
       versionTags: ifMatch === '*' ? undefined : ifMatch,
     };
-    const apply = async (recordAs: PetActor | undefined, manager?: EntityManager) => {
+    const apply = async (recordAs: PetActor | undefined) => {
       const updated = await this.write(dto, () =>
-        this.pets.update(id, fields, conditions, recordAs, manager),
+        this.pets.update(id, fields, conditions, recordAs),
       );
       if (updated) return updated;
       // Nothing matched: the pet is gone, its version is not the one the client read, or its
       // status does not allow the move (all read now). The precondition is reported first.
-      const current = await this.pets.stateOf(id, manager);
+      const current = await this.pets.stateOf(id);
       if (!current) throw petNotFound(id);
       if (ifMatch && !satisfiesIfMatch(ifMatch, current.versionTag)) {
         throw preconditionFailed(current.versionTag);
@@ -139,25 +141,22 @@ export class PetsService {
       return pet;
     }
     // The events are recorded last, once the tags and the other modules' rows are written.
-    const [pet, recorded, afterCommit] = await this.pets.transaction(async (manager) => {
-      if (tags?.length) await this.pets.upsertTags(tags, manager);
-      const { changes: written } = await apply(undefined, manager);
+    return this.txHost.withTransaction(async () => {
+      if (tags?.length) await this.pets.upsertTags(tags);
+      const { changes: written } = await apply(undefined);
       const tagsChanged =
-        tags !== undefined && !sameNames(await this.pets.replaceTags(id, tags, manager), tags);
+        tags !== undefined && !sameNames(await this.pets.replaceTags(id, tags), tags);
       const changes = tagsChanged
         ? { ...written, changedFields: [...written.changedFields, 'tags'] }
         : written;
-      const cleanups: (() => Promise<void>)[] = [];
       if (photoUrls) {
-        for (const hook of this.photoUrlsHooks) cleanups.push(await hook(id, photoUrls, manager));
+        for (const hook of this.photoUrlsHooks) await hook(id, photoUrls);
       }
-      const updated = await this.pets.recordUpdate(id, changes, actor, manager);
+      const updated = await this.pets.recordUpdate(id, changes, actor);
       if (!updated) throw petNotFound(id);
-      return [updated, recordsEvents(changes, updated), cleanups] as const;
+      if (recordsEvents(changes, updated)) afterCommit(() => this.history.notifyRecorded());
+      return updated;
     });
-    if (recorded) this.history.notifyRecorded();
-    for (const cleanup of afterCommit) await cleanup();
-    return pet;
   }
 
   /** Registers work to run with every PUT that replaces photoUrls (see pet-hooks.ts). */
@@ -172,17 +171,14 @@ export class PetsService {
    * delete.
    */
   async remove(id: number, actor: PetActor, ifMatch?: IfMatch): Promise<void> {
-    const afterCommit = await this.pets.transaction(async (manager) => {
-      const versionTag = await this.pets.lock(id, manager);
+    await this.txHost.withTransaction(async () => {
+      const versionTag = await this.pets.lock(id);
       if (versionTag === undefined) throw petNotFound(id);
       if (ifMatch && !satisfiesIfMatch(ifMatch, versionTag)) throw preconditionFailed(versionTag);
-      const cleanups: (() => Promise<void>)[] = [];
-      for (const hook of this.removalHooks) cleanups.push(await hook(id, manager));
-      await this.pets.delete(id, actor, manager);
-      return cleanups;
+      for (const hook of this.removalHooks) await hook(id);
+      await this.pets.delete(id, actor);
+      afterCommit(() => this.history.notifyRecorded());
     });
-    this.history.notifyRecorded();
-    for (const cleanup of afterCommit) await cleanup();
   }
 
   /** Registers work to run with every pet deletion (see pet-hooks.ts). */
@@ -203,18 +199,16 @@ export class PetsService {
 
   /**
    * Adds one URL to the pet's photoUrls and records `pet.image_added`, within the caller's
-   * transaction when given one. Returns what to call once that transaction has committed.
+   * transaction when there is one.
    */
-  async appendPhotoUrl(
-    id: number,
-    url: string,
-    actor: PetActor,
-    manager?: EntityManager,
-  ): Promise<() => void> {
-    if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, actor, manager)) {
-      return () => this.history.notifyRecorded();
-    }
-    throw (await this.pets.exists(id, manager)) ? photoUrlsFull(id) : petNotFound(id);
+  appendPhotoUrl(id: number, url: string, actor: PetActor): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, actor)) {
+        afterCommit(() => this.history.notifyRecorded());
+        return;
+      }
+      throw (await this.pets.exists(id)) ? photoUrlsFull(id) : petNotFound(id);
+    });
   }
 
   private async load(id: number): Promise<PetRow> {

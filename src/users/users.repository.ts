@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { In, Repository } from 'typeorm';
 import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
+import type { TxHost } from '../database/transactions.js';
 import { UserStatus } from './user-status.js';
 import { User } from './user.entity.js';
 
@@ -27,19 +28,15 @@ export class UserFieldTakenError extends Error {
 }
 
 /**
- * The users module's only door to the database. Methods that take a `manager` run inside the
- * caller's transaction (see `transaction`); without one they use the pool.
+ * The users module's only door to the database. Every method joins the transaction in
+ * progress, if any (see database/transactions.ts); without one it uses the pool.
  */
 @Injectable()
 export class UsersRepository {
-  private readonly users: Repository<User>;
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.users = dataSource.getRepository(User);
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  private get users(): Repository<User> {
+    return this.txHost.tx.getRepository(User);
   }
 
   /** Ordered by id. */
@@ -52,8 +49,8 @@ export class UsersRepository {
     return { users, total };
   }
 
-  findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
-    return manager.findOneBy(User, { id });
+  findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
   }
 
   /** Usernames are unique case-insensitively, so this finds at most one. */
@@ -88,7 +85,7 @@ export class UsersRepository {
     email: string,
     passwordHash: string,
   ): Promise<boolean> {
-    const inserted = await this.dataSource.query<unknown[]>(
+    const inserted = await this.txHost.tx.query<unknown[]>(
       `INSERT INTO users (username, email, password_hash, role, user_status)
        VALUES ($1, $2, $3, 'admin', $4)
        ON CONFLICT DO NOTHING
@@ -102,14 +99,9 @@ export class UsersRepository {
    * Writes `changes` (fields left undefined are kept) in one statement. False when nothing
    * matched: no such user, or (with `versions`) its version is none of them.
    */
-  async update(
-    id: number,
-    changes: UserFields,
-    versions: number[] | undefined,
-    manager: EntityManager,
-  ): Promise<boolean> {
+  async update(id: number, changes: UserFields, versions: number[] | undefined): Promise<boolean> {
     const result = await refusingTakenFields(() =>
-      manager.update(User, whereVersion(id, versions), changes),
+      this.users.update(whereVersion(id, versions), changes),
     );
     return Boolean(result.affected);
   }
@@ -121,10 +113,11 @@ export class UsersRepository {
   }
 
   /** Locks the user's row until the transaction ends; false when there is no such user. */
-  async lock(id: number, manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>('SELECT id FROM users WHERE id = $1 FOR UPDATE', [
-      id,
-    ]);
+  async lock(id: number): Promise<boolean> {
+    const rows = await this.txHost.tx.query<unknown[]>(
+      'SELECT id FROM users WHERE id = $1 FOR UPDATE',
+      [id],
+    );
     return rows.length > 0;
   }
 }

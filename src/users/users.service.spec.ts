@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
@@ -9,8 +8,7 @@ import type { User } from './user.entity.js';
 import { UserFieldTakenError, UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 import { refusal } from '../../test/support/errors.js';
-
-const manager = {} as EntityManager;
+import { fakeTxHost } from '../../test/support/transactions.js';
 
 function user(id: number, fields: Partial<User> = {}): User {
   const at = new Date(Date.UTC(2026, 0, 1));
@@ -32,10 +30,9 @@ function user(id: number, fields: Partial<User> = {}): User {
   };
 }
 
-/** Every repository method a stub; `transaction` runs its work at once. */
+/** Every repository method a stub. */
 function fakeRepository() {
   return {
-    transaction: jest.fn(<T>(work: (m: EntityManager) => Promise<T>) => work(manager)),
     findPage: jest.fn<UsersRepository['findPage']>(),
     findById: jest.fn<UsersRepository['findById']>(),
     findByUsername: jest.fn<UsersRepository['findByUsername']>(),
@@ -61,10 +58,12 @@ describe(UsersService.name, () => {
     isLocked: jest.Mock<(username: string) => Promise<boolean>>;
     recordFailure: jest.Mock<(username: string) => Promise<void>>;
   };
+  let txHost: ReturnType<typeof fakeTxHost>;
   let sut: UsersService;
 
   beforeEach(() => {
     repository = fakeRepository();
+    txHost = fakeTxHost();
     lockout = {
       isLocked: jest.fn(() => Promise.resolve(false)),
       recordFailure: jest.fn(() => Promise.resolve()),
@@ -73,6 +72,7 @@ describe(UsersService.name, () => {
       repository as unknown as UsersRepository,
       passwords,
       lockout as unknown as LoginLockoutService,
+      txHost.asHost(),
       { accessStateCacheTtlMs: 60_000 } as AuthConfig,
     );
   });
@@ -136,12 +136,7 @@ describe(UsersService.name, () => {
       it('should write the change, without currentPassword, when it is the user’s password', async () => {
         await sut.update(7, { email: 'new@example.com', currentPassword: 'old password' });
 
-        expect(repository.update).toHaveBeenCalledWith(
-          7,
-          { email: 'new@example.com' },
-          undefined,
-          manager,
-        );
+        expect(repository.update).toHaveBeenCalledWith(7, { email: 'new@example.com' }, undefined);
         expect(lockout.recordFailure).not.toHaveBeenCalled();
       });
 
@@ -198,18 +193,26 @@ describe(UsersService.name, () => {
     });
 
     it('should store a new password’s hash, cut off earlier tokens, and run the hooks in the same transaction', async () => {
-      const hook = jest.fn((_userId: number, _manager: EntityManager) => Promise.resolve());
+      const inTransaction: boolean[] = [];
+      const hook = jest.fn((_userId: number) => {
+        inTransaction.push(txHost.active);
+        return Promise.resolve();
+      });
+      repository.update.mockImplementation(() => {
+        inTransaction.push(txHost.active);
+        return Promise.resolve(true);
+      });
       sut.onPasswordChange(hook);
       const before = Date.now();
 
       await sut.update(7, { password: 'new password' });
 
-      expect(repository.findById).toHaveBeenCalledWith(7, manager);
-      const [, changes, , updateManager] = repository.update.mock.calls[0];
-      expect(updateManager).toBe(manager);
+      expect(repository.findById).toHaveBeenCalledWith(7);
+      const [, changes] = repository.update.mock.calls[0];
       expect(changes.passwordHash).toBe('hash of new password');
       expect(changes.tokensValidAfter!.getTime()).toBeGreaterThanOrEqual(before);
-      expect(hook).toHaveBeenCalledWith(7, manager);
+      expect(hook).toHaveBeenCalledWith(7);
+      expect(inTransaction).toEqual([true, true]);
     });
 
     it.each([UserStatus.Disabled, UserStatus.Pending])(

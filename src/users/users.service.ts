@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { TtlCache } from '../common/cache/ttl-cache.js';
 import {
   paginationOf,
@@ -15,6 +15,7 @@ import {
 } from '../common/http/conditional-requests.js';
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import type { TxHost } from '../database/transactions.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
@@ -30,8 +31,8 @@ export interface AccessState {
   tokensValidAfter: Date | null;
 }
 
-/** Runs in the transaction that changes a user's password. */
-export type PasswordChangeHook = (userId: number, manager: EntityManager) => Promise<void>;
+/** Runs in the transaction that changes a user's password (its repositories join it). */
+export type PasswordChangeHook = (userId: number) => Promise<void>;
 
 export interface UserPage {
   users: User[];
@@ -57,6 +58,7 @@ export class UsersService {
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
     private readonly lockout: LoginLockoutService,
+    @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(authConfig.KEY) cfg: AuthConfig,
   ) {
     this.accessStates = new TtlCache(cfg.accessStateCacheTtlMs, ACCESS_STATE_MAX_ENTRIES);
@@ -68,11 +70,11 @@ export class UsersService {
   }
 
   /**
-   * Locks the user's row until `manager`'s transaction ends, so that work counted per user
+   * Locks the user's row until the current transaction ends, so that work counted per user
    * (such as its API keys) is serialised. False when the user does not exist.
    */
-  lockForUpdate(manager: EntityManager, userId: number): Promise<boolean> {
-    return this.users.lock(userId, manager);
+  lockForUpdate(userId: number): Promise<boolean> {
+    return this.users.lock(userId);
   }
 
   async list(query: LargePageQueryDto): Promise<UserPage> {
@@ -113,15 +115,15 @@ export class UsersService {
     const deactivated = fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
     if (passwordHash !== undefined) changes.passwordHash = passwordHash;
     if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
-    const saved = await this.users.transaction(async (manager) => {
+    const saved = await this.txHost.withTransaction(async () => {
       const updated = await refusingTakenFields(() =>
-        this.users.update(id, changes, rowVersionsIn(ifMatch), manager),
+        this.users.update(id, changes, rowVersionsIn(ifMatch)),
       );
-      const user = await this.users.findById(id, manager);
+      const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
       if (passwordHash !== undefined) {
-        for (const hook of this.passwordChangeHooks) await hook(id, manager);
+        for (const hook of this.passwordChangeHooks) await hook(id);
       }
       return user;
     });

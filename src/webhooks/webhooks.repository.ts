@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { Repository } from 'typeorm';
+import type { TxHost } from '../database/transactions.js';
 import type { PetEventType } from '../pets/pet-events.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 
@@ -27,10 +28,10 @@ export type WebhookSubscriptionChanges = Partial<
  */
 @Injectable()
 export class WebhooksRepository {
-  private readonly subscriptions: Repository<WebhookSubscription>;
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.subscriptions = dataSource.getRepository(WebhookSubscription);
+  private get subscriptions(): Repository<WebhookSubscription> {
+    return this.txHost.tx.getRepository(WebhookSubscription);
   }
 
   insertSubscription(subscription: NewWebhookSubscription): Promise<WebhookSubscription> {
@@ -88,15 +89,14 @@ export class WebhooksRepository {
     secret: string,
     previousSecretExpiresAt: Date,
   ): Promise<WebhookSubscription | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const subscriptions = manager.getRepository(WebhookSubscription);
-      const result = await subscriptions
+    return this.txHost.withTransaction(async () => {
+      const result = await this.subscriptions
         .createQueryBuilder()
         .update()
         .set({ secret, previousSecret: () => '"secret"', previousSecretExpiresAt })
         .where('id = :id', { id })
         .execute();
-      return result.affected ? subscriptions.findOneBy({ id }) : null;
+      return result.affected ? this.subscriptions.findOneBy({ id }) : null;
     });
   }
 

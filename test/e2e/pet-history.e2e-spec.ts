@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { EntityManager } from 'typeorm';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../../src/database/transactions.js';
 import type { PetEvent } from '../../src/pets/pet-events.js';
 import { PetHistoryService } from '../../src/pets/pet-history.service.js';
 import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
@@ -425,8 +426,11 @@ describe('Pet history (e2e)', () => {
     it('should leave events unpublished, and what the publisher wrote undone, when it throws', async () => {
       await drain();
       const pet = await newPet();
-      const failing = async (_events: PetEvent[], manager: EntityManager) => {
-        await manager.query('CREATE TABLE test_publisher_wrote (id int)');
+      const failing = async () => {
+        // Joins the publishing transaction, as the publisher's repositories do.
+        await t.app
+          .get<TxHost>(TransactionHost)
+          .tx.query('CREATE TABLE test_publisher_wrote (id int)');
         throw new Error('the receiver is down');
       };
 

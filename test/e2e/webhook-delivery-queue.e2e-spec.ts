@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { TransactionHost } from '@nestjs-cls/transactional';
 import { DataSource } from 'typeorm';
+import type { TxHost } from '../../src/database/transactions.js';
 import type { PetEventType } from '../../src/pets/pet-events.js';
 import {
   WebhookDeliveriesRepository,
@@ -49,7 +51,7 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
     return id;
   };
   const fanOut = (events: OutgoingEvent[]) =>
-    dataSource.transaction((manager) => sut.insertForEvents(events, manager));
+    t.app.get<TxHost>(TransactionHost).withTransaction(() => sut.insertForEvents(events));
   const deliveriesOf = (subscriptionId: number) =>
     dataSource.query<
       { id: number; eventId: string; status: string; attempts: number; leaseToken: string | null }[]
@@ -75,7 +77,7 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
     // The app's own worker stops, as at shutdown: this spec claims by hand.
     await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
     dataSource = t.dataSource;
-    sut = new WebhookDeliveriesRepository(dataSource);
+    sut = t.app.get(WebhookDeliveriesRepository);
   });
   afterAll(async () => {
     await t?.close();
@@ -130,8 +132,8 @@ describe('Webhook delivery queue (e2e, its SQL)', () => {
       const id = await subscribe();
 
       await expect(
-        dataSource.transaction(async (manager) => {
-          await sut.insertForEvents([event('pet.created', (petIds += 1))], manager);
+        t.app.get<TxHost>(TransactionHost).withTransaction(async () => {
+          await sut.insertForEvents([event('pet.created', (petIds += 1))]);
           throw new Error('publishing failed');
         }),
       ).rejects.toThrow('publishing failed');
@@ -489,7 +491,7 @@ withServer('Webhook delivery queue under concurrent workers (e2e, PostgreSQL)', 
   beforeAll(async () => {
     t = await createTestApp({}, { signIn: false });
     await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
-    sut = new WebhookDeliveriesRepository(t.dataSource);
+    sut = t.app.get(WebhookDeliveriesRepository);
   });
   afterAll(async () => {
     await t?.close();
@@ -505,7 +507,7 @@ withServer('Webhook delivery queue under concurrent workers (e2e, PostgreSQL)', 
        RETURNING id`,
     );
     const events = [event('pet.created', (petIds += 1)), event('pet.created', (petIds += 1))];
-    await t.dataSource.transaction((manager) => sut.insertForEvents(events, manager));
+    await t.app.get<TxHost>(TransactionHost).withTransaction(() => sut.insertForEvents(events));
     const holder = t.dataSource.createQueryRunner();
     await holder.connect();
     await holder.startTransaction();
@@ -531,7 +533,7 @@ withServer('Webhook delivery queue under concurrent workers (e2e, PostgreSQL)', 
        VALUES ('http://127.0.0.1:9/hook', '{pet.created}', 'whsec_c2VjcmV0', now() - interval '1 minute')`,
     );
     const events = Array.from({ length: 60 }, () => event('pet.created', (petIds += 1)));
-    await t.dataSource.transaction((manager) => sut.insertForEvents(events, manager));
+    await t.app.get<TxHost>(TransactionHost).withTransaction(() => sut.insertForEvents(events));
 
     const claims = await Promise.all(
       Array.from({ length: 6 }, () => sut.claim(15, randomUUID(), LEASE_MS)),

@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../../src/database/transactions.js';
 import type { PetEventType } from '../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
@@ -407,21 +409,19 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
       const s = await subscribe();
       const body = JSON.stringify({ type: 'pet.created', timestamp: new Date().toISOString() });
       // Fanned out as the subscription is disabled: the delivery waits.
-      await t.dataSource.transaction(async (manager) => {
-        await t.app.get(WebhookDeliveriesRepository).insertForEvents(
-          [
-            {
-              sequence: 1,
-              id: 'evt_waiting',
-              type: 'pet.created',
-              petId: 1,
-              occurredAt: new Date(),
-              body,
-            },
-          ],
-          manager,
-        );
-        await manager.query(`UPDATE webhook_subscriptions SET enabled = false WHERE id = $1`, [
+      const txHost = t.app.get<TxHost>(TransactionHost);
+      await txHost.withTransaction(async () => {
+        await t.app.get(WebhookDeliveriesRepository).insertForEvents([
+          {
+            sequence: 1,
+            id: 'evt_waiting',
+            type: 'pet.created',
+            petId: 1,
+            occurredAt: new Date(),
+            body,
+          },
+        ]);
+        await txHost.tx.query(`UPDATE webhook_subscriptions SET enabled = false WHERE id = $1`, [
           s.id,
         ]);
       });

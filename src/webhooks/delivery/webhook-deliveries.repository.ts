@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../../database/transactions.js';
 import type { PetEventType } from '../../pets/pet-events.js';
 import type { DeliveryStatus } from '../webhook-delivery.entity.js';
 
@@ -108,16 +108,16 @@ const MOVE_FOLLOWERS = `
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
   /**
    * One delivery per event and enabled subscription that asked for the event's type and
    * existed when it happened, in the caller's transaction (the one that marks the events
    * published). An event fanned out twice adds nothing. How many deliveries were added.
    */
-  async insertForEvents(events: OutgoingEvent[], manager: EntityManager): Promise<number> {
+  async insertForEvents(events: OutgoingEvent[]): Promise<number> {
     if (events.length === 0) return 0;
-    const rows = await manager.query<unknown[]>(
+    const rows = await this.txHost.tx.query<unknown[]>(
       // Not due before the pet's earlier delivery is (see holdFollowers).
       `INSERT INTO webhook_deliveries
               (subscription_id, event_sequence, event_id, event_type, pet_id, body, next_attempt_at)
@@ -157,7 +157,7 @@ export class WebhookDeliveriesRepository {
    * that cannot be sent yet.
    */
   async claim(limit: number, token: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const [rows] = await this.dataSource.query<[ClaimedDelivery[], number]>(
+    const [rows] = await this.txHost.tx.query<[ClaimedDelivery[], number]>(
       `WITH due AS (
          SELECT candidate.id
            FROM webhook_subscriptions s
@@ -205,13 +205,14 @@ export class WebhookDeliveriesRepository {
     outcome: AttemptOutcome,
     disable: DisableRule,
   ): Promise<RecordedAttempt | undefined> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.txHost.withTransaction(async () => {
       // The subscription first, as its DELETE locks it before cascading to the deliveries.
-      await manager.query(`SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR NO KEY UPDATE`, [
-        delivery.subscriptionId,
-      ]);
+      await this.txHost.tx.query(
+        `SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR NO KEY UPDATE`,
+        [delivery.subscriptionId],
+      );
       const finishedAt = new Date(attempt.attemptedAt.getTime() + attempt.durationMs);
-      const [, updated] = await manager.query<[unknown[], number]>(
+      const [, updated] = await this.txHost.tx.query<[unknown[], number]>(
         `UPDATE webhook_deliveries
             SET attempts = attempts + 1, status = $4::varchar,
                 first_attempt_at = coalesce(first_attempt_at, $3), last_attempt_at = $3,
@@ -230,11 +231,11 @@ export class WebhookDeliveriesRepository {
       );
       if (updated !== 1) return undefined;
       if (outcome.status === 'pending') {
-        await this.holdFollowers(delivery.id, outcome.nextAttemptAt, manager);
+        await this.holdFollowers(delivery.id, outcome.nextAttemptAt);
       } else {
-        await this.releaseFollowers(delivery.id, finishedAt, manager);
+        await this.releaseFollowers(delivery.id, finishedAt);
       }
-      await manager.query(
+      await this.txHost.tx.query(
         `INSERT INTO webhook_delivery_attempts
                 (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
          VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -248,19 +249,19 @@ export class WebhookDeliveriesRepository {
         ],
       );
       if (outcome.status === 'succeeded') {
-        await manager.query(
+        await this.txHost.tx.query(
           `UPDATE webhook_subscriptions SET failing_since = NULL
             WHERE id = $1 AND failing_since IS NOT NULL`,
           [delivery.subscriptionId],
         );
         return { disabledSubscription: false };
       }
-      await manager.query(
+      await this.txHost.tx.query(
         `UPDATE webhook_subscriptions SET failing_since = $2
           WHERE id = $1 AND failing_since IS NULL`,
         [delivery.subscriptionId, attempt.attemptedAt],
       );
-      const [, disabled] = await manager.query<[unknown[], number]>(
+      const [, disabled] = await this.txHost.tx.query<[unknown[], number]>(
         `UPDATE webhook_subscriptions
             SET enabled = false, disabled_reason = $4, updated_at = $2
           WHERE id = $1 AND enabled
@@ -275,8 +276,8 @@ export class WebhookDeliveriesRepository {
    * A pet's later pending deliveries cannot go before its delivery `id` has: they become due
    * no sooner than its next attempt, so that the claim does not read them meanwhile.
    */
-  private async holdFollowers(id: number, until: Date, manager: EntityManager): Promise<void> {
-    await manager.query(`${MOVE_FOLLOWERS} AND f.next_attempt_at < $2`, [id, until]);
+  private async holdFollowers(id: number, until: Date): Promise<void> {
+    await this.txHost.tx.query(`${MOVE_FOLLOWERS} AND f.next_attempt_at < $2`, [id, until]);
   }
 
   /**
@@ -284,8 +285,8 @@ export class WebhookDeliveriesRepository {
    * (never attempted) are due: it may have ended before the time they were held until (a
    * retry by hand).
    */
-  private async releaseFollowers(id: number, at: Date, manager: EntityManager): Promise<void> {
-    await manager.query(`${MOVE_FOLLOWERS} AND f.attempts = 0 AND f.next_attempt_at > $2`, [
+  private async releaseFollowers(id: number, at: Date): Promise<void> {
+    await this.txHost.tx.query(`${MOVE_FOLLOWERS} AND f.attempts = 0 AND f.next_attempt_at > $2`, [
       id,
       at,
     ]);
@@ -293,7 +294,7 @@ export class WebhookDeliveriesRepository {
 
   /** Whether the subscription exists (the delivery log's routes answer 404 otherwise). */
   async subscriptionExists(subscriptionId: number): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
+    const rows = await this.txHost.tx.query<unknown[]>(
       `SELECT 1 FROM webhook_subscriptions WHERE id = $1`,
       [subscriptionId],
     );
@@ -309,14 +310,14 @@ export class WebhookDeliveriesRepository {
   ): Promise<{ deliveries: DeliveryRow[]; total: number }> {
     const filter = `d.subscription_id = $1 AND ($2::varchar IS NULL OR d.status = $2)`;
     const [records, [{ total }]] = await Promise.all([
-      this.dataSource.query<DeliveryRecord[]>(
+      this.txHost.tx.query<DeliveryRecord[]>(
         `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
           WHERE ${filter}
           ORDER BY d.id DESC
           LIMIT $3 OFFSET $4`,
         [subscriptionId, status ?? null, limit, offset],
       ),
-      this.dataSource.query<{ total: number }[]>(
+      this.txHost.tx.query<{ total: number }[]>(
         `SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${filter}`,
         [subscriptionId, status ?? null],
       ),
@@ -326,7 +327,7 @@ export class WebhookDeliveriesRepository {
 
   /** The subscription's delivery, or undefined (also when it is another subscription's). */
   async findOne(subscriptionId: number, deliveryId: number): Promise<DeliveryRow | undefined> {
-    const [record] = await this.dataSource.query<DeliveryRecord[]>(
+    const [record] = await this.txHost.tx.query<DeliveryRecord[]>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
         WHERE d.id = $2 AND d.subscription_id = $1`,
       [subscriptionId, deliveryId],
@@ -336,7 +337,7 @@ export class WebhookDeliveriesRepository {
 
   /** The delivery's latest `limit` attempts, newest first. */
   findAttempts(deliveryId: number, limit: number): Promise<AttemptRow[]> {
-    return this.dataSource.query<AttemptRow[]>(
+    return this.txHost.tx.query<AttemptRow[]>(
       `SELECT attempted_at AS "attemptedAt", status_code AS "statusCode",
               duration_ms AS "durationMs", error, response_body AS "responseBody"
          FROM webhook_delivery_attempts
@@ -352,7 +353,7 @@ export class WebhookDeliveriesRepository {
    * their attempts; returns how many.
    */
   async deleteEndedBefore(before: Date, limit: number): Promise<number> {
-    const [, deleted] = await this.dataSource.query<[unknown[], number]>(
+    const [, deleted] = await this.txHost.tx.query<[unknown[], number]>(
       // Checked again outside: a retry may have made one pending while the DELETE waited.
       `DELETE FROM webhook_deliveries
         WHERE id IN (SELECT id FROM webhook_deliveries
@@ -370,7 +371,7 @@ export class WebhookDeliveriesRepository {
    * delivery.
    */
   async makeDueNow(subscriptionId: number, deliveryId: number): Promise<boolean> {
-    const [, updated] = await this.dataSource.query<[unknown[], number]>(
+    const [, updated] = await this.txHost.tx.query<[unknown[], number]>(
       `UPDATE webhook_deliveries
           SET status = 'pending', next_attempt_at = now(), completed_at = NULL,
               first_attempt_at = NULL

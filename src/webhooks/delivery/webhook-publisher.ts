@@ -44,7 +44,7 @@ export class WebhookPublisher implements OnModuleInit {
     while ((await this.history.publishPending(this.publish, PUBLISH_BATCH)) === PUBLISH_BATCH);
   }
 
-  private readonly publish: PetEventPublisher = async (events, manager) => {
+  private readonly publish: PetEventPublisher = async (events) => {
     await this.deliveries.insertForEvents(
       events.map((event) => ({
         sequence: event.sequence,
@@ -54,7 +54,6 @@ export class WebhookPublisher implements OnModuleInit {
         occurredAt: event.occurredAt,
         body: webhookPayload(event),
       })),
-      manager,
     );
   };
 }
