@@ -29,7 +29,7 @@ import {
  * - both windows counted on every request, then the request refused if either is spent
  *   (the base guard stops counting at the first spent window);
  * - a refused credential also spends its address's budget of refused credentials, which
- *   IdentifyGuard checks before looking any credential up (and answers 429 past it);
+ *   ResolveCredentialsGuard checks before looking any credential up (and answers 429 past it);
  * - on a `@SkipThrottle()` route (GET /rate-limit) a valid credential spends only its
  *   address's budget of such reads; a missing or refused one is counted as everywhere;
  * - the headers of the tightest window only, and the contract's 429 body.

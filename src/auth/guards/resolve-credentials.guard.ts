@@ -10,10 +10,12 @@ import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 
 /**
- * First global guard: works out who the request acts as and records it on the request
- * (`principal`) or records why its credential was refused (`authFailure`), but never
- * refuses the request itself, so that the rate limiter after it can count invalid
- * credentials by client address before AuthenticationGuard rejects them.
+ * First global guard: resolves the request's credentials into who it acts as
+ * (`request.principal`), or why they were refused (`request.authFailure`), or a rate-limit
+ * refusal recorded instead of a look-up (`request.rateLimitRefusal`). It never refuses the
+ * request itself (hence its name: it resolves, AuthenticationGuard refuses), so that the
+ * rate limiter after it can count invalid credentials by client address before
+ * AuthenticationGuard rejects them.
  *
  * Each credential runs through its own passport guard, only when its header is sent:
  * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
@@ -26,7 +28,7 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
  * ignores them and is counted by client address, whatever headers come with it.
  */
 @Injectable()
-export class IdentifyGuard implements CanActivate {
+export class ResolveCredentialsGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly jwtGuard: JwtAuthGuard,
