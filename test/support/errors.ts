@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import type { Response } from 'supertest';
 import { ApiException } from '../../src/common/errors/api-exception.js';
+import { messageOf } from '../../src/common/errors/message-of.js';
 
 /** Asserts the contract's error body: status, code, a message and the request id. */
 export function expectError(res: Response, status: number, code: string): void {
@@ -37,7 +38,7 @@ export async function refusal(promise: Promise<unknown>): Promise<ApiException> 
     (reason: unknown) => reason,
   );
   if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
+    throw new Error(`expected an ApiException: ${messageOf(error)}`);
   }
   return error;
 }
