@@ -3,9 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { API_KEY_HEADER } from '../../common/http/header-names.js';
 import type { Principal } from '../../common/types/principal.js';
 import { RateLimitService } from '../../rate-limit/rate-limit.service.js';
-import { API_KEY_HEADER } from '../credentials.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 

@@ -1,4 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import { RETRY_AFTER_HEADER } from '../http/header-names.js';
 
 /**
  * Every error code and the one status it is answered with (contract sections 2, 7 and 8). The
@@ -88,7 +89,7 @@ export class ApiException extends HttpException {
     headers: Record<string, string> = {},
   ): ApiException {
     return new ApiException(code, message, details, {
-      'Retry-After': String(retryAfterSeconds),
+      [RETRY_AFTER_HEADER]: String(retryAfterSeconds),
       ...headers,
     });
   }
