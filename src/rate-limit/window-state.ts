@@ -53,7 +53,7 @@ export function setRateLimitHeaders(res: Response, windows: WindowState[]): void
   for (const [name, value] of Object.entries(rateLimitHeaders(windows))) res.setHeader(name, value);
 }
 
-/** The 429 for a spent window: `Retry-After` and the contract's details. */
+/** The 429 for a spent window: `Retry-After` and the details of docs/rate-limits.md. */
 export function rateLimitExceeded(
   spent: SpentWindow,
   headers: Record<string, string> = {},

@@ -10,7 +10,7 @@ import { AuthErrors } from '../auth-errors.js';
 
 const API_KEY_PREFIX = new RegExp(API_KEY_PREFIX_PATTERN);
 
-/** Runs JwtStrategy and turns every way it can fail into the contract's 401. */
+/** Runs JwtStrategy and turns every way it can fail into the 401s of docs/identity.md. */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   override handleRequest<T = Principal>(

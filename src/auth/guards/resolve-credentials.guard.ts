@@ -18,8 +18,9 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
  * AuthenticationGuard rejects them.
  *
  * Each credential runs through its own passport guard, only when its header is sent:
- * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
- * contract wants both to be valid when both are sent (the bearer token then decides).
+ * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and both
+ * must be valid when both are sent (docs/identity.md, Design notes; the bearer token then
+ * decides).
  *
  * A credential is looked up only while its client address has budget for look-ups left
  * (RateLimitService.lookUpRefusal); past it, the 429 is recorded for the rate limiter.

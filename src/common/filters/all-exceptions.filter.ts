@@ -32,7 +32,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 // A lost deadlock or serialization conflict is over once the other transaction ends.
 const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
-/** The one place where anything thrown becomes the contract's error body. */
+/** The one place where anything thrown becomes the error body of docs/api.md. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');

@@ -63,7 +63,7 @@ export function matchesIfNoneMatch(ifNoneMatch: string, etag: string): boolean {
  * Sends a single resource's ETag and, on a GET or HEAD whose If-None-Match holds it, has
  * Express answer 304 with no body. Express's own check (`req.fresh`) refuses the 304 to any
  * request saying `Cache-Control: no-cache`, which fetch and every browser add to a request
- * carrying a conditional header; the contract answers it whatever Cache-Control says.
+ * carrying a conditional header; docs/api.md answers it whatever Cache-Control says.
  * If-Modified-Since alone stays Express's: with no Last-Modified sent, it never matches.
  */
 export function setEtag(res: Response, etag: string): void {

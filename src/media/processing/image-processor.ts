@@ -143,7 +143,7 @@ function toApiException(error: unknown, cfg: MediaConfig): unknown {
   return new ApiException('INVALID_IMAGE', invalidImageReason(error, cfg));
 }
 
-// libvips' own wording stays in the server: clients get the contract's reason.
+// libvips' own wording stays in the server: clients get the reason docs/media.md gives.
 function invalidImageReason(error: unknown, cfg: MediaConfig): string {
   if (error instanceof TooManyFramesError) {
     return `The animation has more than ${error.maxFrames} frames`;
