@@ -44,8 +44,9 @@ const URL_RULES =
   'else 400 VALIDATION_ERROR on url, whose message names the rule, never the address.';
 
 /**
- * Documents `@Header(CACHE_CONTROL_HEADER, 'no-store')` on the responses that show the secret. Nest
- * sets it before the interceptors run, so an Idempotency-Key replay carries it too.
+ * Documents the `Cache-Control: no-store` set by `@Header` on the responses that show the
+ * secret. Nest sets it before the interceptors run, so an Idempotency-Key replay carries it
+ * too.
  */
 const NO_STORE_HEADERS = {
   [CACHE_CONTROL_HEADER]: {
