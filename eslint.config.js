@@ -16,7 +16,7 @@ const caughtValueRules = [
   },
   {
     selector:
-      "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name=/^(message|stack)$/]",
+      "ConditionalExpression[test.operator='instanceof'][test.right.name='Error']:matches([consequent.property.name=/^(message|stack)$/], [consequent.left.property.name=/^(message|stack)$/])",
     message: CAUGHT_VALUE,
   },
   {
