@@ -18,7 +18,8 @@ const startupLogger = AppLogger.over(await createLogger(startupLoggerOptions()))
 async function bootstrap(): Promise<void> {
   // Before Nest: a bad variable then fails on one line, without Nest's stack trace.
   loadEnv();
-  // bodyParser off: JsonBodyMiddleware parses JSON and maps its errors to the contract.
+  // bodyParser off: JsonBodyMiddleware parses JSON and maps its errors to those of
+  // docs/input.md.
   // abortOnError off: a failed start throws, so that it is reported and exits 1.
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,

@@ -13,7 +13,7 @@ import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { ApiKeyAuthGuard } from './guards/api-key-auth.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
-import { IdentifyGuard } from './guards/identify.guard.js';
+import { ResolveCredentialsGuard } from './guards/resolve-credentials.guard.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { RolesGuard } from './guards/roles.guard.js';
 import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
@@ -46,11 +46,11 @@ import { TokenService } from './token.service.js';
     ApiKeyStrategy,
     JwtAuthGuard,
     ApiKeyAuthGuard,
-    IdentifyGuard,
+    ResolveCredentialsGuard,
     AuthenticationGuard,
     RolesGuard,
   ],
   // The guards are registered globally, in order, by AppModule.
-  exports: [IdentifyGuard, AuthenticationGuard, RolesGuard],
+  exports: [ResolveCredentialsGuard, AuthenticationGuard, RolesGuard],
 })
 export class AuthModule {}

@@ -43,7 +43,7 @@ describe('validateEnv', () => {
       API_KEYS_PER_USER: 10,
       ACCESS_STATE_CACHE_TTL_MS: 30000,
     });
-    // The contract gives account changes 60 s to reach every instance.
+    // docs/identity.md gives account changes 60 s to reach every instance.
     expect(() => validateEnv({ ACCESS_STATE_CACHE_TTL_MS: '60001' })).toThrow(
       /ACCESS_STATE_CACHE_TTL_MS/,
     );

@@ -194,7 +194,7 @@ export class EnvironmentVariables {
 
   /**
    * How long an instance trusts what it read of an account (status, role, when its tokens
-   * were last invalidated). The contract gives changes 60 s to reach every instance.
+   * were last invalidated). docs/identity.md gives changes 60 s to reach every instance.
    */
   @IntegerText(0, 60_000)
   ACCESS_STATE_CACHE_TTL_MS = 30_000;

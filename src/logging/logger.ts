@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { wantsPrettyLogs } from '../config/observability.config.js';
+import { API_KEY_HEADER, AUTHORIZATION_HEADER } from '../common/http/header-names.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -14,7 +15,9 @@ export interface LoggerOptions {
 // Secrets a log line must never carry, wherever they sit in a logged object: credentials
 // in request or response headers, and password, token, key and hash fields of bodies.
 const SECRET_FIELDS = ['password', 'token', 'key', 'apiKey', 'passwordHash', 'keyHash', 'hash'];
-const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie', 'set-cookie'];
+const SECRET_HEADERS = [AUTHORIZATION_HEADER, API_KEY_HEADER, 'Cookie', 'Set-Cookie'].map((name) =>
+  name.toLowerCase(),
+);
 export const REDACTED_PATHS = [
   ...SECRET_HEADERS.flatMap((header) => [
     `headers["${header}"]`,

@@ -65,7 +65,7 @@ class HealthController {
 @Module({ imports: [LoggingModule], controllers: [PetsController, HealthController] })
 class LoggedModule {}
 
-/** Stands in for IdentifyGuard: whom a request acts as is not this module's business. */
+/** Stands in for ResolveCredentialsGuard: whom a request acts as is not this module's business. */
 function asApiKey(req: Request, _res: Response, next: NextFunction): void {
   if (req.get('authorization')) {
     req.principal = { kind: 'api-key', userId: 7, role: 'user', apiKeyId: 3 };

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 
-/** The kinds of change a pet's history records and webhooks publish (contract §7, Events). */
+/** The kinds of change a pet's history records and webhooks publish (docs/events.md). */
 export const PET_EVENT_TYPES = [
   'pet.created',
   'pet.updated',
