@@ -3,6 +3,7 @@ import { databaseConfig } from '../config/database.config.js';
 import { NO_ACTOR } from '../pets/pet-actor.js';
 import type { PetStatus } from '../pets/pet-status.js';
 import { PetsRepository } from '../pets/pets.repository.js';
+import { DataDirectoryInUseError } from './data-dir-lock.js';
 import { openMigrated } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
 import { resolveDatabase } from './typeorm-options.js';
@@ -125,7 +126,11 @@ function petsArgument(): number | undefined {
 }
 
 const bulkPets = petsArgument();
-const resolved = await resolveDatabase(databaseConfig());
+const resolved = await resolveDatabase(databaseConfig()).catch((error: unknown) => {
+  if (!(error instanceof DataDirectoryInUseError)) throw error;
+  console.error(`seed: ${error.message}`);
+  process.exit(1);
+});
 try {
   const { dataSource } = await openMigrated(resolved, true);
   try {
