@@ -25,7 +25,7 @@ function runBuilt(args: string[], dataDir: string): Promise<Run> {
   return new Promise((done) => child.once('close', (code) => done({ code, output })));
 }
 
-const seed = (dataDir: string) => runBuilt([join(DIST, 'database/seed.js')], dataDir);
+const seed = (dataDir: string) => runBuilt([join(DIST, 'cli/seed.js')], dataDir);
 
 /** The PID of a process that has ended. */
 async function endedPid(): Promise<number> {
