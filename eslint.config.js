@@ -42,7 +42,8 @@ const headerNameRules = [
 // Boundaries between folders (docs/architecture.md, "Modules"), by the depth of the importing
 // file under src/: `(../){depth}name/` leaves the file's own top-level folder.
 const leaves = (depth) => (depth === 0 ? '^\\./' : `^(\\.\\./){${depth}}`);
-const GROUND_FLOOR = 'config/ and common/ import no feature: only config/ and common/.';
+const GROUND_FLOOR =
+  'config/, common/ and database/ import no feature: only config/ and common/ (and their own folder).';
 const SURFACE =
   'Another feature is reached through its module, its services and its public types, never its repositories, entities or controllers.';
 const surface = (depth, kinds) => ({
@@ -55,7 +56,7 @@ const restrictImports = (files, patterns) => ({
 });
 const boundaryRules = [0, 1, 2, 3, 4, 5].flatMap((depth) => {
   const files = `src/${'*/'.repeat(depth)}*.ts`;
-  const floors = depth === 0 ? [] : ['common', 'config'];
+  const floors = depth === 0 ? [] : ['common', 'config', 'database'];
   return [
     restrictImports([files], [surface(depth, 'repository|entity|controller')]),
     // A relation names the other feature's entity.
@@ -133,9 +134,9 @@ export default tseslint.config(
   },
   ...boundaryRules,
   {
-    // Issue 26: database/ stops importing features (modules register their entities, the seed
-    // moves to cli/); it then joins the ground floor, and this override goes.
-    files: ['src/database/**/*.ts'],
+    // The seed runs outside a Nest context and writes pets through the pets' own statement,
+    // so that each gets its pet.created in the history (docs/scripts.md).
+    files: ['src/cli/seed.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

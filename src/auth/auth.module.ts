@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKey } from './api-key.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -23,6 +25,7 @@ import { TokenService } from './token.service.js';
 
 @Module({
   imports: [
+    TypeOrmModule.forFeature([ApiKey]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,

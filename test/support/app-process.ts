@@ -82,6 +82,10 @@ export class AppProcess {
     return new AppProcess(child, port);
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
