@@ -21,6 +21,7 @@ const projects = [
     testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
     globalSetup: '<rootDir>/test/support/global-setup.js',
     globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    setupFilesAfterEnv: ['<rootDir>/test/support/untaken-logs.ts'],
   },
   {
     // The web console in headless Chromium against the running service (npm test only:
@@ -31,6 +32,7 @@ const projects = [
     testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
     globalSetup: '<rootDir>/test/support/global-setup.js',
     globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    setupFilesAfterEnv: ['<rootDir>/test/support/untaken-logs.ts'],
   },
 ];
 
