@@ -273,6 +273,15 @@ export class EnvironmentVariables {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';
 
+  /**
+   * `json` or `pretty` (one readable line per message; needs pino-pretty, a development
+   * dependency, else JSON). Unset: pretty outside production when standard output is a
+   * terminal, JSON otherwise.
+   */
+  @IsOptional()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
+
   @Transform(toBoolean)
   @IsBoolean()
   METRICS_ENABLED = false;

@@ -6,10 +6,7 @@ export const LOCK_FILE = 'pgdata.lock';
 
 /** Another live process holds the data directory. */
 export class DataDirectoryInUseError extends Error {
-  constructor(
-    dataDir: string,
-    readonly owner: number,
-  ) {
+  constructor(dataDir: string, owner: number) {
     super(
       `The data directory ${dataDir} is in use by process ${owner}: stop the service first, or run this with another DATA_DIR, or run both on a PostgreSQL server (DATABASE_URL). The embedded database opens in one process at a time.`,
     );
