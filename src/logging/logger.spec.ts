@@ -45,7 +45,13 @@ describe(createLogger.name, () => {
       },
       res: { headers: { 'set-cookie': 'session=secret' } },
       password: 'top-level-secret',
-      body: { username: 'bob', password: 'p4ssw0rd', token: 't0ken', key: 'k3y' },
+      body: {
+        username: 'bob',
+        password: 'p4ssw0rd',
+        currentPassword: 'old p4ssw0rd',
+        token: 't0ken',
+        key: 'k3y',
+      },
       user: { account: { passwordHash: '$argon2id$...', apiKey: 'pk_test_x' } },
     });
     const [line] = lines;
@@ -60,7 +66,13 @@ describe(createLogger.name, () => {
       },
       res: { headers: { 'set-cookie': '[REDACTED]' } },
       password: '[REDACTED]',
-      body: { username: 'bob', password: '[REDACTED]', token: '[REDACTED]', key: '[REDACTED]' },
+      body: {
+        username: 'bob',
+        password: '[REDACTED]',
+        currentPassword: '[REDACTED]',
+        token: '[REDACTED]',
+        key: '[REDACTED]',
+      },
       user: { account: { passwordHash: '[REDACTED]', apiKey: '[REDACTED]' } },
     });
     expect(JSON.stringify(line)).not.toMatch(/secret|p4ssw0rd|t0ken|k3y|argon2|pk_/);

@@ -14,7 +14,16 @@ export interface LoggerOptions {
 
 // Secrets a log line must never carry, wherever they sit in a logged object: credentials
 // in request or response headers, and password, token, key and hash fields of bodies.
-const SECRET_FIELDS = ['password', 'token', 'key', 'apiKey', 'passwordHash', 'keyHash', 'hash'];
+const SECRET_FIELDS = [
+  'password',
+  'currentPassword',
+  'token',
+  'key',
+  'apiKey',
+  'passwordHash',
+  'keyHash',
+  'hash',
+];
 const SECRET_HEADERS = [AUTHORIZATION_HEADER, API_KEY_HEADER, 'Cookie', 'Set-Cookie'].map((name) =>
   name.toLowerCase(),
 );
