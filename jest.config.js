@@ -1,3 +1,5 @@
+import process from 'node:process';
+
 /** @type {import('jest').Config} */
 // ESM throughout: ts-jest emits ES modules and Jest runs them under --experimental-vm-modules.
 const esm = {
@@ -9,29 +11,43 @@ const esm = {
   setupFiles: ['<rootDir>/test/support/preload-throttler.cjs'],
 };
 
+/** @type {import('jest').Config['projects']} */
+const projects = [
+  { ...esm, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+  {
+    ...esm,
+    displayName: 'e2e',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+    globalSetup: '<rootDir>/test/support/global-setup.js',
+    globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    setupFilesAfterEnv: ['<rootDir>/test/support/untaken-logs.ts'],
+  },
+  {
+    // The web console in headless Chromium against the running service (npm test only:
+    // the console talks to the API the e2e project already covers on every database).
+    ...esm,
+    displayName: 'browser',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+    globalSetup: '<rootDir>/test/support/global-setup.js',
+    globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    setupFilesAfterEnv: ['<rootDir>/test/support/untaken-logs.ts'],
+  },
+];
+
+// `npm run test:e2e` and its siblings name their project here, not with --selectProjects:
+// that option takes every word after it as a project name, so the test path in
+// `npm run test:e2e -- test/e2e/x.e2e-spec.ts` was read as one and every e2e file ran.
+const only = process.env.JEST_PROJECT;
+const selected = only ? projects.filter((project) => project.displayName === only) : projects;
+if (selected.length === 0) {
+  throw new Error(`JEST_PROJECT=${only} names no project (unit, e2e or browser)`);
+}
+
 /** @type {import('jest').Config} */
 const config = {
-  projects: [
-    { ...esm, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    {
-      ...esm,
-      displayName: 'e2e',
-      rootDir: '.',
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.js',
-      globalTeardown: '<rootDir>/test/support/global-teardown.js',
-    },
-    {
-      // The web console in headless Chromium against the running service (npm test only:
-      // the console talks to the API the e2e project already covers on every database).
-      ...esm,
-      displayName: 'browser',
-      rootDir: '.',
-      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.js',
-      globalTeardown: '<rootDir>/test/support/global-teardown.js',
-    },
-  ],
+  projects: selected,
   // e2e files boot an app on a fresh database and log users in (argon2) before their tests.
   testTimeout: 60_000,
   collectCoverageFrom: ['src/**/*.ts'],

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import { messageOf } from '../src/common/errors/message-of.js';
 
 /**
  * What the two baselines share: a node:http server on `PORT` and one pg pool on
@@ -61,7 +62,7 @@ export function serve(
     handle(req, res, new URL(req.url ?? '/', 'http://bench')).catch((error: unknown) => {
       const status = (error as Partial<HttpError>).getStatus?.() ?? 500;
       const code = status === 500 ? 'INTERNAL_ERROR' : (error as HttpError).code;
-      send(res, status, { code, message: String(error) });
+      send(res, status, { code, message: messageOf(error) });
     });
   });
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {

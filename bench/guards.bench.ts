@@ -17,9 +17,9 @@ import {
 import { waitForHttp } from './processes.js';
 
 /**
- * `npm run bench -- guards [--profile]`: CPU time per request of the app process (issue 16,
- * target 4), read from /proc before and after a fixed load (a set rate, so a busy machine
- * slows nothing down but the wall clock):
+ * `npm run bench -- guards [--profile]`: CPU time per request of the app process
+ * (docs/performance.md, Guard chain CPU), read from /proc before and after a fixed load (a
+ * set rate, so a busy machine slows nothing down but the wall clock):
  * - a bare node:http server answering a fixed JSON (the raw baseline), the floor;
  * - GET /health/live: @Public() and outside /v1, so every guard returns at its first check;
  * - GET /v1/rate-limit with rotating bearer tokens: the whole guard chain (the token's

@@ -21,11 +21,10 @@ export async function waitForHttp(url: string): Promise<void> {
  */
 export async function seedPets(env: Record<string, string>, pets: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['dist-bench/src/database/seed.js', '--pets', String(pets)],
-      { env: { ...process.env, ...env }, stdio: 'inherit' },
-    );
+    const child = spawn(process.execPath, ['dist-bench/src/cli/seed.js', '--pets', String(pets)], {
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited ${code}`))));
   });
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that `nest g resource` (schematics/) writes code that passes the project's checks
-# with no hand edits: generates a resource in a scratch copy of the repository, builds,
-# lints, typechecks and OpenAPI-lints it there, runs its e2e spec, then discards the copy.
+# with no hand edits, and edits no more than two existing files: generates a resource in a
+# scratch copy of the repository, builds, lints, typechecks and OpenAPI-lints it there, runs
+# its service spec and its e2e spec, then discards the copy.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$(mktemp -d)"
@@ -15,11 +16,36 @@ tar -C "$root" \
 ln -s "$root/node_modules" "$scratch/node_modules"
 cd "$scratch"
 
-npx nest g resource owners
+# A repository of its own, so that git tells which existing files the schematic changed.
+git init --quiet
+git add --all
+git -c user.name=check -c user.email=check@localhost commit --quiet --no-verify -m before
+
+npx nest g resource owners --type rest --crud
+
+changed="$(git diff --name-only)"
+echo "Existing files changed by the schematic:"
+echo "$changed"
+if [ "$(echo "$changed" | grep -c .)" -gt 2 ]; then
+  echo "nest g resource changed more than two existing files" >&2
+  exit 1
+fi
+if ! echo "$changed" | grep -qx 'src/app.module.ts'; then
+  echo "nest g resource did not register the module in src/app.module.ts" >&2
+  exit 1
+fi
+for written in src/owners/owners.service.spec.ts test/e2e/owners.e2e-spec.ts; do
+  if [ ! -f "$written" ]; then
+    echo "nest g resource did not write $written" >&2
+    exit 1
+  fi
+done
+
 npm run build
 npm run format:check
 npm run lint
 npm run typecheck
 # Regenerates the scratch copy's document (it gains the new routes) and lints it.
 npm run openapi:lint
+npm run test:unit -- --runTestsByPath src/owners/owners.service.spec.ts
 npm run test:e2e -- --runTestsByPath test/e2e/owners.e2e-spec.ts

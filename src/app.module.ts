@@ -3,7 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
-import { IdentifyGuard } from './auth/guards/identify.guard.js';
+import { ResolveCredentialsGuard } from './auth/guards/resolve-credentials.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ConsoleHostModule } from './console-host/console-host.module.js';
@@ -58,7 +58,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
   providers: [
     // Global guards run in this order; keep it.
     // 1. Resolve the credential into request.principal or request.authFailure; never refuses.
-    { provide: APP_GUARD, useExisting: IdentifyGuard },
+    { provide: APP_GUARD, useExisting: ResolveCredentialsGuard },
     // 2. Spend the caller's rate-limit budget (@nestjs/throttler, per key / per user),
     //    counting missing or invalid credentials by client address before step 3 refuses them (429).
     { provide: APP_GUARD, useClass: RateLimitGuard },

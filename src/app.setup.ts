@@ -2,6 +2,17 @@ import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { appConfig, type AppConfig } from './config/app.config.js';
+import {
+  API_KEY_HEADER,
+  AUTHORIZATION_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RATE_LIMIT_LIMIT_HEADER,
+  RATE_LIMIT_REMAINING_HEADER,
+  RATE_LIMIT_RESET_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+} from './common/http/header-names.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { applyApiPrefix } from './common/http/route-space.js';
@@ -46,19 +57,19 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
     app.enableCors({
       origin: config.corsOrigins,
       allowedHeaders: [
-        'Authorization',
+        AUTHORIZATION_HEADER,
         'Content-Type',
-        'X-API-Key',
-        'X-Request-Id',
-        'Idempotency-Key',
+        API_KEY_HEADER,
+        REQUEST_ID_HEADER,
+        IDEMPOTENCY_KEY_HEADER,
       ],
       exposedHeaders: [
-        'X-Request-Id',
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'Retry-After',
-        'Idempotent-Replayed',
+        REQUEST_ID_HEADER,
+        RATE_LIMIT_LIMIT_HEADER,
+        RATE_LIMIT_REMAINING_HEADER,
+        RATE_LIMIT_RESET_HEADER,
+        RETRY_AFTER_HEADER,
+        IDEMPOTENT_REPLAYED_HEADER,
       ],
       maxAge: 600,
     });

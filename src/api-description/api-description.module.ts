@@ -6,6 +6,5 @@ import { OpenApiController } from './openapi.controller.js';
 @Module({
   controllers: [OpenApiController, DocsController],
   providers: [PublishedOpenApi],
-  exports: [PublishedOpenApi],
 })
 export class ApiDescriptionModule {}

@@ -1,14 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { API_KEY_HEADER } from '../auth/credentials.js';
+import {
+  API_KEY_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RATE_LIMIT_LIMIT_HEADER,
+  RATE_LIMIT_REMAINING_HEADER,
+  RATE_LIMIT_RESET_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+  WWW_AUTHENTICATE_HEADER,
+} from '../common/http/header-names.js';
 import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
 import { errorSchema } from '../common/openapi/api-errors.decorator.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../common/openapi/api-docs.decorators.js';
 import { ErrorResponse } from '../common/openapi/error-response.dto.js';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
-} from '../idempotency/idempotency-key.js';
 import { WEBHOOK_EXTRA_MODELS, webhookEventsSection } from '../webhooks/webhook-events.openapi.js';
 
 /** The version of the API description; the API itself is versioned by its path (`/v1`). */
@@ -36,9 +42,9 @@ const integerHeader = (description: string, required: boolean) => ({
 });
 
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': 'Requests allowed in the tightest window',
-  'X-RateLimit-Remaining': 'Requests left in that window',
-  'X-RateLimit-Reset': 'Unix time (seconds) when that window resets',
+  [RATE_LIMIT_LIMIT_HEADER]: 'Requests allowed in the tightest window',
+  [RATE_LIMIT_REMAINING_HEADER]: 'Requests left in that window',
+  [RATE_LIMIT_RESET_HEADER]: 'Unix time (seconds) when that window resets',
 };
 
 /** Shared header definitions, referenced from every response. */
@@ -95,16 +101,16 @@ const STATUSES_WITHOUT_RATE_LIMIT_HEADERS = new Set(['400', '413', '415', '500',
 const NEVER_REPLAYED = new Set(['400', '401', '413', '422', '429']);
 
 function headersFor(path: string, status: string, idempotent: boolean): Record<string, unknown> {
-  const headers: Record<string, unknown> = { 'X-Request-Id': ref('RequestId') };
+  const headers: Record<string, unknown> = { [REQUEST_ID_HEADER]: ref('RequestId') };
   if (isUnderApiPrefix(path)) {
     const counted = !STATUSES_WITHOUT_RATE_LIMIT_HEADERS.has(status);
     for (const name of Object.keys(RATE_LIMIT_HEADERS)) {
       headers[name] = ref(headerKey(name, counted));
     }
   }
-  if (status === '429' || status === '503') headers['Retry-After'] = ref('RetryAfter');
-  if (status === '401') headers['WWW-Authenticate'] = ref('WwwAuthenticate');
-  if (idempotent && status === '409') headers['Retry-After'] = ref('RetryAfterIfInProgress');
+  if (status === '429' || status === '503') headers[RETRY_AFTER_HEADER] = ref('RetryAfter');
+  if (status === '401') headers[WWW_AUTHENTICATE_HEADER] = ref('WwwAuthenticate');
+  if (idempotent && status === '409') headers[RETRY_AFTER_HEADER] = ref('RetryAfterIfInProgress');
   if (idempotent && Number(status) < 500 && !NEVER_REPLAYED.has(status)) {
     headers[IDEMPOTENT_REPLAYED_HEADER] = ref('IdempotentReplayed');
   }

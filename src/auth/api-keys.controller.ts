@@ -12,6 +12,7 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiIdParam,
@@ -36,7 +37,7 @@ export class ApiKeysController {
 
   @Post()
   // Set before the interceptors run, so that a replay carries it too.
-  @Header('Cache-Control', 'no-store')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
   // The key is never stored: a replay answers the key's record without it.
   @Idempotent({ secretFields: ['key'] })
   @ApiOperation({

@@ -1,5 +1,5 @@
 import { ApiException, type ErrorCode } from '../common/errors/api-exception.js';
-import { API_KEY_HEADER } from './credentials.js';
+import { API_KEY_HEADER, WWW_AUTHENTICATE_HEADER } from '../common/http/header-names.js';
 
 const REALM = 'realm="petstore"';
 const BEARER = `Bearer ${REALM}`;
@@ -13,7 +13,7 @@ function unauthorized(
   details?: Record<string, unknown>,
 ): ApiException {
   return new ApiException(code, message, details, {
-    'WWW-Authenticate': challenge,
+    [WWW_AUTHENTICATE_HEADER]: challenge,
   });
 }
 

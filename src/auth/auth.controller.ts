@@ -1,6 +1,7 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/decorators/public.decorator.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiJsonBody, ApiPublicRateLimited } from '../common/openapi/api-docs.decorators.js';
 import { AuthService } from './auth.service.js';
@@ -15,7 +16,7 @@ export class AuthController {
   @Public()
   @Post('login')
   @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
   @ApiOperation({
     operationId: 'login',
     summary: 'Log in',

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKey } from './api-key.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -13,7 +15,7 @@ import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { ApiKeyAuthGuard } from './guards/api-key-auth.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
-import { IdentifyGuard } from './guards/identify.guard.js';
+import { ResolveCredentialsGuard } from './guards/resolve-credentials.guard.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { RolesGuard } from './guards/roles.guard.js';
 import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
@@ -23,6 +25,7 @@ import { TokenService } from './token.service.js';
 
 @Module({
   imports: [
+    TypeOrmModule.forFeature([ApiKey]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,
@@ -46,11 +49,11 @@ import { TokenService } from './token.service.js';
     ApiKeyStrategy,
     JwtAuthGuard,
     ApiKeyAuthGuard,
-    IdentifyGuard,
+    ResolveCredentialsGuard,
     AuthenticationGuard,
     RolesGuard,
   ],
   // The guards are registered globally, in order, by AppModule.
-  exports: [IdentifyGuard, AuthenticationGuard, RolesGuard],
+  exports: [ResolveCredentialsGuard, AuthenticationGuard, RolesGuard],
 })
 export class AuthModule {}

@@ -1,7 +1,7 @@
 import type { Category } from './category.entity.js';
 import { CategoryResponse } from './dto/category-response.dto.js';
 
-// An unset description becomes undefined, which JSON leaves out (contract: never null).
+// An unset description becomes undefined, which JSON leaves out (docs/api.md: never null).
 export function toCategoryResponse(category: Category): CategoryResponse {
   return {
     id: category.id,

@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { parseArgs } from 'node:util';
+import { messageOf } from '../common/errors/message-of.js';
 import { toFieldErrors } from '../common/errors/validation-errors.js';
 import { CreateUserDto } from '../users/dto/create-user.dto.js';
 
@@ -43,7 +44,7 @@ export async function parseCreateAdmin(
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(messageOf(error));
   }
   if (values.password !== undefined) {
     throw new UsageError(

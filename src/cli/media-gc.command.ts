@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { MediaGcOptions } from '../media/media-gc.js';
 import { UsageError } from './create-admin.command.js';
+import { messageOf } from '../common/errors/message-of.js';
 
 export const MEDIA_GC_USAGE =
   'Usage: npm run cli -- media-gc [--delete] [--min-age-minutes N (default 60)]';
@@ -21,7 +22,7 @@ export function parseMediaGc(args: string[]): MediaGcOptions {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(messageOf(error));
   }
   const minutes = values['min-age-minutes'] ?? String(DEFAULT_MIN_AGE_MINUTES);
   if (!/^\d{1,6}$/.test(minutes)) {

@@ -29,6 +29,7 @@ describe('validateEnv', () => {
       DATABASE_CONNECT_TIMEOUT_MS: 5000,
       DATABASE_STATEMENT_TIMEOUT_MS: 5000,
       LOG_LEVEL: 'info',
+      LOG_FORMAT: undefined,
       METRICS_ENABLED: false,
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
@@ -43,7 +44,7 @@ describe('validateEnv', () => {
       API_KEYS_PER_USER: 10,
       ACCESS_STATE_CACHE_TTL_MS: 30000,
     });
-    // The contract gives account changes 60 s to reach every instance.
+    // docs/identity.md gives account changes 60 s to reach every instance.
     expect(() => validateEnv({ ACCESS_STATE_CACHE_TTL_MS: '60001' })).toThrow(
       /ACCESS_STATE_CACHE_TTL_MS/,
     );
@@ -131,6 +132,7 @@ describe('validateEnv', () => {
     ['DATABASE_STATEMENT_TIMEOUT_MS', '10'],
     ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'yaml'],
     ['METRICS_ENABLED', 'sometimes'],
     ['METRICS_TOKEN', 'short'],
     ['CORS_ORIGINS', 'shop.example.com'],

@@ -194,7 +194,7 @@ export class EnvironmentVariables {
 
   /**
    * How long an instance trusts what it read of an account (status, role, when its tokens
-   * were last invalidated). The contract gives changes 60 s to reach every instance.
+   * were last invalidated). docs/identity.md gives changes 60 s to reach every instance.
    */
   @IntegerText(0, 60_000)
   ACCESS_STATE_CACHE_TTL_MS = 30_000;
@@ -272,6 +272,15 @@ export class EnvironmentVariables {
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';
+
+  /**
+   * `json` or `pretty` (one readable line per message; needs pino-pretty, a development
+   * dependency, else JSON). Unset: pretty outside production when standard output is a
+   * terminal, JSON otherwise.
+   */
+  @IsOptional()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
 
   @Transform(toBoolean)
   @IsBoolean()

@@ -29,7 +29,7 @@ export const mediaConfig = registerAs('media', (env: EnvironmentVariables = load
       }
     : undefined;
   return {
-    // Fixed by the contract rather than configurable: clients rely on these numbers.
+    // Fixed by docs/media.md rather than configurable: clients rely on these numbers.
     maxInputPixels: 40_000_000,
     // Frames of an animated GIF: each one costs a decode and an encode, whatever its size.
     maxFrames: 500,

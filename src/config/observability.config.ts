@@ -6,7 +6,7 @@ export const observabilityConfig = registerAs(
   'observability',
   (env: EnvironmentVariables = loadEnv()) => ({
     logLevel: env.LOG_LEVEL,
-    prettyLogs: wantsPrettyLogs(env.NODE_ENV),
+    prettyLogs: wantsPrettyLogs(env.NODE_ENV, env.LOG_FORMAT),
     metricsEnabled: env.METRICS_ENABLED,
     metricsToken: env.METRICS_TOKEN,
   }),
@@ -14,7 +14,15 @@ export const observabilityConfig = registerAs(
 
 export type ObservabilityConfig = ConfigType<typeof observabilityConfig>;
 
-/** Colourful lines for a person at a terminal; JSON for everything that collects logs. */
-export function wantsPrettyLogs(nodeEnv: string): boolean {
-  return nodeEnv === 'development' && process.stdout.isTTY === true;
+/**
+ * LOG_FORMAT when set; otherwise readable lines for a person at a terminal, outside
+ * production, and JSON for everything that collects logs.
+ */
+export function wantsPrettyLogs(
+  nodeEnv: string,
+  format: string | undefined,
+  isTerminal = process.stdout.isTTY === true,
+): boolean {
+  if (format === 'pretty' || format === 'json') return format === 'pretty';
+  return nodeEnv !== 'production' && isTerminal;
 }

@@ -9,7 +9,7 @@ export const webhooksConfig = registerAs('webhooks', (env: EnvironmentVariables 
   retryBaseMs: env.WEBHOOKS_RETRY_BASE_MS,
   /** How often each instance looks for due deliveries when nothing nudged it. */
   pollIntervalMs: env.WEBHOOKS_POLL_INTERVAL_MS,
-  // Fixed by the issue rather than configurable.
+  // Fixed rather than configurable: docs/events.md (Retries) promises 24 hours.
   retryForMs: 24 * 60 * 60 * 1000,
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 10_000,

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/decorators/public.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { CONSOLE_PATH } from '../common/http/route-space.js';
 import { ConsoleBundle } from './console-bundle.js';
 
@@ -62,7 +63,7 @@ export class ConsoleController {
     }
     res.setHeader('Content-Security-Policy', CONSOLE_CSP);
     // The page names the current build's assets, so it is checked on every visit.
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader(CACHE_CONTROL_HEADER, 'no-cache');
     res.type('text/html; charset=utf-8').send(page);
   }
 }

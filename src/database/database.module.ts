@@ -7,7 +7,7 @@ import {
   type TypeOrmModuleOptions,
 } from '@nestjs/typeorm';
 import { ClsModule } from 'nestjs-cls';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { isDatabaseUnavailable } from '../common/errors/database-errors.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import type { EmbeddedPostgres } from './embedded-postgres.js';
@@ -22,8 +22,11 @@ type ConfigCarrier = TypeOrmModuleOptions & { config: DatabaseConfig };
 // The embedded server behind each data source, stopped once the data source is closed.
 const embeddedServers = new WeakMap<DataSource, EmbeddedPostgres>();
 
-async function openDataSource(cfg: DatabaseConfig): Promise<DataSource> {
-  const resolved = await resolveDatabase(cfg);
+async function openDataSource(
+  cfg: DatabaseConfig,
+  entities: DataSourceOptions['entities'],
+): Promise<DataSource> {
+  const resolved = await resolveDatabase(cfg, entities);
   const { embedded } = resolved;
   try {
     const { dataSource, applied } = await openMigrated(resolved, cfg.migrationsRun);
@@ -62,16 +65,19 @@ function locationOf(url: string): string {
   imports: [
     TypeOrmModule.forRootAsync({
       // The real options come from resolveDatabase(), shared with the TypeORM CLI: these
-      // carry the configuration to dataSourceFactory. A failed start exits at once, without
-      // Nest's "Retrying" log (see docs/operations.md).
+      // carry the configuration to dataSourceFactory, with the entities every feature module
+      // registered (`TypeOrmModule.forFeature`). A failed start exits at once, without Nest's
+      // "Retrying" log (see docs/operations.md).
       inject: [databaseConfig.KEY],
       useFactory: (config: DatabaseConfig): ConfigCarrier => ({
         type: 'postgres',
+        autoLoadEntities: true,
         retryAttempts: 0,
         toRetry: () => false,
         config,
       }),
-      dataSourceFactory: (options) => openDataSource((options as ConfigCarrier).config),
+      dataSourceFactory: (options) =>
+        openDataSource((options as ConfigCarrier).config, options?.entities),
     }),
     // No middleware: a context starts with each transaction, so reads outside one pay nothing.
     ClsModule.forRoot({

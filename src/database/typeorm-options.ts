@@ -2,8 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
-import { entities } from './entities.js';
-import { migrations } from './migrations/index.js';
+import { loadMigrations } from './migration-files.js';
 
 export interface ResolvedDatabase {
   options: DataSourceOptions;
@@ -19,8 +18,16 @@ const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 const logger = new Logger('Database');
 
-/** The one options builder: used by the app, the TypeORM CLI and the seed script. */
-export async function resolveDatabase(cfg: DatabaseConfig): Promise<ResolvedDatabase> {
+/**
+ * The one options builder: used by the app, the TypeORM CLI and the seed script. `entities`
+ * are the app's, registered by each feature module (`TypeOrmModule.forFeature`), or a glob
+ * for the TypeORM CLI; migrations are every file in `migrations/`.
+ */
+export async function resolveDatabase(
+  cfg: DatabaseConfig,
+  entities: DataSourceOptions['entities'] = [],
+): Promise<ResolvedDatabase> {
+  const migrations = await loadMigrations();
   const embedded = cfg.url ? undefined : await EmbeddedPostgres.start(cfg.dataDir);
   const options: DataSourceOptions = {
     type: 'postgres',

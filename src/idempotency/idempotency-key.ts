@@ -1,9 +1,9 @@
 import type { Request } from 'express';
 import { ApiException } from '../common/errors/api-exception.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../common/http/header-names.js';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-/** Set to `true` on a response that replays the first answer to an Idempotency-Key. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+// idempotency.service.ts imports the name from here.
+export { IDEMPOTENCY_KEY_HEADER };
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 // Printable ASCII (0x20–0x7E); Node has already trimmed the spaces around a header value.

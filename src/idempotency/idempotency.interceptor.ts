@@ -10,8 +10,9 @@ import type { Request, Response } from 'express';
 import { catchError, mergeMap, of, throwError, type Observable } from 'rxjs';
 import { ApiException, type ErrorCode } from '../common/errors/api-exception.js';
 import { apiExceptionFor } from '../common/filters/all-exceptions.filter.js';
+import { ETAG_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../common/http/header-names.js';
 import { routeOf } from '../common/http/route-label.js';
-import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf } from './idempotency-key.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
 import type { StoredResponse } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 import { requestFingerprint } from './request-fingerprint.js';
@@ -27,7 +28,7 @@ export const idempotentOptions = (options: IdempotentOptions) =>
 
 // Replayed as they were first sent, when the handler set them; Content-Type follows from
 // the JSON body, and per-request headers (X-Request-Id, X-RateLimit-*) are this request's.
-const REPLAYED_HEADERS = ['location', 'content-location', 'etag'];
+const REPLAYED_HEADERS = ['location', 'content-location', ETAG_HEADER.toLowerCase()];
 
 interface StoredError {
   code: ErrorCode;

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdempotencyKey } from './idempotency-key.entity.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 
@@ -7,6 +9,7 @@ import { IdempotencyService } from './idempotency.service.js';
  * instantiated in that module and needs this service (one instance for the whole app).
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([IdempotencyKey])],
   providers: [IdempotencyRepository, IdempotencyService],
   exports: [IdempotencyService],
 })

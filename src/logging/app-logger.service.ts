@@ -14,12 +14,13 @@ export function loggerParams(root: Pino): Params {
 }
 
 /**
- * Nest's RoutesResolver heads each controller's routes with the controller's path under the
- * global prefix, also for controllers the prefix excludes (it checks exclusions per route,
- * and a heading has no method), so `/metrics` was announced as `/v1/metrics`. The
- * RouterExplorer lines that follow give each route's real path; the headings go to debug.
+ * Nest's start-up bookkeeping, a line per module initialised (InstanceLoader), per controller
+ * (RoutesResolver) and per route mapped (RouterExplorer), some 75 in all, goes to debug: at
+ * info, start-up is the handful of lines that say what happened and where the service
+ * listens. (RoutesResolver's headings also put excluded controllers under the global prefix,
+ * `/metrics` as `/v1/metrics`; RouterExplorer gives each route's real path.)
  */
-const DEBUG_CONTEXTS = new Set(['RoutesResolver']);
+const DEBUG_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
 /** Nest's logger interface over pino (nestjs-pino), so framework messages are JSON lines too. */
 @Injectable()

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { createLogger } from './logger.js';
+import { createLogger, startupLoggerOptions } from './logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -44,7 +45,13 @@ describe(createLogger.name, () => {
       },
       res: { headers: { 'set-cookie': 'session=secret' } },
       password: 'top-level-secret',
-      body: { username: 'bob', password: 'p4ssw0rd', token: 't0ken', key: 'k3y' },
+      body: {
+        username: 'bob',
+        password: 'p4ssw0rd',
+        currentPassword: 'old p4ssw0rd',
+        token: 't0ken',
+        key: 'k3y',
+      },
       user: { account: { passwordHash: '$argon2id$...', apiKey: 'pk_test_x' } },
     });
     const [line] = lines;
@@ -59,9 +66,69 @@ describe(createLogger.name, () => {
       },
       res: { headers: { 'set-cookie': '[REDACTED]' } },
       password: '[REDACTED]',
-      body: { username: 'bob', password: '[REDACTED]', token: '[REDACTED]', key: '[REDACTED]' },
+      body: {
+        username: 'bob',
+        password: '[REDACTED]',
+        currentPassword: '[REDACTED]',
+        token: '[REDACTED]',
+        key: '[REDACTED]',
+      },
       user: { account: { passwordHash: '[REDACTED]', apiKey: '[REDACTED]' } },
     });
     expect(JSON.stringify(line)).not.toMatch(/secret|p4ssw0rd|t0ken|k3y|argon2|pk_/);
+  });
+});
+
+describe(startupLoggerOptions.name, () => {
+  it.each([
+    [{}, true, true],
+    [{}, false, false],
+    [{ NODE_ENV: 'test' }, true, true],
+    [{ NODE_ENV: 'production' }, true, false],
+    [{ LOG_FORMAT: 'pretty' }, false, true],
+    [{ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }, false, true],
+    [{ LOG_FORMAT: 'json' }, true, false],
+    [{ LOG_FORMAT: 'yaml' }, true, true],
+  ])(
+    'should for %j, standard output a terminal: %s, choose readable lines: %s',
+    (env, isTerminal, pretty) => {
+      expect(startupLoggerOptions(env, isTerminal)).toEqual({ level: 'info', pretty });
+    },
+  );
+});
+
+describe('readable lines (LOG_FORMAT=pretty)', () => {
+  it('should write one line per message: time, level, [context] and the message', async () => {
+    const output: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output.push(chunk.toString());
+        done();
+      },
+    });
+    const sut = await createLogger({ level: 'info', pretty: true, destination });
+    sut.info({ context: 'Bootstrap' }, 'Listening on http://0.0.0.0:3000 (every interface)');
+    sut.warn(
+      {
+        requestId: 'r-1',
+        method: 'GET',
+        route: '/v1/pets',
+        path: '/v1/pets',
+        status: 503,
+        durationMs: 4,
+      },
+      'request refused: service unavailable',
+    );
+    // Colours depend on the terminal; the words do not.
+    const text = stripVTControlCharacters(output.join(''));
+    expect(text.split('\n')).toEqual([
+      expect.stringMatching(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[Bootstrap\] Listening on http:\/\/0\.0\.0\.0:3000 \(every interface\)$/,
+      ),
+      expect.stringMatching(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: request refused: service unavailable \(GET \/v1\/pets 503, 4 ms\) {"requestId":"r-1","route":"\/v1\/pets"}$/,
+      ),
+      '',
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { wantsPrettyLogs } from '../config/observability.config.js';
+import { API_KEY_HEADER, AUTHORIZATION_HEADER } from '../common/http/header-names.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -13,8 +14,19 @@ export interface LoggerOptions {
 
 // Secrets a log line must never carry, wherever they sit in a logged object: credentials
 // in request or response headers, and password, token, key and hash fields of bodies.
-const SECRET_FIELDS = ['password', 'token', 'key', 'apiKey', 'passwordHash', 'keyHash', 'hash'];
-const SECRET_HEADERS = ['authorization', 'x-api-key', 'cookie', 'set-cookie'];
+const SECRET_FIELDS = [
+  'password',
+  'currentPassword',
+  'token',
+  'key',
+  'apiKey',
+  'passwordHash',
+  'keyHash',
+  'hash',
+];
+const SECRET_HEADERS = [AUTHORIZATION_HEADER, API_KEY_HEADER, 'Cookie', 'Set-Cookie'].map((name) =>
+  name.toLowerCase(),
+);
 export const REDACTED_PATHS = [
   ...SECRET_HEADERS.flatMap((header) => [
     `headers["${header}"]`,
@@ -30,10 +42,19 @@ const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 't
  * Logger options read straight from the environment, for the messages written before
  * the configuration is validated (or when validating it is what failed).
  */
-export function startupLoggerOptions(env: NodeJS.ProcessEnv = process.env): LoggerOptions {
+export function startupLoggerOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  isTerminal = process.stdout.isTTY === true,
+): LoggerOptions {
   const level = LEVELS.includes(env.LOG_LEVEL ?? '') ? (env.LOG_LEVEL as LogLevel) : 'info';
-  return { level, pretty: wantsPrettyLogs(env.NODE_ENV ?? 'development') };
+  return {
+    level,
+    pretty: wantsPrettyLogs(env.NODE_ENV ?? 'development', env.LOG_FORMAT, isTerminal),
+  };
 }
+
+// Said once per process, not by each logger made (start-up's, then the configured one).
+let toldPrettyMissing = false;
 
 export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const settings = {
@@ -43,24 +64,40 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
   };
-  if (options.destination) return pino(settings, options.destination);
   if (options.pretty) {
-    const pretty = await loadPrettyPrinter();
+    const pretty = await loadPrettyPrinter(options.destination);
     if (pretty) return pino(settings, pretty);
   }
-  return pino(settings);
+  const logger = options.destination ? pino(settings, options.destination) : pino(settings);
+  if (options.pretty && !toldPrettyMissing) {
+    toldPrettyMissing = true;
+    logger.warn(
+      'Readable log lines need pino-pretty, a development dependency that is not installed: the lines stay JSON (LOG_FORMAT=json says so and ends this warning)',
+    );
+  }
+  return logger;
 }
 
-/** pino-pretty is installed for development only; without it the lines stay JSON. */
-async function loadPrettyPrinter(): Promise<DestinationStream | undefined> {
+/**
+ * pino-pretty is a development dependency, imported only when asked for: a production
+ * install without it (npm ci --omit=dev) logs JSON lines, LOG_FORMAT=pretty or not.
+ */
+async function loadPrettyPrinter(
+  destination: DestinationStream | undefined,
+): Promise<DestinationStream | undefined> {
   try {
     const { default: pretty } = await import('pino-pretty');
     return pretty({
-      colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname,service',
+      // One line per message, led by its context ("INFO: [Bootstrap] Listening on ..."); a
+      // request's reads "request completed (GET /v1/pets 200, 4 ms) {"requestId":...}".
+      messageFormat:
+        '{if context}[{context}] {end}{msg}{if method} ({method} {path} {status}, {durationMs} ms){end}',
+      ignore: 'pid,hostname,service,context,method,path,status,durationMs',
+      singleLine: true,
       // Written at once, so the last lines before process.exit() are not lost.
       sync: true,
+      ...(destination ? { destination } : {}),
     });
   } catch {
     return undefined;

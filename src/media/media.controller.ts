@@ -3,6 +3,11 @@ import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { Public } from '../common/decorators/public.decorator.js';
+import {
+  CACHE_CONTROL_HEADER,
+  ETAG_HEADER,
+  IF_NONE_MATCH_HEADER,
+} from '../common/http/header-names.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { CONTENT_TYPES } from './processing/image-format.js';
@@ -10,7 +15,7 @@ import { MEDIA_KEY_PATTERN } from './media-key.js';
 import { MediaKeyPipe } from './media-key.pipe.js';
 import { MediaService } from './media.service.js';
 
-const ETAG_HEADER = {
+const ETAG_DOC = {
   description: 'Strong validator of the bytes: the key’s random part, quoted',
   required: true,
   schema: { type: 'string', maxLength: 34, pattern: '^"[0-9a-f]{32}"$' },
@@ -41,8 +46,8 @@ export class MediaController {
     description: 'The image, cacheable forever',
     content: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type, {}])),
     headers: {
-      ETag: ETAG_HEADER,
-      'Cache-Control': {
+      [ETAG_HEADER]: ETAG_DOC,
+      [CACHE_CONTROL_HEADER]: {
         description: 'Stored objects never change under their key',
         required: true,
         schema: { type: 'string', enum: ['public, max-age=31536000, immutable'] },
@@ -52,12 +57,12 @@ export class MediaController {
   @ApiResponse({
     status: 304,
     description: 'If-None-Match matched: the client’s copy is current',
-    headers: { ETag: ETAG_HEADER },
+    headers: { [ETAG_HEADER]: ETAG_DOC },
   })
   @ApiErrors({ 404: ['NOT_FOUND'], 503: ['SERVICE_UNAVAILABLE'] })
   async serve(
     @Param('key', MediaKeyPipe) key: string,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Headers(IF_NONE_MATCH_HEADER) ifNoneMatch: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
     const media = await this.mediaService.open(key, ifNoneMatch);

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PetImage } from './pet-image.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetsModule } from '../pets/pets.module.js';
 import { ImageProcessor } from './processing/image-processor.js';
@@ -12,7 +14,7 @@ import { UploadBudget } from './processing/upload-budget.js';
 
 /** Pet images: upload, renditions, storage and serving. Depends on pets, never the reverse. */
 @Module({
-  imports: [PetsModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([PetImage]), PetsModule, IdempotencyModule],
   controllers: [PetImagesController, MediaController],
   providers: [
     MediaService,

@@ -2,7 +2,7 @@ import type { MediaUrl } from './media.service.js';
 import { PetImageResponse, UploadImageResponse } from './dto/pet-image-response.dto.js';
 import type { PetImage } from './pet-image.entity.js';
 
-// An unset description becomes undefined, which JSON leaves out (contract: never null).
+// An unset description becomes undefined, which JSON leaves out (docs/api.md: never null).
 export function toPetImageResponse(image: PetImage, urlOf: MediaUrl): PetImageResponse {
   return {
     id: image.id,

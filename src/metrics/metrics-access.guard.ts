@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiException } from '../common/errors/api-exception.js';
+import { AUTHORIZATION_HEADER, WWW_AUTHENTICATE_HEADER } from '../common/http/header-names.js';
 import { observabilityConfig, type ObservabilityConfig } from '../config/observability.config.js';
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="metrics"' };
+const CHALLENGE = { [WWW_AUTHENTICATE_HEADER]: 'Bearer realm="metrics"' };
 
 /**
  * GET /metrics exists only with METRICS_ENABLED=true (404 otherwise, as for any unknown
@@ -21,7 +22,7 @@ export class MetricsAccessGuard implements CanActivate {
     }
     const expected = this.config.metricsToken;
     if (!expected) return true;
-    const presented = /^Bearer (\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
+    const presented = /^Bearer (\S+)$/i.exec(request.get(AUTHORIZATION_HEADER) ?? '')?.[1];
     if (!presented) {
       throw new ApiException(
         'AUTHENTICATION_REQUIRED',

@@ -2,6 +2,7 @@ import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { prometheusContentType } from 'prom-client';
 import { Public } from '../common/decorators/public.decorator.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { METRICS_PATH } from '../common/http/route-space.js';
 import { MetricsAccessGuard } from './metrics-access.guard.js';
 import { MetricsService } from './metrics.service.js';
@@ -17,7 +18,7 @@ export class MetricsController {
 
   @Get()
   @Header('Content-Type', prometheusContentType)
-  @Header('Cache-Control', 'no-store')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
   render(): Promise<string> {
     return this.metricsService.render();
   }

@@ -1,4 +1,4 @@
-/** The kinds of change a pet's history records and webhooks publish (contract §7, Events). */
+/** The kinds of change a pet's history records and webhooks publish (docs/events.md). */
 export const PET_EVENT_TYPES = [
   'pet.created',
   'pet.updated',

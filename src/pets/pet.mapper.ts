@@ -4,7 +4,7 @@ import { PetResponse } from './dto/pet-response.dto.js';
 import type { PetChangedField, PetEvent } from './pet-events.js';
 import type { PendingPetEventRow, PetEventRow, PetRow } from './pets.repository.js';
 
-// Unset fields become undefined, which JSON leaves out (contract: never null); one object
+// Unset fields become undefined, which JSON leaves out (docs/api.md: never null); one object
 // literal per row keeps every pet the same shape, with no copy to delete keys from.
 export function toPetResponse(pet: PetRow): PetResponse {
   return {

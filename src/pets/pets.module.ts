@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Pet } from './pet.entity.js';
+import { Tag } from './tag.entity.js';
+import { PetEventRecord } from './pet-event.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetHistoryService } from './pet-history.service.js';
 import { PetsController } from './pets.controller.js';
@@ -6,7 +10,7 @@ import { PetsRepository } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
 
 @Module({
-  imports: [IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([Pet, Tag, PetEventRecord]), IdempotencyModule],
   controllers: [PetsController],
   providers: [PetsService, PetHistoryService, PetsRepository],
   exports: [PetsService, PetHistoryService],

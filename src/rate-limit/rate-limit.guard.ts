@@ -22,17 +22,17 @@ import {
 } from './window-state.js';
 
 /**
- * @nestjs/throttler's guard, extended for what the contract adds:
+ * @nestjs/throttler's guard, extended for what docs/rate-limits.md adds:
  * - one budget per caller across all routes (the key is window + caller, not the route),
  *   the caller being the API key, else the user, else the client address; each budget is
  *   spent by its own caller alone (a key's requests never spend its owner's budget);
  * - both windows counted on every request, then the request refused if either is spent
  *   (the base guard stops counting at the first spent window);
  * - a refused credential also spends its address's budget of refused credentials, which
- *   IdentifyGuard checks before looking any credential up (and answers 429 past it);
+ *   ResolveCredentialsGuard checks before looking any credential up (and answers 429 past it);
  * - on a `@SkipThrottle()` route (GET /rate-limit) a valid credential spends only its
  *   address's budget of such reads; a missing or refused one is counted as everywhere;
- * - the headers of the tightest window only, and the contract's 429 body.
+ * - the headers of the tightest window only, and the 429 body of docs/rate-limits.md.
  * It runs after the credential is identified and before it is enforced, so that a
  * missing or invalid credential is limited by client address.
  */

@@ -9,7 +9,7 @@ import type { RateLimitStorage } from './storage/rate-limit-storage.js';
  * Two named throttlers, `minute` and `hour`, each with the limit of the caller's tier
  * (API key, user, anonymous) from configuration, counted in the project's own storage
  * (memory, or Redis shared by every instance). RateLimitGuard sets the headers itself:
- * the contract wants those of the tightest window only.
+ * docs/rate-limits.md wants those of the tightest window only.
  */
 export function throttlerOptions(
   config: RateLimitConfig,

@@ -1,6 +1,11 @@
 import type { Response } from 'express';
 import { ApiException } from '../common/errors/api-exception.js';
 import type { WindowName } from './caller.js';
+import {
+  RATE_LIMIT_LIMIT_HEADER,
+  RATE_LIMIT_REMAINING_HEADER,
+  RATE_LIMIT_RESET_HEADER,
+} from '../common/http/header-names.js';
 
 export interface WindowState {
   window: WindowName;
@@ -38,9 +43,9 @@ export function rateLimitHeaders(windows: WindowState[]): Record<string, string>
     b.remaining < a.remaining || (b.remaining === a.remaining && b.reset > a.reset) ? b : a,
   );
   return {
-    'X-RateLimit-Limit': String(tightest.limit),
-    'X-RateLimit-Remaining': String(tightest.remaining),
-    'X-RateLimit-Reset': String(tightest.reset),
+    [RATE_LIMIT_LIMIT_HEADER]: String(tightest.limit),
+    [RATE_LIMIT_REMAINING_HEADER]: String(tightest.remaining),
+    [RATE_LIMIT_RESET_HEADER]: String(tightest.reset),
   };
 }
 
@@ -48,7 +53,7 @@ export function setRateLimitHeaders(res: Response, windows: WindowState[]): void
   for (const [name, value] of Object.entries(rateLimitHeaders(windows))) res.setHeader(name, value);
 }
 
-/** The 429 for a spent window: `Retry-After` and the contract's details. */
+/** The 429 for a spent window: `Retry-After` and the details of docs/rate-limits.md. */
 export function rateLimitExceeded(
   spent: SpentWindow,
   headers: Record<string, string> = {},

@@ -1,4 +1,5 @@
 import { Logger, type INestApplication } from '@nestjs/common';
+import { stackOf } from '../common/errors/message-of.js';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 // Beyond draining requests, closing the pool, Redis and the embedded database.
@@ -24,7 +25,7 @@ export function closeOnSignals(app: INestApplication, shutdownTimeoutMs: number)
         process.exit(0);
       },
       (error: unknown) => {
-        logger.fatal('Shutdown failed', error instanceof Error ? error.stack : String(error));
+        logger.fatal('Shutdown failed', stackOf(error));
         process.exit(1);
       },
     );

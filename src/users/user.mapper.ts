@@ -1,7 +1,7 @@
 import { UserResponse } from './dto/user-response.dto.js';
 import type { User } from './user.entity.js';
 
-// Unset fields become undefined, which JSON leaves out (contract: never null).
+// Unset fields become undefined, which JSON leaves out (docs/api.md: never null).
 export function toUserResponse(user: User): UserResponse {
   return {
     id: user.id,

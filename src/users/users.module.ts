@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { User } from './user.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PasswordService } from './password.service.js';
@@ -8,7 +10,7 @@ import { UsersService } from './users.service.js';
 
 @Module({
   // RateLimitModule for the login lockout, which a current-password check counts toward.
-  imports: [IdempotencyModule, RateLimitModule],
+  imports: [TypeOrmModule.forFeature([User]), IdempotencyModule, RateLimitModule],
   controllers: [UsersController],
   providers: [UsersService, UsersRepository, PasswordService],
   exports: [UsersService, PasswordService],

@@ -3,7 +3,7 @@ import type { WebhookSubscription } from './webhook-subscription.entity.js';
 
 /**
  * Without the secrets, which only creation and rotation show. Unset fields become undefined,
- * which JSON leaves out (contract: never null); so does a previous secret's expiry once past.
+ * which JSON leaves out (docs/api.md: never null); so does a previous secret's expiry once past.
  */
 export function toWebhookResponse(
   subscription: WebhookSubscription,

@@ -14,6 +14,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import {
   ApiIdParam,
@@ -43,11 +44,12 @@ const URL_RULES =
   'else 400 VALIDATION_ERROR on url, whose message names the rule, never the address.';
 
 /**
- * Documents `@Header('Cache-Control', 'no-store')` on the responses that show the secret. Nest
- * sets it before the interceptors run, so an Idempotency-Key replay carries it too.
+ * Documents the `Cache-Control: no-store` set by `@Header` on the responses that show the
+ * secret. Nest sets it before the interceptors run, so an Idempotency-Key replay carries it
+ * too.
  */
 const NO_STORE_HEADERS = {
-  'Cache-Control': {
+  [CACHE_CONTROL_HEADER]: {
     description: 'The secret is shown once: no cache may keep this response',
     required: true,
     schema: { type: 'string', enum: ['no-store'] },
@@ -64,7 +66,7 @@ export class WebhooksController {
   constructor(private readonly webhooksService: WebhooksService) {}
 
   @Post()
-  @Header('Cache-Control', 'no-store')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
   // The secret is stored for signing, but a replay does not show it again.
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({
@@ -155,7 +157,7 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
-  @Header('Cache-Control', 'no-store')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
   @NoBody()
   @Idempotent({ secretFields: ['secret'] })
   @ApiOperation({

@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetsModule } from '../pets/pets.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
@@ -16,7 +20,11 @@ import { WebhooksService } from './webhooks.service.js';
  * the worker, signing, the delivery log) and the guarded HTTP client (outbound/).
  */
 @Module({
-  imports: [IdempotencyModule, PetsModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookDeliveryAttempt]),
+    IdempotencyModule,
+    PetsModule,
+  ],
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [
     WebhooksService,

@@ -9,8 +9,9 @@ import { uploadImage } from '../support/uploads.js';
 
 const STRONG_ETAG = /^"[0-9.]+"$/;
 
-// Contract §7: single pets, categories and users carry a strong ETag from their row version;
-// If-None-Match gives 304, and If-Match makes PUT and DELETE conditional (412 when stale).
+// docs/api.md, Conditional requests (ETag): single pets, categories and users carry a
+// strong ETag from their row version; If-None-Match gives 304, and If-Match makes PUT and
+// DELETE conditional (412 when stale).
 describe('Conditional requests (e2e)', () => {
   let t: TestApp;
 
@@ -324,7 +325,7 @@ describe('Conditional requests (e2e)', () => {
     },
   );
   // Node's fetch, like every browser, adds `Cache-Control: no-cache` to any request that
-  // carries a conditional header; Express's own check refuses a 304 to it, the contract not.
+  // carries a conditional header; Express's own check refuses a 304 to it, docs/api.md not.
   describe('If-None-Match sent by fetch', () => {
     let baseUrl: string;
 

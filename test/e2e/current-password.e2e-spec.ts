@@ -5,8 +5,9 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const LOCKOUT_FAILURES = 3;
 
-// Contract §8: a user changing its own password, email or username confirms it with its
-// current password, so that a stolen token (or key) alone cannot take the account over.
+// docs/identity.md, Users and roles: a user changing its own password, email or username
+// confirms it with its current password, so that a stolen token (or key) alone cannot take
+// the account over.
 describe('Own password, email and username changes take currentPassword (e2e)', () => {
   let t: TestApp;
 

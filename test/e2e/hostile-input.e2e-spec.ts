@@ -8,10 +8,10 @@ import { createPet } from '../support/pets.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /**
- * Issue 14's "done means": every operation of the app's own OpenAPI document, fed hostile
- * input in its path, query and body by each kind of caller, never answers 5xx, and every
- * 4xx is the contract's error body. A failure prints fast-check's shrunk counterexample;
- * the seed is fixed so that a run is repeatable.
+ * docs/input.md, Property-based test: every operation of the app's own OpenAPI document,
+ * fed hostile input in its path, query and body by each kind of caller, never answers 5xx,
+ * and every 4xx is the error body of docs/api.md. A failure prints fast-check's shrunk
+ * counterexample; the seed is fixed so that a run is repeatable.
  */
 const SEED = 20261123;
 const RUNS_PER_OPERATION = 80;

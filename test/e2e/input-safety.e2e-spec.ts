@@ -10,8 +10,8 @@ import { uploadImage } from '../support/uploads.js';
 import { waitFor } from '../support/wait.js';
 
 /**
- * Contract section 7, "Credentials": strings with U+0000 and prototype keys are refused as
- * field errors, and nothing a client sends in a body makes the service fail (5xx).
+ * docs/input.md, Refused whatever the field: strings with U+0000 and prototype keys are
+ * refused as field errors, and nothing a client sends in a body makes the service fail (5xx).
  */
 describe('Input safety (e2e)', () => {
   let t: TestApp;

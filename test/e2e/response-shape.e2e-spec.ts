@@ -5,8 +5,8 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 import { uploadImage } from '../support/uploads.js';
 
 /**
- * Contract section 7, "Response shape": an optional field with no value is left out of the
- * response (never `null`); `null` in a PUT body clears such a field.
+ * docs/api.md (Pets, and each resource's fields): an optional field with no value is left
+ * out of the response (never `null`); `null` in a PUT body clears such a field.
  */
 describe('Response shape (e2e)', () => {
   let t: TestApp;

@@ -4,6 +4,7 @@ import { AppProcess } from '../support/app-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { waitFor } from '../support/wait.js';
 import { FAST_DELIVERY, verified, WebhookReceiver } from '../support/webhook-receiver.js';
+import { messageOf } from '../../src/common/errors/message-of.js';
 
 jest.setTimeout(120_000);
 
@@ -87,7 +88,7 @@ withServer('Webhook deliveries across instances and restarts (e2e, PostgreSQL)',
     await waitFor(async () => (await deliveriesOf(first, webhook.id))[0]?.attempts >= 1, 30_000)
       // Says why, should this ever fail: the instance's own log.
       .catch((error: unknown) => {
-        throw new Error(`${String(error)}; the instance wrote:\n${first.lines.join('\n')}`);
+        throw new Error(`${messageOf(error)}; the instance wrote:\n${first.lines.join('\n')}`);
       });
     const [{ eventId }] = await deliveriesOf(first, webhook.id);
 

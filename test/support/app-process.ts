@@ -82,6 +82,10 @@ export class AppProcess {
     return new AppProcess(child, port);
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
@@ -138,8 +142,10 @@ export class AppProcess {
     return this.exitCode();
   }
 
+  // A fresh embedded data directory (initdb, then every migration) takes 15 s on an idle
+  // 2-core machine and over 40 s on a busy one; a start that fails ends the wait at once.
   private async waitUntilLive(): Promise<void> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) break;
       try {

@@ -1,8 +1,9 @@
 import { expect } from '@jest/globals';
 import type { Response } from 'supertest';
 import { ApiException } from '../../src/common/errors/api-exception.js';
+import { messageOf } from '../../src/common/errors/message-of.js';
 
-/** Asserts the contract's error body: status, code, a message and the request id. */
+/** Asserts the error body of docs/api.md: status, code, a message and the request id. */
 export function expectError(res: Response, status: number, code: string): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
   expect(res.body).toEqual({
@@ -20,7 +21,7 @@ export function expectValidationError(res: Response, fields: string[]): void {
   expect([...new Set(named)].sort()).toEqual([...fields].sort());
 }
 
-/** The contract's error body with this code (and details), for whole-body assertions. */
+/** The error body of docs/api.md with this code (and details), for whole-body assertions. */
 export function errorBody(code: string, details?: Record<string, unknown>) {
   return {
     code,
@@ -37,7 +38,7 @@ export async function refusal(promise: Promise<unknown>): Promise<ApiException> 
     (reason: unknown) => reason,
   );
   if (!(error instanceof ApiException)) {
-    throw new Error(`expected an ApiException: ${String(error)}`);
+    throw new Error(`expected an ApiException: ${messageOf(error)}`);
   }
   return error;
 }

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
  * documented for the operation, the headers it declares required must be there (and match
  * their schemas), and a JSON body must match the response schema. Responses of paths or
  * methods the document does not describe (unknown routes, wrong methods) must be errors in
- * the contract's error body. Used for every response the e2e suites receive.
+ * the error body of docs/api.md. Used for every response the e2e suites receive.
  */
 
 type Json = Record<string, unknown>;

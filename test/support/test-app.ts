@@ -5,10 +5,17 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import {
+  observabilityConfig,
+  type ObservabilityConfig,
+} from '../../src/config/observability.config.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { ROOT_LOGGER } from '../../src/logging/logging.module.js';
 import { bearer } from './headers.js';
 import { conformanceOf, conformingAgent } from './conforming-agent.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { generousRateLimits } from './rate-limits.js';
+import { testLogs } from './test-logs.js';
 
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin password for tests';
@@ -52,7 +59,8 @@ export async function createTestApp(
   const dropDatabase = () => (shared ? Promise.resolve() : database.drop());
   const overrides = {
     NODE_ENV: 'test',
-    // Request lines and expected 503 warnings would bury the test report.
+    // Request lines and expected 503 warnings would bury what matters; the lines go to
+    // testLogs, where a test takes those it causes on purpose.
     LOG_LEVEL: 'error',
     ...generousRateLimits(),
     // Apps share a Redis server (when REDIS_URL is set) but not their counters.
@@ -69,7 +77,14 @@ export async function createTestApp(
   Object.assign(process.env, overrides);
   let app: NestExpressApplication;
   try {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+      .overrideProvider(ROOT_LOGGER)
+      .useFactory({
+        inject: [observabilityConfig.KEY],
+        factory: (config: ObservabilityConfig) =>
+          createLogger({ level: config.logLevel, pretty: false, destination: testLogs }),
+      })
+      .compile();
     app = configureApp(
       moduleRef.createNestApplication<NestExpressApplication>({
         bodyParser: false,

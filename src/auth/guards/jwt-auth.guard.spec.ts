@@ -39,7 +39,7 @@ function claims(overrides: Record<string, unknown> = {}): Record<string, unknown
   };
 }
 
-/** The principal passport put on the request, or the contract error the guard threw. */
+/** The principal passport put on the request, or the API error the guard threw. */
 async function authenticate(authorization: string): Promise<unknown> {
   const request: Record<string, unknown> = { headers: { authorization } };
   const context = {

@@ -3,14 +3,14 @@ import { AuthGuard } from '@nestjs/passport';
 import { TokenExpiredError } from '@nestjs/jwt';
 import type { Request } from 'express';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { API_KEY_HEADER } from '../../common/http/header-names.js';
 import type { Principal } from '../../common/types/principal.js';
 import { API_KEY_PREFIX_PATTERN, displayPrefixOf } from '../api-key-format.js';
 import { AuthErrors } from '../auth-errors.js';
-import { API_KEY_HEADER } from '../credentials.js';
 
 const API_KEY_PREFIX = new RegExp(API_KEY_PREFIX_PATTERN);
 
-/** Runs JwtStrategy and turns every way it can fail into the contract's 401. */
+/** Runs JwtStrategy and turns every way it can fail into the 401s of docs/identity.md. */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   override handleRequest<T = Principal>(

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
+import { API_KEY_HEADER } from '../../common/http/header-names.js';
 import type { Principal } from '../../common/types/principal.js';
 import { ApiKeysService } from '../api-keys.service.js';
-import { API_KEY_HEADER } from '../credentials.js';
 
 /**
  * API keys from the X-API-Key header. passport-headerapikey reads the header; `validate`

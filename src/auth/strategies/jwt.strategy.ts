@@ -12,7 +12,7 @@ import { JWT_KEY } from '../jwt-key.module.js';
 /** The only algorithm signed with and accepted: never `none`, never the token's choice. */
 export const JWT_ALGORITHM = 'HS256';
 
-/** The contract fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
+/** docs/identity.md fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
 export const TOKEN_TTL_SECONDS = 3600;
 
 interface Claims {
@@ -29,7 +29,7 @@ interface Claims {
  * secret is re-imported on every verify), issuer, audience and expiry; `validate` checks
  * what jsonwebtoken does not (our claims and lifetime) and the account's current state.
  * Failures of the first kind reach JwtAuthGuard.handleRequest as `info`; `validate`
- * throws the contract's error itself.
+ * throws the documented error itself (docs/identity.md).
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -68,7 +68,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     userId: number;
     iat: number;
   } {
-    // jsonwebtoken accepts a token without exp; the contract does not.
+    // jsonwebtoken accepts a token without exp; docs/identity.md does not.
     if (typeof exp !== 'number') throw AuthErrors.invalidToken('it has no expiry');
     // Ours live exactly one hour: anything longer was not issued here.
     if (typeof iat !== 'number' || exp - iat > TOKEN_TTL_SECONDS) {

@@ -15,7 +15,7 @@ export class CategoryResponse {
 }
 
 export class CategoryListResponse {
-  // Not paginated (contract §4): the list is as long as the admins make it.
+  // Not paginated (docs/api.md, the table of routes): the list is as long as the admins make it.
   @ApiProperty({ type: [CategoryResponse], description: 'Every category, ordered by name' })
   categories: CategoryResponse[];
 }

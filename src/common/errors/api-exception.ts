@@ -1,7 +1,8 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import { RETRY_AFTER_HEADER } from '../http/header-names.js';
 
 /**
- * Every error code and the one status it is answered with (contract sections 2, 7 and 8). The
+ * Every error code and the one status it is answered with (docs/api.md, Errors). The
  * order is the one the OpenAPI document lists them in.
  */
 export const ERROR_STATUS = {
@@ -46,7 +47,10 @@ export interface FieldError {
   message: string;
 }
 
-/** An error the client is meant to see, in the contract's shape; its code sets the status. */
+/**
+ * An error the client is meant to see, in the shape docs/api.md gives; its code sets the
+ * status.
+ */
 export class ApiException extends HttpException {
   constructor(
     readonly code: ErrorCode,
@@ -77,7 +81,7 @@ export class ApiException extends HttpException {
   }
 
   /**
-   * Refused for now, not for good: the contract sets `Retry-After` on every 429 and 503 (and
+   * Refused for now, not for good: docs/api.md sets `Retry-After` on every 429 and 503 (and
    * on a 409 for an Idempotency-Key still in progress), so a client knows when to try again.
    */
   static retryLater(
@@ -88,7 +92,7 @@ export class ApiException extends HttpException {
     headers: Record<string, string> = {},
   ): ApiException {
     return new ApiException(code, message, details, {
-      'Retry-After': String(retryAfterSeconds),
+      [RETRY_AFTER_HEADER]: String(retryAfterSeconds),
       ...headers,
     });
   }

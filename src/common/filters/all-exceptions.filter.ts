@@ -9,7 +9,7 @@ import {
   isUniqueViolation,
   uniqueViolationField,
 } from '../errors/database-errors.js';
-import { messageOf } from '../errors/message-of.js';
+import { messageOf, stackOf } from '../errors/message-of.js';
 
 // The codes Nest's own HttpExceptions are answered with, found by their status.
 const CODE_BY_STATUS = new Map(
@@ -32,7 +32,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 // A lost deadlock or serialization conflict is over once the other transaction ends.
 const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
-/** The one place where anything thrown becomes the contract's error body. */
+/** The one place where anything thrown becomes the error body of docs/api.md. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -56,7 +56,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     } else if (error.getStatus() >= 500) {
       this.logger.error(
         `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
-        exception instanceof Error ? exception.stack : String(exception),
+        stackOf(exception),
       );
     }
     this.send(error, request, response);

@@ -1,6 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiException } from '../errors/api-exception.js';
+import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from './header-names.js';
 
 /**
  * What an `If-Match` header asks for (RFC 9110 13.1.1): any current representation (`*`), or
@@ -25,7 +26,7 @@ export const rowEtag = (row: { version: number }) => strongEtag(rowVersionTag(ro
 export const MAX_IF_MATCH_LENGTH = 1024;
 
 const invalidIfMatch = (message: string) =>
-  ApiException.validation([{ field: 'If-Match', message }]);
+  ApiException.validation([{ field: IF_MATCH_HEADER, message }]);
 
 /** `undefined` when the header is absent; 400 VALIDATION_ERROR when it is not `*` or a list. */
 export function parseIfMatch(header: string | undefined): IfMatch | undefined {
@@ -62,13 +63,13 @@ export function matchesIfNoneMatch(ifNoneMatch: string, etag: string): boolean {
  * Sends a single resource's ETag and, on a GET or HEAD whose If-None-Match holds it, has
  * Express answer 304 with no body. Express's own check (`req.fresh`) refuses the 304 to any
  * request saying `Cache-Control: no-cache`, which fetch and every browser add to a request
- * carrying a conditional header; the contract answers it whatever Cache-Control says.
+ * carrying a conditional header; docs/api.md answers it whatever Cache-Control says.
  * If-Modified-Since alone stays Express's: with no Last-Modified sent, it never matches.
  */
 export function setEtag(res: Response, etag: string): void {
-  res.setHeader('ETag', etag);
+  res.setHeader(ETAG_HEADER, etag);
   const { req } = res;
-  const ifNoneMatch = req.headers['if-none-match'];
+  const ifNoneMatch = req.get(IF_NONE_MATCH_HEADER);
   if (ifNoneMatch === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return;
   // Read by res.send once the status is final: an error answered instead stays an error.
   Object.defineProperty(req, 'fresh', {
@@ -108,7 +109,7 @@ export const preconditionFailed = (currentVersionTag: string) =>
 /** The request's `If-Match`, parsed (see `parseIfMatch`). */
 export const IfMatchHeader = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext): IfMatch | undefined => {
-    const header = ctx.switchToHttp().getRequest<Request>().headers['if-match'];
+    const header = ctx.switchToHttp().getRequest<Request>().get(IF_MATCH_HEADER);
     return parseIfMatch(header);
   },
 );

@@ -17,7 +17,7 @@ function hasBody(request: Request): boolean {
   return request.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
-/** A `@NoBody()` action's JSON body may be `{}`; any field in it is unknown (contract §1). */
+/** A `@NoBody()` action's JSON body may be `{}`; any field in it is unknown (docs/input.md). */
 function refuseFields(body: unknown): void {
   const fields = typeof body === 'object' && body !== null ? Object.keys(body) : [];
   if (fields.length === 0) return;

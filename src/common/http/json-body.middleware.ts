@@ -7,7 +7,7 @@ export const JSON_BODY_LIMIT = '100kb';
 const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: 'application/json' });
 
 /**
- * Parses JSON bodies and turns body-parser's failures into the contract's errors, which it
+ * Parses JSON bodies and turns body-parser's failures into the errors of docs/input.md, which it
  * records on the request for ContentTypeGuard to throw: a middleware runs before the
  * guards, and an unreadable body is counted against the rate limit like any request.
  * Bodies of other types are left unread; ContentTypeGuard refuses them on routes that

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { REQUEST_ID_HEADER } from './header-names.js';
 
-export const REQUEST_ID_HEADER = 'X-Request-Id';
 // Echo a caller's id only when it is short and harmless in logs and headers.
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@n
 import { MAX_IF_MATCH_LENGTH } from '../http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
+import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from '../http/header-names.js';
 
 export const BEARER_SCHEME = 'bearer';
 export const API_KEY_SCHEME = 'apiKey';
@@ -53,7 +54,7 @@ export const ApiIdParam = (name: string, description: string) =>
 
 /** The `ETag` of a single resource, sent with its 200 (GET and PUT) and 304 answers. */
 export const ETAG_RESPONSE_HEADERS = {
-  ETag: {
+  [ETAG_HEADER]: {
     description:
       'Strong validator derived from the resource’s row version: it changes with every write ' +
       'of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE).',
@@ -66,7 +67,7 @@ export const ETAG_RESPONSE_HEADERS = {
 export const ApiConditionalRead = () =>
   applyDecorators(
     ApiHeader({
-      name: 'If-None-Match',
+      name: IF_NONE_MATCH_HEADER,
       required: false,
       description: 'ETags the client holds (or `*`); a match answers 304 with no body',
       schema: { type: 'string' },
@@ -85,7 +86,7 @@ export const ApiConditionalRead = () =>
 export const ApiConditionalWrite = () =>
   applyDecorators(
     ApiHeader({
-      name: 'If-Match',
+      name: IF_MATCH_HEADER,
       required: false,
       description:
         'Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED',

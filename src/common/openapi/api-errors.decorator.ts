@@ -22,7 +22,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A required backend is unavailable; retry after Retry-After seconds',
 };
 
-/** The contract's error body with `code` narrowed to what this response can carry. */
+/** The error body of docs/api.md with `code` narrowed to what this response can carry. */
 export function errorSchema(codes: readonly ErrorCode[]) {
   return {
     allOf: [

@@ -1,2 +1,5 @@
-/** `{}`: what a successful DELETE answers (contract §4). The document closes it to no properties. */
+/**
+ * `{}`: what a successful DELETE answers (docs/api.md). The document closes it to no
+ * properties.
+ */
 export class EmptyResponse {}

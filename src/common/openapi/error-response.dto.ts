@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ERROR_CODES, type ErrorCode } from '../errors/api-exception.js';
 
-/** The contract's one error body (contract §2); every error response uses it. */
+/** The one error body (docs/api.md, Errors); every error response uses it. */
 export class ErrorResponse {
   @ApiProperty({ enum: ERROR_CODES, description: 'Machine-readable error code' })
   code: ErrorCode;

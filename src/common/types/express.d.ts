@@ -6,7 +6,7 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** Set by the request-id middleware before anything else runs. */
     requestId: string;
-    /** Set by IdentifyGuard when the request carries a valid credential. */
+    /** Set by ResolveCredentialsGuard when the request carries a valid credential. */
     principal?: Principal;
     /**
      * Set instead of `principal` when a credential was sent but is not valid; the
@@ -15,8 +15,8 @@ declare module 'express-serve-static-core' {
      */
     authFailure?: ApiException;
     /**
-     * Set by IdentifyGuard instead of looking a credential up, when the client address has
-     * spent a budget that bounds look-ups; the rate limiter answers with it (429).
+     * Set by ResolveCredentialsGuard instead of looking a credential up, when the client
+     * address has spent a budget that bounds look-ups; the rate limiter answers with it (429).
      */
     rateLimitRefusal?: ApiException;
     /**

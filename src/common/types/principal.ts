@@ -2,8 +2,8 @@ export const ROLES = ['admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * Who a request acts as, set by IdentifyGuard (the first global guard) before any handler runs.
- * An API key acts as its owning user with that user's current role.
+ * Who a request acts as, set by ResolveCredentialsGuard (the first global guard) before any
+ * handler runs. An API key acts as its owning user with that user's current role.
  */
 export interface Principal {
   kind: 'user' | 'api-key';

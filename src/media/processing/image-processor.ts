@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { messageOf } from '../../common/errors/message-of.js';
 import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import type { ImageFormat } from './image-format.js';
@@ -142,12 +143,12 @@ function toApiException(error: unknown, cfg: MediaConfig): unknown {
   return new ApiException('INVALID_IMAGE', invalidImageReason(error, cfg));
 }
 
-// libvips' own wording stays in the server: clients get the contract's reason.
+// libvips' own wording stays in the server: clients get the reason docs/media.md gives.
 function invalidImageReason(error: unknown, cfg: MediaConfig): string {
   if (error instanceof TooManyFramesError) {
     return `The animation has more than ${error.maxFrames} frames`;
   }
-  const message = error instanceof Error ? error.message : '';
+  const message = messageOf(error);
   if (message.includes('pixel limit')) {
     return `The image exceeds ${cfg.maxInputPixels / 1_000_000} megapixels`;
   }

@@ -10,7 +10,7 @@ const FILE_FIELD = 'image';
 
 /**
  * Parses the upload form with hard limits, into memory (at most one 5 MB file), and turns
- * every multer and busboy failure into the contract's error here, where it is raised.
+ * every multer and busboy failure into the error of docs/media.md here, where it is raised.
  */
 @Injectable()
 export class ImageUploadInterceptor implements NestInterceptor {

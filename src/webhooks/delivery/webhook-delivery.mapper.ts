@@ -5,7 +5,7 @@ import type {
 } from './dto/delivery-response.dto.js';
 import type { AttemptRow, DeliveryRow } from './webhook-deliveries.repository.js';
 
-// Unset fields become undefined, which JSON leaves out (contract: never null).
+// Unset fields become undefined, which JSON leaves out (docs/api.md: never null).
 export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
   return {
     id: row.id,

@@ -3,10 +3,11 @@ import { databaseConfig } from '../config/database.config.js';
 import { NO_ACTOR } from '../pets/pet-actor.js';
 import type { PetStatus } from '../pets/pet-status.js';
 import { PetsRepository } from '../pets/pets.repository.js';
-import { openMigrated } from './migrate.js';
-import { PreparedStatements } from './prepared-statements.js';
-import { hostOf } from './transactions.js';
-import { resolveDatabase } from './typeorm-options.js';
+import { DataDirectoryInUseError } from '../database/data-dir-lock.js';
+import { openMigrated } from '../database/migrate.js';
+import { PreparedStatements } from '../database/prepared-statements.js';
+import { hostOf } from '../database/transactions.js';
+import { resolveDatabase } from '../database/typeorm-options.js';
 
 // Demo data for people trying the service. Idempotent: categories are matched by name
 // and a category's demo pets are only added when it has none.
@@ -122,7 +123,11 @@ function petsArgument(): number | undefined {
 }
 
 const bulkPets = petsArgument();
-const resolved = await resolveDatabase(databaseConfig());
+const resolved = await resolveDatabase(databaseConfig()).catch((error: unknown) => {
+  if (!(error instanceof DataDirectoryInUseError)) throw error;
+  console.error(`seed: ${error.message}`);
+  process.exit(1);
+});
 try {
   const { dataSource } = await openMigrated(resolved, true);
   try {

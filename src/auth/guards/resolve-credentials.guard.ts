@@ -3,21 +3,24 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { API_KEY_HEADER } from '../../common/http/header-names.js';
 import type { Principal } from '../../common/types/principal.js';
 import { RateLimitService } from '../../rate-limit/rate-limit.service.js';
-import { API_KEY_HEADER } from '../credentials.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 
 /**
- * First global guard: works out who the request acts as and records it on the request
- * (`principal`) or records why its credential was refused (`authFailure`), but never
- * refuses the request itself, so that the rate limiter after it can count invalid
- * credentials by client address before AuthenticationGuard rejects them.
+ * First global guard: resolves the request's credentials into who it acts as
+ * (`request.principal`), or why they were refused (`request.authFailure`), or a rate-limit
+ * refusal recorded instead of a look-up (`request.rateLimitRefusal`). It never refuses the
+ * request itself (hence its name: it resolves, AuthenticationGuard refuses), so that the
+ * rate limiter after it can count invalid credentials by client address before
+ * AuthenticationGuard rejects them.
  *
  * Each credential runs through its own passport guard, only when its header is sent:
- * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and the
- * contract wants both to be valid when both are sent (the bearer token then decides).
+ * `AuthGuard(['jwt', 'api-key'])` would stop at the first strategy that succeeds, and both
+ * must be valid when both are sent (docs/identity.md, Design notes; the bearer token then
+ * decides).
  *
  * A credential is looked up only while its client address has budget for look-ups left
  * (RateLimitService.lookUpRefusal); past it, the 429 is recorded for the rate limiter.
@@ -26,7 +29,7 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
  * ignores them and is counted by client address, whatever headers come with it.
  */
 @Injectable()
-export class IdentifyGuard implements CanActivate {
+export class ResolveCredentialsGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly jwtGuard: JwtAuthGuard,
