@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import { UsersService } from '../users/users.service.js';
 
-/** Creates the first admin at start-up when none exists (contract, section 3). */
+/** Creates the first admin at start-up when none exists (docs/identity.md, The first admin). */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('AdminBootstrap');

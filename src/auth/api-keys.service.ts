@@ -22,8 +22,9 @@ import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
 import { AuthErrors } from './auth-errors.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { messageOf } from '../common/errors/message-of.js';
 
-/** The contract: `lastUsedAt` is written at most once a minute. */
+/** docs/identity.md: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface CreatedApiKey {
@@ -137,7 +138,7 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
       .then(
         () => undefined,
         (error: unknown) => {
-          this.logger.error(`Could not record use of API key ${apiKey.id}`, String(error));
+          this.logger.error(`Could not record use of API key ${apiKey.id}`, messageOf(error));
         },
       )
       .finally(() => this.pendingTouches.delete(touch));

@@ -3,7 +3,6 @@ import { ApiException } from '../common/errors/api-exception.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../common/http/header-names.js';
 
 // idempotency.service.ts imports the name from here.
-export { IDEMPOTENCY_KEY_HEADER };
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 // Printable ASCII (0x20–0x7E); Node has already trimmed the spaces around a header value.

@@ -8,14 +8,14 @@ import {
 import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { PeriodicTask } from '../common/scheduling/periodic-task.js';
-import { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../common/http/header-names.js';
 import {
   IdempotencyRepository,
   type IdempotencyScope,
   type StoredResponse,
 } from './idempotency.repository.js';
 
-/** The contract: a response is kept 24 h. */
+/** docs/api.md (Retries): a response is kept 24 h. */
 export const RETENTION_MS = 24 * 3_600_000;
 /**
  * How long a running claim holds its key before another request may take it over: its

@@ -9,7 +9,9 @@ import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Readable } from 'node:stream';
 import { ApiException } from '../common/errors/api-exception.js';
 import { BackendUnavailableError } from '../common/errors/backend-unavailable.error.js';
+import { messageOf } from '../common/errors/message-of.js';
 import { matchesIfNoneMatch } from '../common/http/conditional-requests.js';
+import { CACHE_CONTROL_HEADER, ETAG_HEADER } from '../common/http/header-names.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { afterCommit, type TxHost } from '../database/transactions.js';
@@ -29,8 +31,8 @@ import type { ImageUpload } from './upload/upload-image.pipe.js';
 
 interface MediaHeaders {
   'Content-Type': string;
-  ETag: string;
-  'Cache-Control': string;
+  [ETAG_HEADER]: string;
+  [CACHE_CONTROL_HEADER]: string;
   'X-Content-Type-Options': string;
 }
 
@@ -148,11 +150,11 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   async open(key: string, ifNoneMatch: string | undefined): Promise<MediaResponse> {
     const headers: MediaHeaders = {
       'Content-Type': contentTypeOfKey(key),
-      ETag: etagOfKey(key),
-      'Cache-Control': 'public, max-age=31536000, immutable',
+      [ETAG_HEADER]: etagOfKey(key),
+      [CACHE_CONTROL_HEADER]: 'public, max-age=31536000, immutable',
       'X-Content-Type-Options': 'nosniff',
     };
-    if (ifNoneMatch && matchesIfNoneMatch(ifNoneMatch, headers.ETag)) {
+    if (ifNoneMatch && matchesIfNoneMatch(ifNoneMatch, headers[ETAG_HEADER])) {
       if (!(await this.storage.exists(key))) throw mediaNotFound();
       return { notModified: true, headers };
     }
@@ -207,7 +209,7 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     results.forEach((result, i) => {
       if (result.status === 'rejected') {
         this.logger.warn(
-          `Could not delete media ${keys[i]}; npm run cli -- media-gc removes it later: ${String(result.reason)}`,
+          `Could not delete media ${keys[i]}; npm run cli -- media-gc removes it later: ${messageOf(result.reason)}`,
         );
       }
     });

@@ -9,6 +9,7 @@ import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.j
 import { toPetEvent } from './pet.mapper.js';
 import { PetsRepository, type PetEventRow } from './pets.repository.js';
 import { petNotFound } from './pet-not-found.js';
+import { stackOf } from '../common/errors/message-of.js';
 
 interface PetHistoryPage {
   events: PetEventRow[];
@@ -91,7 +92,7 @@ export class PetHistoryService {
       try {
         listener();
       } catch (error) {
-        this.logger.error('A listener of recorded pet events failed', String(error));
+        this.logger.error('A listener of recorded pet events failed', stackOf(error));
       }
     }
   }

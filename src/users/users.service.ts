@@ -49,7 +49,7 @@ export const userNotFound = (id: number | string) =>
 export class UsersService {
   private readonly logger = new Logger('Users');
   // Tokens of disabled or deleted accounts, and those issued before a password change, must
-  // stop working within 60 s (contract): the cache (at most 60 s, configured) spares the
+  // stop working within 60 s (docs/identity.md): the cache (at most 60 s, configured) spares the
   // database a query per token request.
   private readonly accessStates: TtlCache<number, AccessState | null>;
   private readonly passwordChangeHooks: PasswordChangeHook[] = [];

@@ -18,6 +18,7 @@ import {
   type DeliveryRow,
 } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { messageOf } from '../../common/errors/message-of.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // Deleted per statement, so that a large backlog never holds long locks.
@@ -71,7 +72,7 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
       if (removed > 0) this.logger.debug(`Removed ${removed} ended webhook deliveries`);
     } catch (error) {
       // The next sweep tries again.
-      this.logger.warn(`Ended webhook deliveries not removed: ${String(error)}`);
+      this.logger.warn(`Ended webhook deliveries not removed: ${messageOf(error)}`);
     }
   }
 
