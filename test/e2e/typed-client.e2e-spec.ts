@@ -42,6 +42,19 @@ describe('Typed client (e2e, over a listening socket)', () => {
     await t.close();
   });
 
+  /** A client that sends the admin's bearer token, its answers checked against the document. */
+  async function signedInAdmin() {
+    const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
+      body: { username: t.adminUser.username, password: t.adminUser.password },
+    });
+    const client = createPetstoreClient({
+      baseUrl,
+      headers: { Authorization: `Bearer ${login.data!.token}` },
+    });
+    client.use(conformanceMiddleware(t));
+    return client;
+  }
+
   it('should log in, create a category and a pet, move it through its statuses, upload an image and list', async () => {
     const anonymous = createPetstoreClient({ baseUrl });
     anonymous.use(conformanceMiddleware(t));
@@ -113,14 +126,7 @@ describe('Typed client (e2e, over a listening socket)', () => {
   });
 
   it('should get 304 for If-None-Match holding the current ETag of a pet, a category and a user', async () => {
-    const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
-      body: { username: t.adminUser.username, password: t.adminUser.password },
-    });
-    const client = createPetstoreClient({
-      baseUrl,
-      headers: { Authorization: `Bearer ${login.data!.token}` },
-    });
-    client.use(conformanceMiddleware(t));
+    const client = await signedInAdmin();
     const category = await client.POST('/v1/categories', { body: { name: 'Conditional cats' } });
     const categoryId = category.data!.id;
     const pet = await client.POST('/v1/pets', {
@@ -158,14 +164,7 @@ describe('Typed client (e2e, over a listening socket)', () => {
   });
 
   it('should subscribe a webhook and rotate its secret, a POST the client sends without a body', async () => {
-    const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
-      body: { username: t.adminUser.username, password: t.adminUser.password },
-    });
-    const client = createPetstoreClient({
-      baseUrl,
-      headers: { Authorization: `Bearer ${login.data!.token}` },
-    });
-    client.use(conformanceMiddleware(t));
+    const client = await signedInAdmin();
 
     const created = await client.POST('/v1/webhooks', {
       body: { url: 'https://8.8.8.8/hooks', events: ['pet.status_changed'] },
