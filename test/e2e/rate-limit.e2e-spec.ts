@@ -248,7 +248,11 @@ describe('Rate limits (e2e)', () => {
     });
 
     it('should limit from memory while Redis is down and share counters again once it is back', async () => {
-      const env = { ...limits('ANONYMOUS', 3, 100), REDIS_URL: redis.url };
+      const env = {
+        ...limits('ANONYMOUS', 3, 100),
+        REDIS_URL: redis.url,
+        REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
+      };
       const first = await start(env);
       const second = await start(env, first);
       expect((await first.http.get('/v1/categories')).status).toBe(401);
@@ -262,9 +266,11 @@ describe('Rate limits (e2e)', () => {
       expectError(await second.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
 
       await redis.restart();
-      // Back on Redis (empty after its restart): the first instance's memory said 429 until
-      // then, and both instances count on one budget again.
-      await waitFor(async () => (await first.http.get('/v1/categories')).status === 401, 10_000);
+      // Back on Redis (empty after its restart), both instances count on one budget again.
+      // Each instance reconnects on its own: ready again means its client reaches Redis.
+      const ready = async (t: TestApp) => (await t.http.get('/health/ready')).status === 200;
+      await waitFor(async () => (await ready(first)) && (await ready(second)), 10_000);
+      expectError(await first.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
       expectError(await second.http.get('/v1/categories'), 401, 'AUTHENTICATION_REQUIRED');
       const last = await first.http.get('/v1/categories');
       expectError(last, 401, 'AUTHENTICATION_REQUIRED');

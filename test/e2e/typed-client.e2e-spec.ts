@@ -42,7 +42,7 @@ describe('Typed client (e2e, over a listening socket)', () => {
     await t.close();
   });
 
-  /** A client that sends the admin's bearer token, its answers checked against the document. */
+  /** A client that sends the admin's bearer token (its answers checked against the document). */
   async function signedInAdmin() {
     const login = await createPetstoreClient({ baseUrl }).POST('/v1/auth/login', {
       body: { username: t.adminUser.username, password: t.adminUser.password },
@@ -52,7 +52,7 @@ describe('Typed client (e2e, over a listening socket)', () => {
       headers: { Authorization: `Bearer ${login.data!.token}` },
     });
     client.use(conformanceMiddleware(t));
-    return client;
+    return { client, user: login.data!.user };
   }
 
   it('should log in, create a category and a pet, move it through its statuses, upload an image and list', async () => {
@@ -126,14 +126,14 @@ describe('Typed client (e2e, over a listening socket)', () => {
   });
 
   it('should get 304 for If-None-Match holding the current ETag of a pet, a category and a user', async () => {
-    const client = await signedInAdmin();
+    const { client, user } = await signedInAdmin();
     const category = await client.POST('/v1/categories', { body: { name: 'Conditional cats' } });
     const categoryId = category.data!.id;
     const pet = await client.POST('/v1/pets', {
       body: { name: 'Tom', categoryId, status: 'available' },
     });
     const petId = pet.data!.id;
-    const id = login.data!.user.id;
+    const id = user.id;
 
     // Each read twice: as is, then with the ETag the first one answered.
     const reads = [
@@ -164,7 +164,7 @@ describe('Typed client (e2e, over a listening socket)', () => {
   });
 
   it('should subscribe a webhook and rotate its secret, a POST the client sends without a body', async () => {
-    const client = await signedInAdmin();
+    const { client } = await signedInAdmin();
 
     const created = await client.POST('/v1/webhooks', {
       body: { url: 'https://8.8.8.8/hooks', events: ['pet.status_changed'] },
