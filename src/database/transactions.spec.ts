@@ -76,6 +76,22 @@ describe(TypeOrmTransactions.name, () => {
     expect(seen).toEqual(['in the transaction', 'first saw 1', 'second']);
   });
 
+  it('should run the work outside the transaction that committed, its queries on the pool', async () => {
+    const seen: unknown[] = [];
+
+    await sut.withTransaction(async () => {
+      await insert('in');
+      afterCommit(async () => {
+        seen.push(sut.isTransactionActive());
+        await insert('after');
+        await sut.withTransaction(() => insert('in another'));
+      });
+    });
+
+    expect(seen).toEqual([false]);
+    expect(await count()).toBe(3);
+  });
+
   it('should not run the work when the transaction rolls back', async () => {
     const work = jest.fn();
 

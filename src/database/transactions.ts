@@ -42,11 +42,13 @@ export function afterCommit(work: AfterCommitWork): void {
 
 /**
  * Runs `work` inside the transaction `transact` opens around it, then, once it has
- * committed, what `work` registered with `afterCommit`.
+ * committed and `leave` has made it no longer the current one (a query of the work must not
+ * go to its released connection), what `work` registered with `afterCommit`.
  */
 export async function transactionWithAfterCommit<T>(
   transact: (inside: () => Promise<T>) => Promise<T>,
   work: () => Promise<T>,
+  leave: () => void = () => undefined,
 ): Promise<T> {
   const pending: PendingWork = { open: true, work: [] };
   let result: T;
@@ -55,6 +57,7 @@ export async function transactionWithAfterCommit<T>(
   } finally {
     pending.open = false;
   }
+  leave();
   for (const next of pending.work) await next();
   return result;
 }
@@ -72,6 +75,7 @@ export class TypeOrmTransactions extends TransactionalAdapterTypeOrm {
           transactionWithAfterCommit(
             (inside) => adapter.wrapWithTransaction(txOptions, inside, setTx),
             work,
+            () => setTx(undefined),
           ),
       };
     };
