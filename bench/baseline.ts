@@ -7,9 +7,11 @@ import { toPetResponse } from '../src/pets/pet.mapper.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
 import { transactionWithAfterCommit, type TxHost } from '../src/database/transactions.js';
 import { NO_ACTOR } from '../src/pets/pet-actor.js';
-import { PetHistoryService } from '../src/pets/pet-history.service.js';
+import type { DomainEvents } from '../src/events/domain-events.js';
+import { OutboxRepository } from '../src/events/outbox.repository.js';
 import { PetsRepository } from '../src/pets/pets.repository.js';
 import { PetsService } from '../src/pets/pets.service.js';
+import { WEBHOOK_FAN_OUT } from '../src/webhooks/delivery/webhook-fan-out.js';
 import { BARE_RATE_LIMIT, inTransaction, pool, readJson, send, serve } from './bare-server.js';
 
 /**
@@ -47,8 +49,14 @@ const repository = new PetsRepository(
   txHost,
   new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
 );
-// Writes record their events with the same SQL as the app's; nothing authenticates here.
-const pets = new PetsService(repository, new PetHistoryService(repository, txHost), txHost);
+// Writes record and publish their events with the same SQL as the app's (the webhooks'
+// outbox rows, which no worker drains here); nothing authenticates here.
+const outbox = new OutboxRepository(txHost);
+const events = {
+  publish: (...published) =>
+    outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event }))),
+} as Pick<DomainEvents, 'publish'> as DomainEvents;
+const pets = new PetsService(repository, events, txHost);
 
 serve('baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];

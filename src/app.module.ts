@@ -15,6 +15,7 @@ import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -37,6 +38,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     ShutdownModule,
     DatabaseModule,
     MetricsModule,
+    EventsModule,
     HealthModule,
     AuthModule,
     UsersModule,

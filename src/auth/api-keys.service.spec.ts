@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { AuthConfig } from '../config/auth.config.js';
+import type { UserUpdated } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
 import type { UsersService } from '../users/users.service.js';
 import { generateApiKey, hashApiKey } from './api-key-format.js';
@@ -27,7 +28,6 @@ function fakeRepository() {
 function fakeUsers() {
   return {
     lockForUpdate: jest.fn<UsersService['lockForUpdate']>(),
-    onPasswordChange: jest.fn<UsersService['onPasswordChange']>(),
   };
 }
 
@@ -135,14 +135,29 @@ describe(ApiKeysService.name, () => {
     });
   });
 
-  describe('password change', () => {
-    it('should revoke the user’s keys when the password changes', async () => {
-      sut.onModuleInit();
-      const [hook] = users.onPasswordChange.mock.calls[0];
+  describe('revokeKeysOnPasswordChange', () => {
+    const userUpdated = (fields: UserUpdated['fields']): UserUpdated => ({
+      type: 'user.updated',
+      subject: 'user:9',
+      userId: 9,
+      fields,
+    });
 
-      await hook(9);
+    it('should revoke the user’s keys when the update wrote a new password', async () => {
+      repository.deleteAllOfUser.mockResolvedValue();
+
+      await sut.revokeKeysOnPasswordChange(userUpdated(['passwordHash', 'tokensValidAfter']));
 
       expect(repository.deleteAllOfUser).toHaveBeenCalledWith(9);
+    });
+
+    it.each([
+      ['other fields', ['email', 'firstName']],
+      ['a status that cut off the tokens', ['userStatus', 'tokensValidAfter']],
+    ] as const)('should keep the user’s keys when the update wrote %s', async (_label, fields) => {
+      await sut.revokeKeysOnPasswordChange(userUpdated([...fields]));
+
+      expect(repository.deleteAllOfUser).not.toHaveBeenCalled();
     });
   });
 

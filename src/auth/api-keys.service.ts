@@ -1,10 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnModuleInit,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import {
   paginationOf,
@@ -15,6 +9,8 @@ import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { TxHost } from '../database/transactions.js';
+import { OnDomainEvent } from '../events/event-handlers.decorator.js';
+import type { UserUpdated } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
@@ -43,7 +39,7 @@ export const apiKeyNotFound = (id: number | string) =>
   new ApiException('API_KEY_NOT_FOUND', `API key ${id} not found`);
 
 @Injectable()
-export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
+export class ApiKeysService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('ApiKeys');
   private readonly pendingTouches = new Set<Promise<void>>();
 
@@ -58,8 +54,9 @@ export class ApiKeysService implements OnModuleInit, BeforeApplicationShutdown {
    * A password change revokes the user's keys in the same transaction: whoever knew the old
    * password could have minted keys, and they must not outlive it.
    */
-  onModuleInit(): void {
-    this.users.onPasswordChange((userId) => this.apiKeys.deleteAllOfUser(userId));
+  @OnDomainEvent('user.updated')
+  async revokeKeysOnPasswordChange(event: UserUpdated): Promise<void> {
+    if (event.fields.includes('passwordHash')) await this.apiKeys.deleteAllOfUser(event.userId);
   }
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {

@@ -4,6 +4,7 @@ import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
 import { mediaConfig } from './media.config.js';
 import { observabilityConfig } from './observability.config.js';
+import { outboxConfig } from './outbox.config.js';
 import { rateLimitConfig } from './rate-limit.config.js';
 import { webhooksConfig } from './webhooks.config.js';
 
@@ -22,6 +23,7 @@ export const AppConfigModule = ConfigModule.forRoot({
     databaseConfig,
     mediaConfig,
     observabilityConfig,
+    outboxConfig,
     rateLimitConfig,
     webhooksConfig,
   ],

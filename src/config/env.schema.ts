@@ -334,6 +334,18 @@ export class EnvironmentVariables {
   /** How often each instance looks for due webhook deliveries when nothing nudged it. */
   @IntegerText(50, 60_000)
   WEBHOOKS_POLL_INTERVAL_MS = 1_000;
+
+  /** How often each instance looks for due outbox messages when nothing nudged it. */
+  @IntegerText(50, 60_000)
+  OUTBOX_POLL_INTERVAL_MS = 1_000;
+
+  /** The wait after an outbox handler's first failure; it doubles with each further one. */
+  @IntegerText(10, 600_000)
+  OUTBOX_RETRY_BASE_MS = 1_000;
+
+  /** Attempts per outbox message before it is kept as failed for an operator. */
+  @IntegerText(1, 100)
+  OUTBOX_MAX_ATTEMPTS = 12;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -23,14 +23,6 @@ export class MediaRepository {
     return this.txHost.tx.getRepository(PetImage).find({ where: { petId }, order: { id: 'ASC' } });
   }
 
-  /** Both storage keys of every image of the pet. */
-  async keysOfPet(petId: number): Promise<string[]> {
-    const images = await this.txHost.tx
-      .getRepository(PetImage)
-      .find({ where: { petId }, select: { key: true, thumbnailKey: true } });
-    return images.flatMap((image) => [image.key, image.thumbnailKey]);
-  }
-
   /** Deletes the pet's images whose main key is not in `kept`; their storage keys. */
   async deleteAllBut(petId: number, kept: string[]): Promise<string[]> {
     const [dropped] = await this.txHost.tx.query<

@@ -1,10 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnModuleInit,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Readable } from 'node:stream';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -15,7 +9,9 @@ import { CACHE_CONTROL_HEADER, ETAG_HEADER } from '../common/http/header-names.j
 import { MEDIA_PATH } from '../common/http/route-space.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { afterCommit, type TxHost } from '../database/transactions.js';
+import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { PetActor } from '../pets/pet-actor.js';
+import type { PetEvent } from '../pets/pet-events.js';
 import { PetsService } from '../pets/pets.service.js';
 import { CONTENT_TYPES, sniffImageFormat } from './processing/image-format.js';
 import { ImageProcessor } from './processing/image-processor.js';
@@ -52,7 +48,7 @@ const mediaNotFound = () => new ApiException('NOT_FOUND', 'No such media');
 const STORAGE_PROBE_KEY = `${'0'.repeat(32)}.jpg`;
 
 @Injectable()
-export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
+export class MediaService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(MediaService.name);
   /** File deletions that run after the response; shutdown waits for them. */
   private readonly background = new Set<Promise<void>>();
@@ -69,14 +65,6 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
   /** For readiness: the storage answers (a look-up of a key no upload can have). */
   async checkStorage(): Promise<void> {
     await this.storage.exists(STORAGE_PROBE_KEY);
-  }
-
-  /** Media's two hooks into pets' writes (src/pets/pet-hooks.ts, docs/media.md). */
-  onModuleInit(): void {
-    this.petsService.onRemove((petId) => this.releaseImagesOf(petId));
-    this.petsService.onPhotoUrlsReplaced((petId, photoUrls) =>
-      this.releaseImagesNotIn(petId, photoUrls),
-    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -163,23 +151,31 @@ export class MediaService implements OnModuleInit, BeforeApplicationShutdown {
     return { notModified: false, headers, body: object.body, size: object.size };
   }
 
-  /** Runs in the pet's deleting transaction: the rows go with the pet, the files after it. */
-  private async releaseImagesOf(petId: number): Promise<void> {
-    const keys = await this.images.keysOfPet(petId);
-    // The pet is gone once this commits: a slow or hung storage must not hold the answer.
-    afterCommit(() => this.inBackground(() => this.deleteQuietly(keys)));
+  /** In the pet's deleting transaction: the rows go with the pet, the files after it. */
+  @OnDomainEvent('pet.deleted')
+  async releaseImagesOfDeletedPet(event: PetEvent): Promise<void> {
+    await this.releaseImagesNotIn(event.petId, []);
   }
 
   /**
-   * Runs in a PUT's transaction: an image whose URL the new photoUrls no longer hold goes
-   * (row now, files after the commit), so that /images and photoUrls stay one list. URLs are
-   * matched by their key, whatever base URL they were written with.
+   * In the transaction of a PUT that changed photoUrls: an image whose URL the new list no
+   * longer holds goes, so that /images and photoUrls stay one list. URLs are matched by their
+   * key, whatever base URL they were written with.
    */
+  @OnDomainEvent('pet.updated')
+  async releaseImagesDroppedFromPhotoUrls(event: PetEvent): Promise<void> {
+    if (event.changedFields?.includes('photoUrls')) {
+      await this.releaseImagesNotIn(event.petId, event.pet.photoUrls);
+    }
+  }
+
+  /** The rows now, the files once the transaction has committed. */
   private async releaseImagesNotIn(petId: number, photoUrls: string[]): Promise<void> {
     const kept = photoUrls
       .map((url) => KEY_OF_MEDIA_URL.exec(url)?.[1])
       .filter((key): key is string => key !== undefined && isMediaKey(key));
     const keys = await this.images.deleteAllBut(petId, kept);
+    // A slow or hung storage must not hold the answer.
     if (keys.length > 0) afterCommit(() => this.inBackground(() => this.deleteQuietly(keys)));
   }
 

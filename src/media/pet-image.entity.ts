@@ -24,7 +24,13 @@ export class PetImage {
   @Column({ name: 'pet_id', type: 'bigint' })
   petId: number;
 
-  @ManyToOne(() => Pet, { onDelete: 'CASCADE', nullable: false })
+  // Checked at commit: the pet's deletion publishes `pet.deleted`, and media's reaction
+  // deletes these rows afterwards, in the same transaction (docs/media.md, "Pets and media").
+  @ManyToOne(() => Pet, {
+    onDelete: 'NO ACTION',
+    deferrable: 'INITIALLY DEFERRED',
+    nullable: false,
+  })
   @JoinColumn({ name: 'pet_id', foreignKeyConstraintName: 'FK_pet_images_pet' })
   pet?: Pet;
 

@@ -20,6 +20,8 @@ const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** What a recorded webhook attempt led to. */
 export type WebhookDeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
+/** What an outbox handler's attempt led to (see WebhookDeliveryOutcome). */
+export type OutboxOutcome = WebhookDeliveryOutcome;
 
 /**
  * The service's Prometheus metrics. Each app has a registry of its own, so several apps in
@@ -76,6 +78,19 @@ export class MetricsService {
     name: 'petstore_webhook_delivery_seconds',
     help: 'Time of one webhook delivery attempt, from sending until the response or the error',
     buckets: WEBHOOK_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly outboxMessages = new Counter({
+    name: 'petstore_outbox_messages_total',
+    help: 'Outbox messages handed to their consumer, by consumer and outcome: succeeded, retrying (the handler threw, another attempt scheduled), failed (kept, every attempt failed)',
+    labelNames: ['consumer', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly outboxHandlerSeconds = new Histogram({
+    name: 'petstore_outbox_handler_seconds',
+    help: 'Time of one outbox handler attempt, by consumer',
+    labelNames: ['consumer'] as const,
+    buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
 
@@ -145,6 +160,13 @@ export class MetricsService {
 
   observeWebhookDelivery(seconds: number): void {
     if (this.enabled) this.webhookDeliverySeconds.observe(seconds);
+  }
+
+  /** Recorded by the outbox worker for every attempt whose outcome it recorded. */
+  countOutboxMessage(consumer: string, outcome: OutboxOutcome, seconds: number): void {
+    if (!this.enabled) return;
+    this.outboxMessages.inc({ consumer, outcome });
+    this.outboxHandlerSeconds.observe({ consumer }, seconds);
   }
 
   render(): Promise<string> {

@@ -1,18 +1,16 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { PET_EVENT_TYPES, type PetEventType } from './pet-events.js';
 import { PET_STATUSES, type PetStatus } from './pet-status.js';
-import type { PetRow } from './pets.repository.js';
+import type { PetRow } from './sql/pet-reads.sql.js';
 
 /**
- * One recorded change of a pet: its history, and the transactional outbox webhooks publish
- * from (`publishedAt` null until then). Written only by PetsRepository, in the statement or
- * transaction of the change itself. No foreign key to `pets`: the history outlives the pet.
+ * One recorded change of a pet, a row of its history (see PetEvent). Written only by
+ * PetsRepository, in the statement or transaction of the change itself. No foreign key to
+ * `pets`: the history outlives the pet.
  */
 @Entity({ name: 'pet_events' })
 // A pet's history, newest first (scanned backwards).
 @Index('IDX_pet_events_pet', ['petId', 'sequence'])
-// The outbox: only what is still to publish, in the order it is published.
-@Index('IDX_pet_events_unpublished', ['sequence'], { where: '"published_at" IS NULL' })
 @Check('CHK_pet_events_type', `"type" IN (${PET_EVENT_TYPES.map((t) => `'${t}'`).join(', ')})`)
 export class PetEventRecord {
   /** Commit order for each pet: a pet's second write waits on its row lock for the first. */
@@ -69,7 +67,4 @@ export class PetEventRecord {
   /** The pet after the change (before it, for a deletion), as a PetRow: see toPetResponse. */
   @Column({ type: 'jsonb' })
   pet: PetRow;
-
-  @Column({ name: 'published_at', type: 'timestamptz', precision: 3, nullable: true })
-  publishedAt: Date | null;
 }

@@ -1,34 +1,28 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Principal } from '../common/types/principal.js';
 import { refusal } from '../../test/support/errors.js';
-import { fakeTxHost } from '../../test/support/transactions.js';
+import { petSubject, type PetEvent } from './pet-events.js';
+import type { PetEventsRepository } from './pet-events.repository.js';
 import { decodeHistoryCursor } from './pet-history-cursor.js';
 import { PetHistoryService } from './pet-history.service.js';
-import type { PendingPetEventRow, PetEventRow, PetsRepository } from './pets.repository.js';
 
 const admin: Principal = { kind: 'user', userId: 1, role: 'admin' };
 const user: Principal = { kind: 'user', userId: 2, role: 'user' };
 
-function eventRow(sequence: number, fields: Partial<PetEventRow> = {}): PetEventRow {
+function petEvent(sequence: number, fields: Partial<PetEvent> = {}): PetEvent {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString();
   return {
     sequence,
     id: `evt_${String(sequence).padStart(32, '0')}`,
     type: 'pet.updated',
-    occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)),
+    subject: petSubject(4),
+    petId: 4,
+    occurredAt: at,
     actorUserId: 2,
     actorApiKeyPrefix: null,
     changedFields: ['name'],
     statusFrom: null,
     statusTo: null,
-    ...fields,
-  };
-}
-
-function pendingRow(sequence: number, fields: Partial<PendingPetEventRow> = {}) {
-  const at = new Date(Date.UTC(2026, 0, 1));
-  return {
-    ...eventRow(sequence),
-    petId: 4,
     pet: {
       id: 4,
       name: 'Rex',
@@ -46,33 +40,28 @@ function pendingRow(sequence: number, fields: Partial<PendingPetEventRow> = {}) 
       versionTag: '2.1',
     },
     ...fields,
-  } satisfies PendingPetEventRow;
+  };
 }
 
 function fakeRepository() {
   return {
-    findHistoryPage: jest.fn<PetsRepository['findHistoryPage']>(),
-    lockPublishing: jest.fn<PetsRepository['lockPublishing']>(),
-    findUnpublished: jest.fn<PetsRepository['findUnpublished']>(),
-    markPublished: jest.fn<PetsRepository['markPublished']>(),
-  };
+    findHistoryPage: jest.fn<PetEventsRepository['findHistoryPage']>(),
+  } satisfies Record<keyof PetEventsRepository, unknown>;
 }
 
 describe(PetHistoryService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
-  let txHost: ReturnType<typeof fakeTxHost>;
   let sut: PetHistoryService;
 
   beforeEach(() => {
     repository = fakeRepository();
-    txHost = fakeTxHost();
-    sut = new PetHistoryService(repository as unknown as PetsRepository, txHost.asHost());
+    sut = new PetHistoryService(repository as unknown as PetEventsRepository);
   });
 
   describe('list', () => {
     it('should give a cursor below the page’s last event, for this pet', async () => {
       repository.findHistoryPage.mockResolvedValue({
-        events: [eventRow(9), eventRow(7)],
+        events: [petEvent(9), petEvent(7)],
         total: 5,
         petExists: true,
       });
@@ -90,6 +79,30 @@ describe(PetHistoryService.name, () => {
         sequence: 7,
         offset: 2,
       });
+    });
+
+    it('should read below the cursor’s event, from its offset', async () => {
+      repository.findHistoryPage.mockResolvedValue({
+        events: [petEvent(9), petEvent(7)],
+        total: 3,
+        petExists: true,
+      });
+      const first = await sut.list(4, { limit: 2 }, user);
+      repository.findHistoryPage.mockResolvedValue({
+        events: [petEvent(5)],
+        total: 3,
+        petExists: true,
+      });
+
+      const second = await sut.list(4, { limit: 2, cursor: first.pagination.nextCursor }, user);
+
+      expect(repository.findHistoryPage).toHaveBeenLastCalledWith(4, {
+        limit: 2,
+        offset: 2,
+        beforeSequence: 7,
+      });
+      expect(second.pagination).toMatchObject({ offset: 2, total: 3, hasMore: false });
+      expect(second.pagination.nextCursor).toBeUndefined();
     });
 
     it('should give an existing pet without history an empty page', async () => {
@@ -113,85 +126,10 @@ describe(PetHistoryService.name, () => {
     });
 
     it('should show a deleted pet’s history to an admin', async () => {
-      const events = [eventRow(3, { type: 'pet.deleted', changedFields: null })];
+      const events = [petEvent(3, { type: 'pet.deleted', changedFields: null })];
       repository.findHistoryPage.mockResolvedValue({ events, total: 1, petExists: false });
 
       expect((await sut.list(4, { limit: 20 }, admin)).events).toBe(events);
-    });
-  });
-
-  describe('publishPending', () => {
-    it('should publish nothing, and read nothing, when another instance holds the lock', async () => {
-      repository.lockPublishing.mockResolvedValue(false);
-      const publisher = jest.fn(() => Promise.resolve());
-
-      expect(await sut.publishPending(publisher)).toBe(0);
-
-      expect(repository.findUnpublished).not.toHaveBeenCalled();
-      expect(publisher).not.toHaveBeenCalled();
-    });
-
-    it('should hand the events to the publisher in the transaction, then mark them published', async () => {
-      repository.lockPublishing.mockResolvedValue(true);
-      repository.findUnpublished.mockResolvedValue([
-        pendingRow(3),
-        pendingRow(5, { type: 'pet.status_changed', statusFrom: 'available', statusTo: 'pending' }),
-      ]);
-      const calls: string[] = [];
-      const inTransaction = (call: string) => calls.push(txHost.active ? call : `${call} outside`);
-      repository.markPublished.mockImplementation(() => {
-        inTransaction('mark');
-        return Promise.resolve();
-      });
-      const publisher = jest.fn((_events: unknown) => {
-        inTransaction('publish');
-        return Promise.resolve();
-      });
-
-      expect(await sut.publishPending(publisher, 10)).toBe(2);
-
-      expect(repository.findUnpublished).toHaveBeenCalledWith(10);
-      expect(calls).toEqual(['publish', 'mark']);
-      expect(publisher).toHaveBeenCalledWith([
-        expect.objectContaining({ sequence: 3, type: 'pet.updated', petId: 4 }),
-        expect.objectContaining({
-          sequence: 5,
-          type: 'pet.status_changed',
-          data: expect.objectContaining({
-            id: 4,
-            status: 'pending',
-            from: 'available',
-            to: 'pending',
-          }),
-        }),
-      ]);
-      expect(repository.markPublished).toHaveBeenCalledWith([3, 5]);
-    });
-
-    it('should mark nothing published when the publisher throws', async () => {
-      repository.lockPublishing.mockResolvedValue(true);
-      repository.findUnpublished.mockResolvedValue([pendingRow(3)]);
-
-      await expect(sut.publishPending(() => Promise.reject(new Error('down')))).rejects.toThrow(
-        'down',
-      );
-
-      expect(repository.markPublished).not.toHaveBeenCalled();
-    });
-  });
-
-  describe('onRecorded', () => {
-    it('should call every listener, and keep going past one that throws', () => {
-      const calls: string[] = [];
-      sut.onRecorded(() => {
-        calls.push('first');
-        throw new Error('broken listener');
-      });
-      sut.onRecorded(() => calls.push('second'));
-
-      sut.notifyRecorded();
-
-      expect(calls).toEqual(['first', 'second']);
     });
   });
 });

@@ -4,6 +4,7 @@ import { Pet } from './pet.entity.js';
 import { Tag } from './tag.entity.js';
 import { PetEventRecord } from './pet-event.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { PetEventsRepository } from './pet-events.repository.js';
 import { PetHistoryService } from './pet-history.service.js';
 import { PetsController } from './pets.controller.js';
 import { PetsRepository } from './pets.repository.js';
@@ -12,7 +13,7 @@ import { PetsService } from './pets.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Pet, Tag, PetEventRecord]), IdempotencyModule],
   controllers: [PetsController],
-  providers: [PetsService, PetHistoryService, PetsRepository],
-  exports: [PetsService, PetHistoryService],
+  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
+  exports: [PetsService],
 })
 export class PetsModule {}

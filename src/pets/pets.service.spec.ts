@@ -1,26 +1,24 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { DomainEvent } from '../events/domain-event.js';
+import { DomainEvents } from '../events/domain-events.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetActor } from './pet-actor.js';
 import { decodeCursor } from './pet-cursor.js';
-import { PetHistoryService } from './pet-history.service.js';
 import {
-  PetsRepository,
-  UnknownCategoryError,
-  type PetChanges,
-  type PetRow,
-} from './pets.repository.js';
+  PET_CHANGED_FIELDS,
+  petEventsOf,
+  type PetEventType,
+  type RecordedPetEvent,
+} from './pet-events.js';
+import { PetsRepository, UnknownCategoryError, type PetWrite } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
-import { afterCommit } from '../database/transactions.js';
+import type { PetRow } from './sql/pet-reads.sql.js';
+import type { PetChanges } from './sql/pet-writes.sql.js';
 import { refusal } from '../../test/support/errors.js';
 import { fakeTxHost } from '../../test/support/transactions.js';
 
 const actor: PetActor = { userId: 7, apiKeyPrefix: 'pk_test_abcd' };
-
-/** What the repository's update answers: the pet, and what changed (nothing by default). */
-const updated = (pet: PetRow, changes: Partial<PetChanges> = {}) => ({
-  pet,
-  changes: { changedFields: [], statusFrom: pet.status, ...changes },
-});
 
 function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
   return {
@@ -42,6 +40,39 @@ function petRow(id: number, fields: Partial<PetRow> = {}): PetRow {
   };
 }
 
+let sequence = 0;
+
+/** An event as a write's statement records it. */
+function recorded(type: PetEventType, fields: Partial<RecordedPetEvent> = {}): RecordedPetEvent {
+  sequence += 1;
+  return {
+    sequence,
+    id: `evt_${String(sequence).padStart(32, '0')}`,
+    type,
+    occurredAt: new Date(Date.UTC(2026, 0, 2)).toISOString(),
+    changedFields: null,
+    statusFrom: null,
+    statusTo: null,
+    ...fields,
+  };
+}
+
+/** What a repository write answers: the pet, and the events it recorded, as published. */
+const written = (pet: PetRow, ...events: RecordedPetEvent[]): PetWrite => ({
+  pet,
+  events: petEventsOf(pet, events, actor),
+});
+
+/** What the repository's update answers: a write, and what changed (nothing by default). */
+const updated = (
+  pet: PetRow,
+  changes: Partial<PetChanges> = {},
+  ...events: RecordedPetEvent[]
+) => ({
+  ...written(pet, ...events),
+  changes: { changedFields: [], statusFrom: pet.status, ...changes },
+});
+
 /** Every repository method a stub. */
 function fakeRepository() {
   return {
@@ -59,11 +90,33 @@ function fakeRepository() {
     delete: jest.fn<PetsRepository['delete']>(),
     upsertTags: jest.fn<PetsRepository['upsertTags']>(),
     replaceTags: jest.fn<PetsRepository['replaceTags']>(),
-    findHistoryPage: jest.fn<PetsRepository['findHistoryPage']>(),
-    lockPublishing: jest.fn<PetsRepository['lockPublishing']>(),
-    findUnpublished: jest.fn<PetsRepository['findUnpublished']>(),
-    markPublished: jest.fn<PetsRepository['markPublished']>(),
   } satisfies Record<keyof PetsRepository, unknown>;
+}
+
+type DomainEventsDependencies = ConstructorParameters<typeof DomainEvents>;
+
+/**
+ * The real DomainEvents over `txHost`, which refuses to publish outside its transaction, with
+ * no outbox consumer; `log` gets each event's type as it is published. Reactions subscribe
+ * on `emitter`, as `@OnDomainEvent` methods do.
+ */
+function domainEvents(txHost: ReturnType<typeof fakeTxHost>, log: (entry: string) => void) {
+  const emitter = new EventEmitter2();
+  const published: DomainEvent[] = [];
+  emitter.onAny((type, event) => {
+    log(String(type));
+    published.push(event as DomainEvent);
+  });
+  const host = Object.assign(txHost.asHost(), { isTransactionActive: () => txHost.active });
+  // No outbox consumer: the outbox, its repository and its worker are never reached.
+  const events = new DomainEvents(
+    emitter,
+    { consumersOf: () => [] } as unknown as DomainEventsDependencies[1],
+    {} as DomainEventsDependencies[2],
+    {} as DomainEventsDependencies[3],
+    host,
+  );
+  return { events, emitter, published };
 }
 
 const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
@@ -71,20 +124,25 @@ const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit:
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let txHost: ReturnType<typeof fakeTxHost>;
+  let emitter: EventEmitter2;
+  /** Repository calls (marked when outside a transaction), published events and commits, in order. */
+  let calls: string[];
+  let published: DomainEvent[];
   let sut: PetsService;
-  /** Nudges of PetHistoryService.onRecorded listeners, in order with the test's own events. */
-  let nudges: number;
+
+  /** Logs a repository call, marked when it is made outside a transaction. */
+  const call = (name: string) => calls.push(txHost.active ? name : `${name} outside`);
 
   beforeEach(() => {
     repository = fakeRepository();
     txHost = fakeTxHost();
     jest.spyOn(txHost, 'withTransaction');
-    const history = new PetHistoryService(repository as unknown as PetsRepository, txHost.asHost());
-    nudges = 0;
-    history.onRecorded(() => {
-      nudges += 1;
-    });
-    sut = new PetsService(repository as unknown as PetsRepository, history, txHost.asHost());
+    calls = [];
+    txHost.onCommit = () => calls.push('commit');
+    const events = domainEvents(txHost, (entry) => calls.push(entry));
+    emitter = events.emitter;
+    published = events.published;
+    sut = new PetsService(repository as unknown as PetsRepository, events.events, txHost.asHost());
   });
 
   describe('list', () => {
@@ -153,30 +211,43 @@ describe(PetsService.name, () => {
   });
 
   describe('create', () => {
-    it('should insert with an empty photoUrls and outside a transaction when there are no tags', async () => {
-      repository.insert.mockResolvedValue(petRow(1));
+    it('should insert with an empty photoUrls and publish what it recorded, in its transaction', async () => {
+      const write = written(petRow(1), recorded('pet.created'));
+      repository.insert.mockImplementation(() => {
+        call('insert');
+        return Promise.resolve(write);
+      });
 
-      await sut.create({ name: 'Rex', categoryId: 1, status: 'available' }, actor);
+      const pet = await sut.create({ name: 'Rex', categoryId: 1, status: 'available' }, actor);
 
       expect(repository.insert).toHaveBeenCalledWith(
         { name: 'Rex', categoryId: 1, status: 'available', photoUrls: [] },
         [],
         actor,
       );
-      expect(txHost.withTransaction).not.toHaveBeenCalled();
-      expect(nudges).toBe(1);
+      expect(calls).toEqual(['insert', 'pet.created', 'commit']);
+      expect(published).toEqual(write.events);
+      expect(published).toEqual([
+        expect.objectContaining({
+          type: 'pet.created',
+          subject: 'pet:1',
+          petId: 1,
+          actorUserId: 7,
+          actorApiKeyPrefix: 'pk_test_abcd',
+        }),
+      ]);
+      expect(pet).toBe(write.pet);
     });
 
     it('should create new tags first, then insert with them in the same transaction', async () => {
-      const calls: string[] = [];
       repository.upsertTags.mockImplementation(() => {
-        calls.push(txHost.active ? 'upsertTags' : 'upsertTags outside');
+        call('upsertTags');
         return Promise.resolve();
       });
       const withTags = petRow(3, { tags: [{ id: 1, name: 'calm' }] });
       repository.insert.mockImplementation(() => {
-        calls.push(txHost.active ? 'insert' : 'insert outside');
-        return Promise.resolve(withTags);
+        call('insert');
+        return Promise.resolve(written(withTags, recorded('pet.created')));
       });
 
       const pet = await sut.create(
@@ -184,7 +255,7 @@ describe(PetsService.name, () => {
         actor,
       );
 
-      expect(calls).toEqual(['upsertTags', 'insert']);
+      expect(calls).toEqual(['upsertTags', 'insert', 'pet.created', 'commit']);
       expect(repository.upsertTags).toHaveBeenCalledWith(['calm']);
       expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor);
       expect(pet).toBe(withTags);
@@ -198,7 +269,7 @@ describe(PetsService.name, () => {
       );
 
       expect(error.getStatus()).toBe(400);
-      expect(nudges).toBe(0);
+      expect(published).toEqual([]);
       expect(error.details).toEqual({
         fields: [{ field: 'categoryId', message: 'category 77 does not exist' }],
       });
@@ -249,7 +320,7 @@ describe(PetsService.name, () => {
       const error = await refusal(sut.update(1, { status: 'sold' }, actor));
 
       expect(error.getStatus()).toBe(409);
-      expect(nudges).toBe(0);
+      expect(published).toEqual([]);
       expect(error.code).toBe('INVALID_STATUS_TRANSITION');
       expect(error.details).toEqual({
         from: 'available',
@@ -267,67 +338,103 @@ describe(PetsService.name, () => {
       expect(error.code).toBe('PET_NOT_FOUND');
     });
 
-    it('should run the photoUrls hooks in the transaction and their clean-up after it', async () => {
-      const events: string[] = [];
-      repository.update.mockResolvedValue(updated(petRow(1)));
-      repository.recordUpdate.mockImplementation(() => {
-        events.push('record');
-        return Promise.resolve(petRow(1));
-      });
-      txHost.onCommit = () => events.push('commit');
-      sut.onPhotoUrlsReplaced((petId, photoUrls) => {
-        events.push(`hook ${petId} ${photoUrls.join(',')}${txHost.active ? '' : ' outside'}`);
-        afterCommit(() => events.push('clean-up'));
-        return Promise.resolve();
+    it('should publish, in the transaction, a pet.updated naming photoUrls and carrying the pet as written', async () => {
+      const photoUrls = ['https://x/a.jpg'];
+      repository.update.mockImplementation(() => {
+        call('update');
+        return Promise.resolve(
+          updated(
+            petRow(1, { photoUrls, versionTag: '2.1' }),
+            { changedFields: ['photoUrls'] },
+            recorded('pet.updated', { changedFields: ['photoUrls'] }),
+          ),
+        );
       });
 
-      await sut.update(1, { photoUrls: ['https://x/a.jpg'] }, actor);
+      await sut.update(1, { photoUrls }, actor);
 
-      expect(events).toEqual(['hook 1 https://x/a.jpg', 'record', 'commit', 'clean-up']);
+      expect(calls).toEqual(['update', 'pet.updated', 'commit']);
+      expect(published).toEqual([
+        expect.objectContaining({
+          type: 'pet.updated',
+          subject: 'pet:1',
+          petId: 1,
+          changedFields: ['photoUrls'],
+          pet: expect.objectContaining({
+            id: 1,
+            photoUrls,
+            versionTag: '2.1',
+            updatedAt: petRow(1).updatedAt.toISOString(),
+          }),
+        }),
+      ]);
     });
 
-    it('should create new tags before it writes the pet, then replace its tags', async () => {
-      const calls: string[] = [];
+    it('should create new tags before it writes the pet, then replace its tags, and publish what it recorded last', async () => {
       repository.upsertTags.mockImplementation(() => {
-        calls.push('upsertTags');
+        call('upsertTags');
         return Promise.resolve();
       });
       repository.update.mockImplementation(() => {
-        calls.push('update');
-        return Promise.resolve(updated(petRow(1)));
+        call('update');
+        return Promise.resolve(updated(petRow(1), { statusFrom: 'available' }));
       });
       repository.replaceTags.mockImplementation(() => {
-        calls.push('replaceTags');
+        call('replaceTags');
         return Promise.resolve([]);
       });
       repository.recordUpdate.mockImplementation(() => {
-        calls.push('recordUpdate');
-        return Promise.resolve(petRow(1));
+        call('recordUpdate');
+        return Promise.resolve(
+          written(
+            petRow(1, { status: 'pending' }),
+            recorded('pet.updated', { changedFields: ['tags'] }),
+            recorded('pet.status_changed', { statusFrom: 'available', statusTo: 'pending' }),
+          ),
+        );
       });
 
       await sut.update(1, { status: 'pending', tags: ['calm'] }, actor);
 
-      expect(calls).toEqual(['upsertTags', 'update', 'replaceTags', 'recordUpdate']);
+      expect(calls).toEqual([
+        'upsertTags',
+        'update',
+        'replaceTags',
+        'recordUpdate',
+        'pet.updated',
+        'pet.status_changed',
+        'commit',
+      ]);
       expect(repository.replaceTags).toHaveBeenCalledWith(1, ['calm']);
     });
 
-    it('should record in the update’s own statement, and nudge only when it changed something', async () => {
+    it('should record in the update’s own statement, and publish only what it recorded', async () => {
       repository.update
         .mockResolvedValueOnce(updated(petRow(1)))
         .mockResolvedValueOnce(
-          updated(petRow(1, { status: 'pending' }), { statusFrom: 'available' }),
+          updated(
+            petRow(1, { status: 'pending' }),
+            { statusFrom: 'available' },
+            recorded('pet.status_changed', { statusFrom: 'available', statusTo: 'pending' }),
+          ),
         )
-        .mockResolvedValueOnce(updated(petRow(1), { changedFields: ['name'] }));
+        .mockResolvedValueOnce(
+          updated(
+            petRow(1),
+            { changedFields: ['name'] },
+            recorded('pet.updated', { changedFields: ['name'] }),
+          ),
+        );
 
       await sut.update(1, { name: 'pet 1', status: 'available' }, actor);
-      expect(nudges).toBe(0);
+      expect(published).toEqual([]);
       await sut.update(1, { status: 'pending' }, actor);
-      expect(nudges).toBe(1);
       await sut.update(1, { name: 'Max' }, actor);
-      expect(nudges).toBe(2);
 
+      expect(published.map((event) => event.type)).toEqual(['pet.status_changed', 'pet.updated']);
       expect(repository.update.mock.calls.map((call) => call[3])).toEqual([actor, actor, actor]);
       expect(repository.recordUpdate).not.toHaveBeenCalled();
+      expect(txHost.withTransaction).toHaveBeenCalledTimes(3);
     });
 
     it('should record a transaction’s update last, naming tags only when their set of names changed', async () => {
@@ -338,7 +445,10 @@ describe(PetsService.name, () => {
         .mockResolvedValueOnce(['b', 'a'])
         .mockResolvedValueOnce(['a'])
         .mockResolvedValueOnce(['a', 'b']);
-      repository.recordUpdate.mockResolvedValue(petRow(1));
+      repository.recordUpdate.mockImplementation((_id, changes) => {
+        const changedFields = PET_CHANGED_FIELDS.filter((f) => changes.changedFields.includes(f));
+        return Promise.resolve(written(petRow(1), recorded('pet.updated', { changedFields })));
+      });
 
       await sut.update(1, { name: 'Max', tags: ['a', 'b', 'a'] }, actor);
       await sut.update(1, { name: 'Max', tags: ['a', 'b'] }, actor);
@@ -354,13 +464,17 @@ describe(PetsService.name, () => {
         [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor],
         [1, { changedFields: ['name', 'tags'], statusFrom: 'available' }, actor],
       ]);
-      expect(nudges).toBe(3);
+      expect(published.map((event) => event.type)).toEqual([
+        'pet.updated',
+        'pet.updated',
+        'pet.updated',
+      ]);
     });
 
-    it('should nudge nobody for a transaction’s update that changed nothing', async () => {
+    it('should publish nothing for a transaction’s update that changed nothing', async () => {
       repository.update.mockResolvedValue(updated(petRow(1)));
       repository.replaceTags.mockResolvedValue(['calm']);
-      repository.recordUpdate.mockResolvedValue(petRow(1));
+      repository.recordUpdate.mockResolvedValue(written(petRow(1)));
 
       await sut.update(1, { tags: ['calm'] }, actor);
 
@@ -369,68 +483,73 @@ describe(PetsService.name, () => {
         { changedFields: [], statusFrom: 'available' },
         actor,
       );
-      expect(nudges).toBe(0);
+      expect(published).toEqual([]);
     });
 
-    it('should not run the photoUrls hooks when photoUrls is not replaced', async () => {
-      repository.update.mockResolvedValue(updated(petRow(1)));
-      const hook = jest.fn(() => Promise.resolve());
-      sut.onPhotoUrlsReplaced(hook);
+    it('should answer 404 PET_NOT_FOUND and publish nothing when the pet is gone by the time its update is recorded', async () => {
+      repository.update.mockResolvedValue(updated(petRow(1), { changedFields: ['name'] }));
+      repository.replaceTags.mockResolvedValue([]);
+      repository.recordUpdate.mockResolvedValue(undefined);
 
-      await sut.update(1, { name: 'Rex' }, actor);
+      const error = await refusal(sut.update(1, { name: 'Max', tags: ['a'] }, actor));
 
-      expect(hook).not.toHaveBeenCalled();
-      expect(txHost.withTransaction).not.toHaveBeenCalled();
+      expect(error.code).toBe('PET_NOT_FOUND');
+      expect(published).toEqual([]);
+      expect(calls).not.toContain('commit');
     });
   });
 
   describe('remove', () => {
-    it('should lock, run the removal hooks, delete, and clean up after the commit', async () => {
-      const events: string[] = [];
+    it('should lock, delete, and publish pet.deleted with the pet as it was, in one transaction', async () => {
+      const write = written(petRow(5), recorded('pet.deleted'));
       repository.lock.mockImplementation(() => {
-        events.push('lock');
+        call('lock');
         return Promise.resolve('1.1');
       });
       repository.delete.mockImplementation(() => {
-        events.push('delete');
-        return Promise.resolve();
-      });
-      txHost.onCommit = () => events.push('commit');
-      sut.onRemove((petId) => {
-        events.push(`hook ${petId}${txHost.active ? '' : ' outside'}`);
-        afterCommit(() => events.push('clean-up'));
-        return Promise.resolve();
+        call('delete');
+        return Promise.resolve(write);
       });
 
       await sut.remove(5, actor);
 
-      expect(events).toEqual(['lock', 'hook 5', 'delete', 'commit', 'clean-up']);
+      expect(calls).toEqual(['lock', 'delete', 'pet.deleted', 'commit']);
       expect(repository.delete).toHaveBeenCalledWith(5, actor);
-      expect(nudges).toBe(1);
+      expect(published).toEqual([
+        expect.objectContaining({ type: 'pet.deleted', petId: 5, pet: write.events[0].pet }),
+      ]);
     });
 
-    it('should answer 404 PET_NOT_FOUND and run no hook when there is no such pet', async () => {
+    it('should fail, and commit nothing, when a reaction to pet.deleted throws', async () => {
+      repository.lock.mockResolvedValue('1.1');
+      repository.delete.mockResolvedValue(written(petRow(5), recorded('pet.deleted')));
+      emitter.on('pet.deleted', () => {
+        throw new Error('images not released');
+      });
+
+      await expect(sut.remove(5, actor)).rejects.toThrow('images not released');
+
+      expect(calls).toEqual(['pet.deleted']);
+    });
+
+    it('should answer 404 PET_NOT_FOUND and publish nothing when there is no such pet', async () => {
       repository.lock.mockResolvedValue(undefined);
-      const hook = jest.fn(() => Promise.resolve());
-      sut.onRemove(hook);
 
       const error = await refusal(sut.remove(5, actor));
 
       expect(error.code).toBe('PET_NOT_FOUND');
-      expect(hook).not.toHaveBeenCalled();
+      expect(published).toEqual([]);
       expect(repository.delete).not.toHaveBeenCalled();
     });
 
-    it('should answer 412 PRECONDITION_FAILED and run no hook when the locked version is not in If-Match', async () => {
+    it('should answer 412 PRECONDITION_FAILED and publish nothing when the locked version is not in If-Match', async () => {
       repository.lock.mockResolvedValue('2.1');
-      const hook = jest.fn(() => Promise.resolve());
-      sut.onRemove(hook);
 
       const error = await refusal(sut.remove(5, actor, ['1.1']));
 
       expect(error.code).toBe('PRECONDITION_FAILED');
       expect(error.details).toEqual({ currentEtag: '"2.1"' });
-      expect(hook).not.toHaveBeenCalled();
+      expect(published).toEqual([]);
       expect(repository.delete).not.toHaveBeenCalled();
     });
   });
@@ -446,40 +565,36 @@ describe(PetsService.name, () => {
     });
 
     it('should report a pet that is gone as 404, and a full one as 409, when nothing was appended', async () => {
-      repository.appendPhotoUrl.mockResolvedValue(false);
+      repository.appendPhotoUrl.mockResolvedValue(undefined);
       repository.exists.mockResolvedValue(false);
       expect((await refusal(sut.appendPhotoUrl(1, 'u', actor))).code).toBe('PET_NOT_FOUND');
 
       repository.exists.mockResolvedValue(true);
       expect((await refusal(sut.appendPhotoUrl(1, 'u', actor))).code).toBe('CONFLICT');
       expect(repository.appendPhotoUrl).toHaveBeenCalledWith(1, 'u', 20, actor);
+      expect(published).toEqual([]);
     });
 
-    it('should nudge the listeners only once the caller’s transaction has committed', async () => {
-      repository.appendPhotoUrl.mockResolvedValue(true);
-      const events: string[] = [];
-      txHost.onCommit = () => events.push('commit');
+    it('should publish pet.image_added in the caller’s transaction', async () => {
+      repository.appendPhotoUrl.mockImplementation(() => {
+        call('append');
+        return Promise.resolve(
+          written(petRow(1, { photoUrls: ['u'] }), recorded('pet.image_added')),
+        );
+      });
 
       await txHost.withTransaction(async () => {
         await sut.appendPhotoUrl(1, 'u', actor);
-        events.push(`appended, ${nudges} nudges`);
+        calls.push('caller’s own work');
       });
 
-      expect(events).toEqual(['appended, 0 nudges', 'commit']);
-      expect(nudges).toBe(1);
-    });
-
-    it('should nudge nobody when the caller’s transaction rolls back', async () => {
-      repository.appendPhotoUrl.mockResolvedValue(true);
-
-      await expect(
-        txHost.withTransaction(async () => {
-          await sut.appendPhotoUrl(1, 'u', actor);
-          throw new Error('refused');
+      expect(calls).toEqual(['append', 'pet.image_added', 'caller’s own work', 'commit']);
+      expect(published).toEqual([
+        expect.objectContaining({
+          type: 'pet.image_added',
+          pet: expect.objectContaining({ photoUrls: ['u'] }),
         }),
-      ).rejects.toThrow('refused');
-
-      expect(nudges).toBe(0);
+      ]);
     });
   });
 });

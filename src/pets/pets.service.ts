@@ -8,23 +8,18 @@ import {
   satisfiesIfMatch,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
-import { afterCommit, type TxHost } from '../database/transactions.js';
+import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import type { PetActor } from './pet-actor.js';
 import { decodeCursor, encodeCursor } from './pet-cursor.js';
-import { PetHistoryService } from './pet-history.service.js';
-import type { PetRemovalHook, PhotoUrlsReplacedHook } from './pet-hooks.js';
 import { petNotFound } from './pet-not-found.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
-import {
-  PetsRepository,
-  UnknownCategoryError,
-  type InventoryRow,
-  type PetChanges,
-  type PetRow,
-} from './pets.repository.js';
+import { PetsRepository, UnknownCategoryError, type PetWrite } from './pets.repository.js';
+import type { InventoryRow, PetRow } from './sql/pet-reads.sql.js';
+import type { PetChanges } from './sql/pet-writes.sql.js';
 
 interface PetPage {
   pets: PetRow[];
@@ -45,14 +40,16 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
   });
 }
 
+/**
+ * Pets and their tags. Every write records its events with the change (`pet_events`, in the
+ * same statement) and publishes them in its transaction (docs/events.md): that is how other
+ * modules take part in a pet's writes, media removing a deleted pet's images for one.
+ */
 @Injectable()
 export class PetsService {
-  private readonly removalHooks: PetRemovalHook[] = [];
-  private readonly photoUrlsHooks: PhotoUrlsReplacedHook[] = [];
-
   constructor(
     private readonly pets: PetsRepository,
-    private readonly history: PetHistoryService,
+    private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
@@ -92,19 +89,15 @@ export class PetsService {
     return this.load(id);
   }
 
-  /** Records `pet.created` by `actor`; every write records its events with the change. */
-  async create(dto: CreatePetDto, actor: PetActor): Promise<PetRow> {
+  /** Records and publishes `pet.created` by `actor`. */
+  create(dto: CreatePetDto, actor: PetActor): Promise<PetRow> {
     const { tags, ...fields } = dto;
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
-    // One statement inserts, links the tags, reads back and records; new tags come before it.
-    const pet = tags?.length
-      ? await this.txHost.withTransaction(async () => {
-          await this.pets.upsertTags(tags);
-          return this.write(dto, () => this.pets.insert(row, tags, actor));
-        })
-      : await this.write(dto, () => this.pets.insert(row, [], actor));
-    this.history.notifyRecorded();
-    return pet;
+    return this.txHost.withTransaction(async () => {
+      // One statement inserts, links the tags, reads back and records; new tags come first.
+      if (tags?.length) await this.pets.upsertTags(tags);
+      return this.published(await this.write(dto, () => this.pets.insert(row, tags ?? [], actor)));
+    });
   }
 
   /**
@@ -133,57 +126,38 @@ export class PetsService {
       }
       throw invalidTransition(current.status, to ?? current.status);
     };
-    const { photoUrls } = fields;
-    if (tags === undefined && photoUrls === undefined) {
-      // One statement updates, reads back and records.
-      const { pet, changes } = await apply(actor);
-      if (recordsEvents(changes, pet)) this.history.notifyRecorded();
-      return pet;
-    }
-    // The events are recorded last, once the tags and the other modules' rows are written.
     return this.txHost.withTransaction(async () => {
-      if (tags?.length) await this.pets.upsertTags(tags);
+      if (tags === undefined) {
+        // One statement updates, reads back and records.
+        return this.published(await apply(actor));
+      }
+      // The events are recorded last, once the tags are written.
+      if (tags.length) await this.pets.upsertTags(tags);
       const { changes: written } = await apply(undefined);
-      const tagsChanged =
-        tags !== undefined && !sameNames(await this.pets.replaceTags(id, tags), tags);
-      const changes = tagsChanged
+      const tagsChanged = !sameNames(await this.pets.replaceTags(id, tags), tags);
+      const changes: PetChanges = tagsChanged
         ? { ...written, changedFields: [...written.changedFields, 'tags'] }
         : written;
-      if (photoUrls) {
-        for (const hook of this.photoUrlsHooks) await hook(id, photoUrls);
-      }
-      const updated = await this.pets.recordUpdate(id, changes, actor);
-      if (!updated) throw petNotFound(id);
-      if (recordsEvents(changes, updated)) afterCommit(() => this.history.notifyRecorded());
-      return updated;
+      const recorded = await this.pets.recordUpdate(id, changes, actor);
+      if (!recorded) throw petNotFound(id);
+      return this.published(recorded);
     });
   }
 
-  /** Registers work to run with every PUT that replaces photoUrls (see pet-hooks.ts). */
-  onPhotoUrlsReplaced(hook: PhotoUrlsReplacedHook): void {
-    this.photoUrlsHooks.push(hook);
-  }
-
   /**
-   * Deletes the pet and what other modules keep for it. The row lock comes first, so an
-   * upload that commits meanwhile is either seen by the hooks or finds the pet gone, and
-   * `ifMatch` is checked against the pet's version, which nothing can change before the
-   * delete.
+   * Deletes the pet. The row lock comes first, so an upload that commits meanwhile is either
+   * deleted with the pet or finds it gone, and `ifMatch` is checked against the pet's
+   * version, which nothing can change before the delete.
    */
   async remove(id: number, actor: PetActor, ifMatch?: IfMatch): Promise<void> {
     await this.txHost.withTransaction(async () => {
       const versionTag = await this.pets.lock(id);
       if (versionTag === undefined) throw petNotFound(id);
       if (ifMatch && !satisfiesIfMatch(ifMatch, versionTag)) throw preconditionFailed(versionTag);
-      for (const hook of this.removalHooks) await hook(id);
-      await this.pets.delete(id, actor);
-      afterCommit(() => this.history.notifyRecorded());
+      const deleted = await this.pets.delete(id, actor);
+      if (!deleted) throw petNotFound(id);
+      await this.published(deleted);
     });
-  }
-
-  /** Registers work to run with every pet deletion (see pet-hooks.ts). */
-  onRemove(hook: PetRemovalHook): void {
-    this.removalHooks.push(hook);
   }
 
   async assertExists(id: number): Promise<void> {
@@ -203,17 +177,21 @@ export class PetsService {
    */
   appendPhotoUrl(id: number, url: string, actor: PetActor): Promise<void> {
     return this.txHost.withTransaction(async () => {
-      if (await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, actor)) {
-        afterCommit(() => this.history.notifyRecorded());
-        return;
-      }
-      throw (await this.pets.exists(id)) ? photoUrlsFull(id) : petNotFound(id);
+      const appended = await this.pets.appendPhotoUrl(id, url, MAX_PHOTO_URLS, actor);
+      if (!appended) throw (await this.pets.exists(id)) ? photoUrlsFull(id) : petNotFound(id);
+      await this.published(appended);
     });
   }
 
   private async load(id: number): Promise<PetRow> {
     const pet = await this.pets.findById(id);
     if (!pet) throw petNotFound(id);
+    return pet;
+  }
+
+  /** Publishes what a write recorded, in its transaction, and returns the pet it wrote. */
+  private async published({ pet, events }: PetWrite): Promise<PetRow> {
+    await this.events.publish(...events);
     return pet;
   }
 
@@ -231,10 +209,6 @@ export class PetsService {
     }
   }
 }
-
-/** Whether an update recorded events: it changed a field, or moved the status. */
-const recordsEvents = (changes: PetChanges, pet: PetRow) =>
-  changes.changedFields.length > 0 || changes.statusFrom !== pet.status;
 
 /** Tags compare as the API shows them: a set of names. */
 function sameNames(before: string[], after: string[]): boolean {

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AuthConfig } from '../config/auth.config.js';
+import type { DomainEvent } from '../events/domain-event.js';
+import { DomainEvents } from '../events/domain-events.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
@@ -52,6 +55,31 @@ const passwords = {
     Promise.resolve(stored === `hash of ${password}`),
 } as PasswordService;
 
+type DomainEventsDependencies = ConstructorParameters<typeof DomainEvents>;
+
+/**
+ * The real DomainEvents over `txHost`, which refuses to publish outside its transaction, with
+ * no outbox consumer; `log` gets each event's type as it is published.
+ */
+function domainEvents(txHost: ReturnType<typeof fakeTxHost>, log: (entry: string) => void) {
+  const emitter = new EventEmitter2();
+  const published: DomainEvent[] = [];
+  emitter.onAny((type, event) => {
+    log(String(type));
+    published.push(event as DomainEvent);
+  });
+  const host = Object.assign(txHost.asHost(), { isTransactionActive: () => txHost.active });
+  // No outbox consumer: the outbox, its repository and its worker are never reached.
+  const events = new DomainEvents(
+    emitter,
+    { consumersOf: () => [] } as unknown as DomainEventsDependencies[1],
+    {} as DomainEventsDependencies[2],
+    {} as DomainEventsDependencies[3],
+    host,
+  );
+  return { events, published };
+}
+
 describe(UsersService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let lockout: {
@@ -59,11 +87,18 @@ describe(UsersService.name, () => {
     recordFailure: jest.Mock<(username: string) => Promise<void>>;
   };
   let txHost: ReturnType<typeof fakeTxHost>;
+  /** Repository writes, published events and the commit, in order. */
+  let calls: string[];
+  let published: DomainEvent[];
   let sut: UsersService;
 
   beforeEach(() => {
     repository = fakeRepository();
     txHost = fakeTxHost();
+    calls = [];
+    txHost.onCommit = () => calls.push('commit');
+    const events = domainEvents(txHost, (entry) => calls.push(entry));
+    published = events.published;
     lockout = {
       isLocked: jest.fn(() => Promise.resolve(false)),
       recordFailure: jest.fn(() => Promise.resolve()),
@@ -72,6 +107,7 @@ describe(UsersService.name, () => {
       repository as unknown as UsersRepository,
       passwords,
       lockout as unknown as LoginLockoutService,
+      events.events,
       txHost.asHost(),
       { accessStateCacheTtlMs: 60_000 } as AuthConfig,
     );
@@ -138,6 +174,7 @@ describe(UsersService.name, () => {
 
         expect(repository.update).toHaveBeenCalledWith(7, { email: 'new@example.com' }, undefined);
         expect(lockout.recordFailure).not.toHaveBeenCalled();
+        expect(published).toEqual([expect.objectContaining({ fields: ['email'] })]);
       });
 
       it('should answer 403 INVALID_CURRENT_PASSWORD, count a failed login and write nothing when it is wrong', async () => {
@@ -166,43 +203,33 @@ describe(UsersService.name, () => {
       });
     });
 
-    it('should answer 404 USER_NOT_FOUND and run no hook when nothing matched and the user does not exist', async () => {
+    it('should answer 404 USER_NOT_FOUND and publish nothing when nothing matched and the user does not exist', async () => {
       repository.update.mockResolvedValue(false);
       repository.findById.mockResolvedValue(null);
-      const hook = jest.fn(() => Promise.resolve());
-      sut.onPasswordChange(hook);
 
       const error = await refusal(sut.update(7, { password: 'new password' }));
 
       expect(error.code).toBe('USER_NOT_FOUND');
-      expect(hook).not.toHaveBeenCalled();
+      expect(published).toEqual([]);
     });
 
-    it('should answer 412 PRECONDITION_FAILED and run no hook when the version is not in If-Match', async () => {
+    it('should answer 412 PRECONDITION_FAILED and publish nothing when the version is not in If-Match', async () => {
       repository.update.mockResolvedValue(false);
       repository.findById.mockResolvedValue(user(7, { version: 3 }));
-      const hook = jest.fn(() => Promise.resolve());
-      sut.onPasswordChange(hook);
 
       const error = await refusal(sut.update(7, { password: 'new password' }, ['2']));
 
       expect(error.code).toBe('PRECONDITION_FAILED');
       expect(error.details).toEqual({ currentEtag: '"3"' });
       expect(repository.update.mock.calls[0][2]).toEqual([2]);
-      expect(hook).not.toHaveBeenCalled();
+      expect(published).toEqual([]);
     });
 
-    it('should store a new password’s hash, cut off earlier tokens, and run the hooks in the same transaction', async () => {
-      const inTransaction: boolean[] = [];
-      const hook = jest.fn((_userId: number) => {
-        inTransaction.push(txHost.active);
-        return Promise.resolve();
-      });
+    it('should store a new password’s hash, cut off earlier tokens, and publish user.updated naming them in the same transaction', async () => {
       repository.update.mockImplementation(() => {
-        inTransaction.push(txHost.active);
+        calls.push(txHost.active ? 'update' : 'update outside');
         return Promise.resolve(true);
       });
-      sut.onPasswordChange(hook);
       const before = Date.now();
 
       await sut.update(7, { password: 'new password' });
@@ -211,21 +238,27 @@ describe(UsersService.name, () => {
       const [, changes] = repository.update.mock.calls[0];
       expect(changes.passwordHash).toBe('hash of new password');
       expect(changes.tokensValidAfter!.getTime()).toBeGreaterThanOrEqual(before);
-      expect(hook).toHaveBeenCalledWith(7);
-      expect(inTransaction).toEqual([true, true]);
+      expect(calls).toEqual(['update', 'user.updated', 'commit']);
+      expect(published).toEqual([
+        {
+          type: 'user.updated',
+          subject: 'user:7',
+          userId: 7,
+          fields: ['passwordHash', 'tokensValidAfter'],
+        },
+      ]);
     });
 
     it.each([UserStatus.Disabled, UserStatus.Pending])(
-      'should cut off earlier tokens, and run no password hook, when the status becomes %s',
+      'should cut off earlier tokens, and publish no password change, when the status becomes %s',
       async (userStatus) => {
-        const hook = jest.fn(() => Promise.resolve());
-        sut.onPasswordChange(hook);
-
         await sut.update(7, { userStatus });
 
         const [, changes] = repository.update.mock.calls[0];
         expect(changes).toEqual({ userStatus, tokensValidAfter: expect.any(Date) });
-        expect(hook).not.toHaveBeenCalled();
+        expect(published).toEqual([
+          expect.objectContaining({ userId: 7, fields: ['userStatus', 'tokensValidAfter'] }),
+        ]);
       },
     );
 
@@ -234,6 +267,9 @@ describe(UsersService.name, () => {
 
       const [, changes] = repository.update.mock.calls[0];
       expect(changes).toEqual({ userStatus: UserStatus.Active, firstName: 'Al' });
+      expect(published).toEqual([
+        expect.objectContaining({ type: 'user.updated', fields: ['userStatus', 'firstName'] }),
+      ]);
     });
 
     it('should answer 409 CONFLICT naming email when the new email is taken', async () => {

@@ -16,6 +16,7 @@ import {
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
@@ -30,9 +31,6 @@ export interface AccessState {
   role: Role;
   tokensValidAfter: Date | null;
 }
-
-/** Runs in the transaction that changes a user's password (its repositories join it). */
-export type PasswordChangeHook = (userId: number) => Promise<void>;
 
 export interface UserPage {
   users: User[];
@@ -52,21 +50,16 @@ export class UsersService {
   // stop working within 60 s (docs/identity.md): the cache (at most 60 s, configured) spares the
   // database a query per token request.
   private readonly accessStates: TtlCache<number, AccessState | null>;
-  private readonly passwordChangeHooks: PasswordChangeHook[] = [];
 
   constructor(
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
     private readonly lockout: LoginLockoutService,
+    private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(authConfig.KEY) cfg: AuthConfig,
   ) {
     this.accessStates = new TtlCache(cfg.accessStateCacheTtlMs, ACCESS_STATE_MAX_ENTRIES);
-  }
-
-  /** Lets another module act in the same transaction as a password change. */
-  onPasswordChange(hook: PasswordChangeHook): void {
-    this.passwordChangeHooks.push(hook);
   }
 
   /**
@@ -122,9 +115,12 @@ export class UsersService {
       const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
-      if (passwordHash !== undefined) {
-        for (const hook of this.passwordChangeHooks) await hook(id);
-      }
+      await this.events.publish({
+        type: 'user.updated',
+        subject: `user:${id}`,
+        userId: id,
+        fields: Object.keys(changes) as (keyof UserFields)[],
+      });
       return user;
     });
     this.accessStates.delete(saved.id);

@@ -4,12 +4,11 @@ import { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
-import { PetsModule } from '../pets/pets.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
-import { WebhookPublisher } from './delivery/webhook-publisher.js';
+import { WebhookFanOut } from './delivery/webhook-fan-out.js';
 import { WebhookHttpClient } from './outbound/webhook-http-client.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
@@ -23,7 +22,6 @@ import { WebhooksService } from './webhooks.service.js';
   imports: [
     TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookDeliveryAttempt]),
     IdempotencyModule,
-    PetsModule,
   ],
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [
@@ -32,7 +30,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDeliveriesRepository,
     WebhookDeliveriesService,
     WebhookDispatcher,
-    WebhookPublisher,
+    WebhookFanOut,
     WebhookHttpClient,
   ],
 })

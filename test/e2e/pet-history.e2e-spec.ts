@@ -2,11 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TxHost } from '../../src/database/transactions.js';
-import type { PetEvent } from '../../src/pets/pet-events.js';
-import { PetHistoryService } from '../../src/pets/pet-history.service.js';
-import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { PET_EVENT_TYPES, type PetEvent } from '../../src/pets/pet-events.js';
+import { petEventData } from '../../src/pets/pet.mapper.js';
 import { apiKey, createApiKey, createUser, type Headers } from '../support/auth.js';
 import { expectError, expectValidationError } from '../support/errors.js';
 import { jpegImage } from '../support/images.js';
@@ -352,151 +350,75 @@ describe('Pet history (e2e)', () => {
     });
   });
 
-  describe('publishing (PetHistoryService.publishPending)', () => {
-    let history: PetHistoryService;
+  describe('publishing (domain events)', () => {
+    const published: PetEvent[] = [];
+    const record = (event: PetEvent) => published.push(event);
 
-    const collect = (into: PetEvent[]) => (events: PetEvent[]) => {
-      into.push(...events);
-      return Promise.resolve();
-    };
+    beforeAll(() => {
+      const emitter = t.app.get(EventEmitter2);
+      for (const type of PET_EVENT_TYPES) emitter.on(type, record);
+    });
 
-    /** Publishes what earlier tests left, so that each test sees only its own events. */
-    async function drain(): Promise<void> {
-      while ((await history.publishPending(() => Promise.resolve())) > 0);
+    /** What the writes made by `work` published, in order. */
+    async function publishedBy(work: () => Promise<unknown>): Promise<PetEvent[]> {
+      published.length = 0;
+      await work();
+      return [...published];
     }
 
-    beforeAll(async () => {
-      history = t.app.get(PetHistoryService);
-      // The webhooks' worker publishes too: stopped, as at shutdown, these tests publish alone.
-      await t.app.get(WebhookDispatcher).beforeApplicationShutdown();
-    });
+    it('should publish each recorded event in order, with the pet as the API showed it, inside its transaction', async () => {
+      let created: { id: number; [field: string]: unknown } | undefined;
+      let moved: { updatedAt: string; [field: string]: unknown } | undefined;
+      const events = await publishedBy(async () => {
+        created = await newPet({ tags: ['calm'], breed: 'Beagle' });
+        moved = (await put(created.id, { status: 'pending', name: 'Max' }).expect(200)).body;
+      });
 
-    it('should hand over unpublished events oldest first, with the pet as the API showed it, and mark them published', async () => {
-      await drain();
-      const created = await newPet({ tags: ['calm'], breed: 'Beagle' });
-      const moved = (await put(created.id, { status: 'pending', name: 'Max' }).expect(200)).body;
-      const published: PetEvent[] = [];
-
-      expect(await history.publishPending(collect(published))).toBe(3);
-
-      const ids = (await historyOf(created.id)).events.map((event) => event.id).reverse();
-      expect(published).toEqual([
-        {
-          sequence: expect.any(Number),
-          id: ids[0],
-          type: 'pet.created',
-          petId: created.id,
-          occurredAt: new Date(created.createdAt as string),
-          data: created,
-        },
-        {
-          sequence: expect.any(Number),
-          id: ids[1],
-          type: 'pet.updated',
-          petId: created.id,
-          occurredAt: new Date(moved.updatedAt),
-          data: moved,
-        },
-        {
-          sequence: expect.any(Number),
-          id: ids[2],
-          type: 'pet.status_changed',
-          petId: created.id,
-          occurredAt: new Date(moved.updatedAt),
-          data: { ...moved, from: 'available', to: 'pending' },
-        },
+      const ids = (await historyOf(created!.id)).events.map((event) => event.id).reverse();
+      expect(events.map((event) => [event.id, event.type, event.subject, event.petId])).toEqual([
+        [ids[0], 'pet.created', `pet:${created!.id}`, created!.id],
+        [ids[1], 'pet.updated', `pet:${created!.id}`, created!.id],
+        [ids[2], 'pet.status_changed', `pet:${created!.id}`, created!.id],
       ]);
-      const sequences = published.map((event) => event.sequence);
+      expect(events.map(petEventData)).toEqual([
+        created,
+        moved,
+        { ...moved, from: 'available', to: 'pending' },
+      ]);
+      expect(events[0].occurredAt).toBe(created!.createdAt);
+      expect(events[2].occurredAt).toBe(moved!.updatedAt);
+      expect(events[1].changedFields).toEqual(['name']);
+      const sequences = events.map((event) => event.sequence);
       expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
-      // The data is the API's pet exactly, unset fields left out rather than null.
-      expect(JSON.parse(JSON.stringify(published[0].data))).toEqual(created);
-      const unpublished = await t.dataSource.query<{ n: number }[]>(
-        'SELECT count(*)::int AS n FROM pet_events WHERE pet_id = $1 AND published_at IS NULL',
-        [created.id],
-      );
-      expect(unpublished).toEqual([{ n: 0 }]);
-      expect(await history.publishPending(collect(published))).toBe(0);
+      // JSON throughout: what a durable handler gets back from the outbox is the same event.
+      expect(JSON.parse(JSON.stringify(events))).toEqual(events);
     });
 
-    it('should hand over a deleted pet as it was, and at most `limit` events at a time', async () => {
-      await drain();
+    it('should publish a deleted pet as it was', async () => {
       const pet = await newPet({ age: 2 });
-      await t.http.delete(`/v1/pets/${pet.id}`).set(t.user).expect(200);
-      const published: PetEvent[] = [];
-
-      expect(await history.publishPending(collect(published), 1)).toBe(1);
-      expect(await history.publishPending(collect(published), 1)).toBe(1);
-      expect(await history.publishPending(collect(published), 1)).toBe(0);
-
-      expect(published.map((event) => [event.type, event.data])).toEqual([
-        ['pet.created', pet],
+      const events = await publishedBy(() =>
+        t.http.delete(`/v1/pets/${pet.id}`).set(t.user).expect(200),
+      );
+      expect(events.map((event) => [event.type, petEventData(event)])).toEqual([
         ['pet.deleted', pet],
       ]);
     });
 
-    it('should leave events unpublished, and what the publisher wrote undone, when it throws', async () => {
-      await drain();
-      const pet = await newPet();
-      const failing = async () => {
-        // Joins the publishing transaction, as the publisher's repositories do.
-        await t.app
-          .get<TxHost>(TransactionHost)
-          .tx.query('CREATE TABLE test_publisher_wrote (id int)');
-        throw new Error('the receiver is down');
-      };
-
-      await expect(history.publishPending(failing)).rejects.toThrow('the receiver is down');
-
-      const tables = await t.dataSource.query(
-        "SELECT 1 FROM pg_tables WHERE tablename = 'test_publisher_wrote'",
-      );
-      expect(tables).toEqual([]);
-      const published: PetEvent[] = [];
-      expect(await history.publishPending(collect(published))).toBe(1);
-      expect(published.map((event) => [event.type, event.petId])).toEqual([
-        ['pet.created', pet.id],
-      ]);
-    });
-
-    // Only a server runs two transactions at once (PGlite's one connection serialises them).
-    const onServer = process.env.DATABASE_URL ? it : it.skip;
-    onServer(
-      'should let one publisher at a time through, the others getting 0 at once',
-      async () => {
-        await drain();
-        await newPet();
-        let concurrent: number | undefined;
-        const published = await history.publishPending(async () => {
-          // Another publisher (another instance, or a later cycle) is in no transaction of
-          // this one's: a call made inside this one would join it, on its session.
-          concurrent = await t.app
-            .get<TxHost>(TransactionHost)
-            .withoutTransaction(() =>
-              history.publishPending(() => Promise.reject(new Error('not reached'))),
-            );
-        });
-        expect(published).toBe(1);
-        expect(concurrent).toBe(0);
-      },
-    );
-
-    it('should nudge listeners after each write that recorded events, and only then', async () => {
-      let nudges = 0;
-      history.onRecorded(() => {
-        nudges += 1;
-      });
-
+    it('should publish nothing for a refused write or one that changed nothing', async () => {
       const pet = await newPet({ tags: ['a'] });
-      expect(nudges).toBe(1);
-      await put(pet.id, { name: 'Rex', tags: ['a'] }).expect(200);
-      await put(pet.id, { status: 'available' }).expect(200);
-      await put(pet.id, { status: 'sold' }).expect(409);
-      expect(nudges).toBe(1);
-      await put(pet.id, { status: 'pending' }).expect(200);
-      await put(pet.id, { tags: ['b'] }).expect(200);
-      await uploadImage(t, pet.id, await jpegImage(32, 32)).expect(201);
-      await t.http.delete(`/v1/pets/${pet.id}`).set(t.user).expect(200);
-      expect(nudges).toBe(5);
+      const events = await publishedBy(async () => {
+        await put(pet.id, { name: 'Rex', tags: ['a'] }).expect(200);
+        await put(pet.id, { status: 'available' }).expect(200);
+        await put(pet.id, { status: 'sold' }).expect(409);
+        await put(pet.id, { status: 'pending' }).expect(200);
+        await put(pet.id, { tags: ['b'] }).expect(200);
+        await uploadImage(t, pet.id, await jpegImage(32, 32)).expect(201);
+      });
+      expect(events.map((event) => [event.type, event.changedFields])).toEqual([
+        ['pet.status_changed', null],
+        ['pet.updated', ['tags']],
+        ['pet.image_added', null],
+      ]);
     });
   });
 });

@@ -7,7 +7,6 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../src/database/transactions.js';
 import type { PetEventType } from '../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../src/webhooks/delivery/webhook-deliveries.repository.js';
-import { WebhookDispatcher } from '../../src/webhooks/delivery/webhook-dispatcher.js';
 import { expectError, expectValidationError } from '../support/errors.js';
 import { jpegImage } from '../support/images.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -508,14 +507,46 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     });
   });
 
-  // Last: the failing step stays registered with this app's worker.
-  it('should keep sending what is queued when a step of the worker’s cycle fails', async () => {
+  it('should retry the fan-out of an event that failed, counting it by consumer, and deliver the event once', async () => {
     const s = await subscribe();
-    t.app.get(WebhookDispatcher).beforeEachCycle(() => Promise.reject(new Error('a broken step')));
+    await t.dataSource.query(
+      `CREATE FUNCTION test_refuse_delivery() RETURNS trigger LANGUAGE plpgsql
+         AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER test_refuse_delivery BEFORE INSERT ON webhook_deliveries
+         FOR EACH ROW EXECUTE FUNCTION test_refuse_delivery()`,
+    );
     const [eventId] = await eventIdsOf((await newPet()).id);
+    const failedTwice = async () =>
+      (
+        await t.dataSource.query(
+          `SELECT 1 FROM outbox_messages
+            WHERE consumer = 'webhook-fan-out' AND event->>'id' = $1 AND attempts >= 2
+              AND last_error LIKE '%refused by the test%'`,
+          [eventId],
+        )
+      ).length > 0;
+    await waitFor(failedTwice, 10_000);
+    await t.dataSource.query('DROP TRIGGER test_refuse_delivery ON webhook_deliveries');
+    await t.dataSource.query('DROP FUNCTION test_refuse_delivery()');
 
     await settled(s, eventId);
     expect(receiver.acknowledged(s.name)).toHaveLength(1);
+    const left = await t.dataSource.query("SELECT 1 FROM outbox_messages WHERE event->>'id' = $1", [
+      eventId,
+    ]);
+    expect(left).toEqual([]);
+    const text = await metricsText(t);
+    const outcome = (name: string) =>
+      Number(
+        new RegExp(
+          `^petstore_outbox_messages_total\\{consumer="webhook-fan-out",outcome="${name}"\\} (\\d+)$`,
+          'm',
+        ).exec(text)?.[1] ?? 0,
+      );
+    expect(outcome('retrying')).toBeGreaterThanOrEqual(2);
+    expect(outcome('succeeded')).toBeGreaterThanOrEqual(1);
   });
 });
 

@@ -7,6 +7,8 @@ export const FAST_DELIVERY = {
   WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
   WEBHOOKS_RETRY_BASE_MS: '10',
   WEBHOOKS_POLL_INTERVAL_MS: '50',
+  OUTBOX_RETRY_BASE_MS: '10',
+  OUTBOX_POLL_INTERVAL_MS: '50',
 };
 
 /** One request the receiver got: its raw body, as signed, and its headers. */

@@ -27,19 +27,16 @@ const MAX_IN_FLIGHT = 16;
  */
 export const LEASE_MS = 60_000;
 /**
- * How long a nudge waits for others: under a burst of writes, one cycle publishes them all
- * rather than one cycle (a transaction and a claim) running after every write.
+ * How long a nudge waits for others: under a burst of fanned-out events, one claim takes
+ * them all rather than one claim running after every event.
  */
 const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 const MAX_REASON_LENGTH = 500;
 
-/** Work run at the start of every cycle (the fan-out of newly recorded events). */
-type CycleStep = () => Promise<unknown>;
-
 /**
- * The delivery worker, one per instance. A cycle (every poll interval, or sooner when nudged)
- * runs the registered steps, then claims due deliveries up to MAX_IN_FLIGHT and sends each
+ * The delivery worker, one per instance. A cycle (every poll interval, or sooner when nudged
+ * by the fan-out) claims due deliveries up to MAX_IN_FLIGHT and sends each
  * with no transaction open; each finished send records its attempt and frees its slot for
  * the next claim. The database decides who sends what (see the repository's claim), so any
  * number of instances can run it.
@@ -49,12 +46,10 @@ export class WebhookDispatcher
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('Webhooks');
-  private readonly steps: CycleStep[] = [];
   private readonly sending = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private nudged?: NodeJS.Timeout;
   private cycle?: Promise<void>;
-  private stepsDue = false;
   private again = false;
   private stopped = false;
 
@@ -65,11 +60,6 @@ export class WebhookDispatcher
     @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
   ) {}
 
-  /** Adds work to the start of every cycle. */
-  beforeEachCycle(step: CycleStep): void {
-    this.steps.push(step);
-  }
-
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.nudge(), this.config.pollIntervalMs).unref();
     this.nudge();
@@ -77,7 +67,6 @@ export class WebhookDispatcher
 
   /** Runs a cycle soon (NUDGE_DELAY_MS) rather than at the next poll. */
   nudge(): void {
-    this.stepsDue = true;
     this.nudged ??= setTimeout(() => {
       this.nudged = undefined;
       this.runCycle();
@@ -119,15 +108,6 @@ export class WebhookDispatcher
   }
 
   private async dispatch(): Promise<void> {
-    if (this.stepsDue) {
-      this.stepsDue = false;
-      for (const step of this.steps) {
-        // A failing step (the fan-out, say) must not hold up what is already queued.
-        await step().catch((error: unknown) =>
-          this.logger.warn(`Webhook cycle step failed: ${messageOf(error)}`),
-        );
-      }
-    }
     try {
       while (!this.stopped && this.sending.size < MAX_IN_FLIGHT) {
         const free = MAX_IN_FLIGHT - this.sending.size;

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { afterCommit, type TxHost } from '../database/transactions.js';
+import type { DomainEvent } from './domain-event.js';
+import { OutboxHandlers } from './outbox-handlers.js';
+import { OutboxWorker } from './outbox-worker.js';
+import { OutboxRepository } from './outbox.repository.js';
+
+/** How a change says what happened (docs/events.md, "Domain events"). */
+@Injectable()
+export class DomainEvents {
+  constructor(
+    private readonly emitter: EventEmitter2,
+    private readonly handlers: OutboxHandlers,
+    private readonly outbox: OutboxRepository,
+    private readonly worker: OutboxWorker,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+  ) {}
+
+  /**
+   * Publishes `events`, in order, inside the change's transaction: runs each `@OnDomainEvent`
+   * handler (a throw fails the change), then writes one outbox row per event and
+   * `@OutboxHandler` consumer, which the worker hands over once the transaction has
+   * committed. Outside a transaction, refused: the events would not commit with the change.
+   */
+  async publish(...events: DomainEvent[]): Promise<void> {
+    if (!this.txHost.isTransactionActive()) {
+      throw new Error('DomainEvents.publish() outside a transaction');
+    }
+    for (const event of events) await this.emitter.emitAsync(event.type, event);
+    const messages = events.flatMap((event) =>
+      this.handlers.consumersOf(event.type).map((consumer) => ({ consumer, event })),
+    );
+    if (messages.length === 0) return;
+    await this.outbox.add(messages);
+    afterCommit(() => this.worker.nudge());
+  }
+}

@@ -1,0 +1,34 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import type { DomainEventType } from './domain-event.js';
+
+/*
+ * The two ways to react to a domain event (docs/events.md, "Domain events"). Both are
+ * declared on the reacting method, where it lives, and found at start-up by discovery:
+ * `grep -rn "'pet.deleted'" src` lists every reaction to an event.
+ */
+
+/**
+ * Runs the method inside the publishing transaction, before the change commits: what it
+ * writes commits with the change, and what it throws fails the change. For work that must
+ * be consistent with the change (a row of another module to remove). Work outside the
+ * database registers with `afterCommit`.
+ */
+export const OnDomainEvent = (...types: DomainEventType[]): MethodDecorator =>
+  applyDecorators(...types.map((type) => OnEvent(type, { suppressErrors: false })));
+
+export const OUTBOX_HANDLER = Symbol('outbox-handler');
+
+export interface OutboxHandlerMetadata {
+  consumer: string;
+  types: readonly DomainEventType[];
+}
+
+/**
+ * Runs the method after the change has committed, from the outbox: publishing writes one
+ * outbox row per event for `consumer` in the change's transaction, and a worker hands it to
+ * the method, retrying with back-off until it returns (at least once: it must tolerate a
+ * second call with the same event). `consumer` names the rows in the table: keep it stable.
+ */
+export const OutboxHandler = (consumer: string, types: readonly DomainEventType[]) =>
+  SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, { consumer, types });

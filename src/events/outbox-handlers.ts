@@ -1,0 +1,61 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { DomainEvent, DomainEventType } from './domain-event.js';
+import { OUTBOX_HANDLER, type OutboxHandlerMetadata } from './event-handlers.decorator.js';
+
+export type OutboxHandlerFn = (event: DomainEvent) => Promise<void>;
+
+/** Every `@OutboxHandler` method of the application, by consumer, found at start-up. */
+@Injectable()
+export class OutboxHandlers implements OnModuleInit {
+  private readonly byConsumer = new Map<string, OutboxHandlerFn>();
+  private readonly consumersByType = new Map<DomainEventType, string[]>();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance: unknown = wrapper.instance;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      const prototype = Object.getPrototypeOf(instance) as object;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const method = (instance as Record<string, unknown>)[name];
+        if (typeof method !== 'function') continue;
+        const metadata = this.reflector.get<OutboxHandlerMetadata | undefined>(
+          OUTBOX_HANDLER,
+          method,
+        );
+        if (metadata) this.add(metadata, (event) => method.call(instance, event) as Promise<void>);
+      }
+    }
+  }
+
+  /** The consumers that get an outbox row for an event of `type`. */
+  consumersOf(type: DomainEventType): readonly string[] {
+    return this.consumersByType.get(type) ?? [];
+  }
+
+  handlerOf(consumer: string): OutboxHandlerFn {
+    const handler = this.byConsumer.get(consumer);
+    if (!handler) throw new Error(`No outbox handler is named ${consumer}`);
+    return handler;
+  }
+
+  get consumers(): string[] {
+    return [...this.byConsumer.keys()];
+  }
+
+  private add({ consumer, types }: OutboxHandlerMetadata, handler: OutboxHandlerFn): void {
+    if (this.byConsumer.has(consumer)) {
+      throw new Error(`Two outbox handlers are named ${consumer}: a consumer has one`);
+    }
+    this.byConsumer.set(consumer, handler);
+    for (const type of types) {
+      this.consumersByType.set(type, [...this.consumersOf(type), consumer]);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../database/transactions.js';
+import type { DomainEvent } from './domain-event.js';
+
+/** A message a worker holds, to hand to its consumer. */
+export interface ClaimedMessage {
+  id: number;
+  consumer: string;
+  event: DomainEvent;
+  /** Attempts started, this one included. */
+  attempts: number;
+  claimToken: string;
+}
+
+/** The only door to `outbox_messages` (docs/events.md, "The outbox"). */
+@Injectable()
+export class OutboxRepository {
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
+
+  /** One message per (consumer, event), in the caller's transaction. */
+  async add(messages: { consumer: string; event: DomainEvent }[]): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO outbox_messages (consumer, subject, event_type, event)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
+      [
+        messages.map((m) => m.consumer),
+        messages.map((m) => m.event.subject),
+        messages.map((m) => m.event.type),
+        messages.map((m) => JSON.stringify(m.event)),
+      ],
+    );
+  }
+
+  /**
+   * Claims up to `limit` due messages of `consumers` for `leaseMs`, in one statement. A
+   * message waits while an earlier one of its subject for its consumer is still there
+   * (claimed, or waiting for a retry): a subject's events reach a consumer in order.
+   * SKIP LOCKED lets instances claim at once without taking the same message.
+   */
+  async claim(
+    consumers: string[],
+    limit: number,
+    claimToken: string,
+    leaseMs: number,
+  ): Promise<ClaimedMessage[]> {
+    // An UPDATE answers its rows and their count.
+    const [claimed] = await this.txHost.tx.query<[ClaimedMessage[], number]>(
+      `WITH next AS (
+         SELECT o.id FROM outbox_messages o
+          WHERE o.failed_at IS NULL AND o.next_attempt_at <= now()
+            AND (o.claimed_until IS NULL OR o.claimed_until <= now())
+            AND o.consumer = ANY($1::text[])
+            AND NOT EXISTS (SELECT 1 FROM outbox_messages earlier
+                             WHERE earlier.consumer = o.consumer AND earlier.subject = o.subject
+                               AND earlier.id < o.id AND earlier.failed_at IS NULL)
+          ORDER BY o.next_attempt_at, o.id
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED)
+       UPDATE outbox_messages o
+          SET attempts = o.attempts + 1, claim_token = $3,
+              claimed_until = now() + $4 * interval '1 millisecond'
+         FROM next WHERE o.id = next.id
+       RETURNING o.id, o.consumer, o.event, o.attempts, o.claim_token AS "claimToken"`,
+      [consumers, limit, claimToken, leaseMs],
+    );
+    return claimed;
+  }
+
+  /** The handler returned: the message goes. False when the claim was lost meanwhile. */
+  async complete(message: ClaimedMessage): Promise<boolean> {
+    const [, count] = await this.txHost.tx.query<[unknown[], number]>(
+      'DELETE FROM outbox_messages WHERE id = $1 AND claim_token = $2',
+      [message.id, message.claimToken],
+    );
+    return count > 0;
+  }
+
+  /**
+   * The handler threw: another attempt at `retryAt`, or, without one, the message is kept
+   * as failed. False when the claim was lost meanwhile.
+   */
+  async fail(message: ClaimedMessage, error: string, retryAt: Date | undefined): Promise<boolean> {
+    const [, count] = await this.txHost.tx.query<[unknown[], number]>(
+      `UPDATE outbox_messages
+          SET claim_token = NULL, claimed_until = NULL, last_error = $3,
+              next_attempt_at = coalesce($4, next_attempt_at),
+              failed_at = CASE WHEN $4::timestamptz IS NULL THEN now() END
+        WHERE id = $1 AND claim_token = $2`,
+      [message.id, message.claimToken, error, retryAt ?? null],
+    );
+    return count > 0;
+  }
+}

@@ -1,0 +1,95 @@
+import type { PetActor } from '../pet-actor.js';
+import type { PetEventType } from '../pet-events.js';
+import { parameters, READ_BACK, type Param } from './statement-parts.js';
+
+/*
+ * The pets' change log, `pet_events` (docs/events.md, "History"): each write records its
+ * events in its own statement, as the CTE `recorded`, and answers them in the column
+ * `"recordedEvents"` (RECORDED_EVENTS), for PetsService to publish.
+ */
+
+/**
+ * Records the events of the pet read back as `readback`, in the statement or transaction
+ * of the change, after the pet's row is written or locked: a second write of the pet waits
+ * for the first to commit before it takes its `sequence`, which is thus the pet's commit
+ * order. `events` adds to `readback r` the FROM items giving `e.type`, `e.changed_fields`,
+ * `e.status_from` and `e.status_to`, in the order the events happened. The snapshot is the
+ * read-back row itself, the PetRow that toPetResponse maps (see `petRowOfSnapshot`).
+ */
+function recordEvents(param: Param, actor: PetActor, events: string, occurredAt: string): string {
+  return `recorded AS (
+    INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
+                            changed_fields, status_from, status_to, pet)
+    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, ${occurredAt},
+           ${param(actor.userId)}::int8, ${param(actor.apiKeyPrefix)}::text,
+           e.changed_fields, e.status_from, e.status_to, to_jsonb(r)
+      FROM ${READ_BACK} r, ${events}
+    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to)`;
+}
+
+/** The events `recorded` wrote, oldest first, as a JSON column (see RecordedPetEvent). */
+export const RECORDED_EVENTS = `
+  (SELECT json_agg(json_build_object(
+            'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
+            'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to)
+          ORDER BY sequence)
+     FROM recorded) AS "recordedEvents"`;
+
+/** One event of `type` per pet read back, dated by the write (`updatedAt`) unless told. */
+export const recordOne = (
+  param: Param,
+  actor: PetActor,
+  type: PetEventType,
+  occurredAt = 'r."updatedAt"',
+) =>
+  recordEvents(
+    param,
+    actor,
+    `(SELECT ${param(type)}::text AS type, NULL::text[] AS changed_fields,
+             NULL::pet_status AS status_from, NULL::pet_status AS status_to) e`,
+    occurredAt,
+  );
+
+/**
+ * An update's events from `diff d` (its "changedFields" and "statusFrom"): `pet.updated`
+ * when a field other than status changed, then `pet.status_changed` when the status did;
+ * none for an update that changed nothing.
+ */
+export const recordUpdateEvents = (param: Param, actor: PetActor, diff: string) =>
+  recordEvents(
+    param,
+    actor,
+    `${diff} d,
+     LATERAL (VALUES (1, 'pet.updated', d."changedFields", NULL::pet_status, NULL::pet_status),
+                     (2, 'pet.status_changed', NULL, d."statusFrom", r.status))
+          AS e(position, type, changed_fields, status_from, status_to)
+     WHERE (e.position = 1 AND cardinality(e.changed_fields) > 0)
+        OR (e.position = 2 AND e.status_from <> e.status_to)
+     ORDER BY e.position`,
+    'r."updatedAt"',
+  );
+
+/** A page of a pet's history, newest first, with its total and whether the pet exists now. */
+export function historyPageQuery(
+  petId: number,
+  page: { limit: number; offset: number; beforeSequence?: number },
+): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([petId]);
+  const before =
+    page.beforeSequence === undefined ? '' : ` AND sequence < ${param(page.beforeSequence)}`;
+  const offset = page.beforeSequence === undefined ? ` OFFSET ${param(page.offset)}` : '';
+  const sql = `
+    SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
+           EXISTS (SELECT 1 FROM pets WHERE id = $1) AS "petExists",
+           COALESCE((SELECT json_agg(e ORDER BY e.sequence DESC)
+                       FROM (SELECT sequence, id, type, pet_id AS "petId",
+                                    occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
+                                    actor_api_key_prefix AS "actorApiKeyPrefix",
+                                    changed_fields AS "changedFields",
+                                    status_from AS "statusFrom", status_to AS "statusTo", pet
+                               FROM pet_events
+                              WHERE pet_id = $1${before}
+                              ORDER BY sequence DESC LIMIT ${param(page.limit)}${offset}) e),
+                    '[]') AS events`;
+  return { sql, params };
+}

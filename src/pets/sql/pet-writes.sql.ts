@@ -1,0 +1,183 @@
+import type { PetActor } from '../pet-actor.js';
+import type { PetChangedField } from '../pet-events.js';
+import type { PetStatus } from '../pet-status.js';
+import { RECORDED_EVENTS, recordOne, recordUpdateEvents } from './pet-events.sql.js';
+import { CURRENT_VERSION_TAG, petColumns, SELECT_PET_BY_ID } from './pet-reads.sql.js';
+import { parameters, READ_BACK, readBack } from './statement-parts.js';
+
+/** Request fields as columns, in one place for INSERT and UPDATE. */
+export const WRITE_COLUMNS = {
+  name: 'name',
+  categoryId: 'category_id',
+  status: 'status',
+  photoUrls: 'photo_urls',
+  age: 'age',
+  breed: 'breed',
+  description: 'description',
+} as const;
+export type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
+
+/** The fields of an update whose value it changed, as `changedFields` names them. */
+export interface PetChanges {
+  /** Request fields other than status, in the request DTO's order. */
+  changedFields: string[];
+  /** The status the update started from. */
+  statusFrom: PetStatus;
+}
+
+/**
+ * With tags, the links are written and the tags read back in the same statement, from the
+ * tags table: links written by a statement are not visible to its own sub-selects.
+ */
+export function insertPetQuery(
+  fields: PetWriteFields,
+  tags: string[],
+  actor: PetActor,
+): { sql: string; params: unknown[] } {
+  const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
+  const { params, param } = parameters();
+  const ctes = [
+    `changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${entries.map(([, value]) => param(value)).join(', ')}) RETURNING *)`,
+  ];
+  if (tags.length === 0) {
+    ctes.push(readBack());
+  } else {
+    ctes.push(
+      `pet_tag AS (SELECT id, name FROM tags WHERE name = ANY(${param(tags)}::text[]))`,
+      `linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT changed.id, pet_tag.id FROM changed, pet_tag)`,
+      readBack(petColumns('pet_tag t')),
+    );
+  }
+  ctes.push(recordOne(param, actor, 'pet.created'));
+  const sql = `WITH ${ctes.join(',\n')}\nSELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
+  return { sql, params };
+}
+
+/** Conditions of an update beyond the pet's id; the update changes nothing unless all hold. */
+export interface UpdateConditions {
+  /** The statuses the pet may move from. */
+  fromStatuses?: readonly PetStatus[];
+  /** Version tags of which the pet's must be one (If-Match). */
+  versionTags?: string[];
+}
+
+/** The request fields an update compares, as columns, in the request DTO's order. */
+const COMPARED_COLUMNS = (Object.keys(WRITE_COLUMNS) as (keyof typeof WRITE_COLUMNS)[])
+  .filter((field) => field !== 'status')
+  .map((field) => {
+    // Fails to compile for a written field that the API's changedFields cannot name.
+    const named: PetChangedField = field;
+    return [named, WRITE_COLUMNS[field]] as const;
+  });
+
+/**
+ * One statement. The pet's row is locked first (`old`, FOR UPDATE), which also reads the
+ * values the update starts from, those of the last committed write: the update reports the
+ * fields it changed (`changedFields`, compared with IS DISTINCT FROM, photoUrls as a list)
+ * and the status it moved from. With `recordAs`, it records its events too.
+ *
+ * With `fromStatuses` the update is conditional on the status read at the statement's start
+ * (`before`): when another move commits first, PostgreSQL re-checks the row, finds a
+ * different status and updates nothing, so two moves from one status cannot both win.
+ * `versionTags` is checked the same way, so If-Match and the write are one atomic step.
+ */
+export function updatePetQuery(
+  id: number,
+  fields: PetWriteFields,
+  { fromStatuses, versionTags }: UpdateConditions,
+  recordAs: PetActor | undefined,
+): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([id]);
+  const written = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const assignments = written.map(
+    ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
+  );
+  assignments.push('updated_at = clock_timestamp()', 'version = p.version + 1');
+  const comparisons = COMPARED_COLUMNS.filter(
+    ([field]) => fields[field as keyof PetWriteFields] !== undefined,
+  ).map(
+    ([field, column]) => `CASE WHEN p.${column} IS DISTINCT FROM old.${column} THEN '${field}' END`,
+  );
+  const changedFields = `array_remove(ARRAY[${comparisons.join(', ')}]::text[], NULL)`;
+  const conditions = ['p.id = $1'];
+  const from = ['old'];
+  const ctes: string[] = [];
+  if (fromStatuses) {
+    ctes.push('before AS (SELECT status FROM pets WHERE id = $1)');
+    from.unshift('before');
+    conditions.push(
+      'p.status = before.status',
+      `before.status = ANY(${param(fromStatuses)}::pet_status[])`,
+    );
+  }
+  if (versionTags) {
+    conditions.push(`${CURRENT_VERSION_TAG} = ANY(${param(versionTags)}::text[])`);
+  }
+  ctes.push(
+    'old AS (SELECT * FROM pets WHERE id = $1 FOR UPDATE)',
+    `changed AS (UPDATE pets p SET ${assignments.join(', ')}
+                   FROM ${from.join(', ')}
+                  WHERE ${conditions.join(' AND ')}
+                 RETURNING p.*, ${changedFields} AS "changedFields", old.status AS "statusFrom")`,
+    readBack(),
+  );
+  if (recordAs) ctes.push(recordUpdateEvents(param, recordAs, 'changed'));
+  const sql = `WITH ${ctes.join(',\n')}
+    SELECT r.*, d."changedFields", d."statusFrom"${recordAs ? `, ${RECORDED_EVENTS}` : ''}
+      FROM ${READ_BACK} r, changed d`;
+  return { sql, params };
+}
+
+/**
+ * Records an update's events by `actor` and reads the pet back, as the update's last
+ * statement in its transaction (the pet's row is locked by then).
+ */
+export function recordUpdateQuery(
+  id: number,
+  changes: PetChanges,
+  actor: PetActor,
+): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([id]);
+  const diff = `(SELECT ${param(changes.changedFields)}::text[] AS "changedFields",
+                        ${param(changes.statusFrom)}::pet_status AS "statusFrom")`;
+  const sql = `
+    WITH ${READ_BACK} AS (${SELECT_PET_BY_ID}),
+    ${recordUpdateEvents(param, actor, diff)}
+    SELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
+  return { sql, params };
+}
+
+/** Appends `url` unless the pet holds `max` URLs already, and records `pet.image_added`. */
+export function appendPhotoUrlQuery(
+  id: number,
+  url: string,
+  max: number,
+  actor: PetActor,
+): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([id, url, max]);
+  const sql = `
+    WITH changed AS (
+      UPDATE pets SET photo_urls = array_append(photo_urls, $2),
+                      updated_at = clock_timestamp(), version = version + 1
+       WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING *),
+    ${readBack()},
+    ${recordOne(param, actor, 'pet.image_added')}
+    SELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
+  return { sql, params };
+}
+
+/**
+ * Deletes the pet and records `pet.deleted`, the pet as it was its snapshot. The tags are
+ * still read: a statement does not see its own changes, and the links' cascade runs at its end.
+ */
+export function deletePetQuery(id: number, actor: PetActor): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([id]);
+  const sql = `
+    WITH changed AS (DELETE FROM pets WHERE id = $1 RETURNING *),
+    ${readBack()},
+    ${recordOne(param, actor, 'pet.deleted', 'clock_timestamp()')}
+    SELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
+  return { sql, params };
+}

@@ -1,0 +1,16 @@
+import type { DomainEventBase } from '../events/domain-event.js';
+import type { UserFields } from './users.repository.js';
+
+/** A user's account changed (docs/events.md, "Domain events"). */
+export interface UserUpdated extends DomainEventBase {
+  type: 'user.updated';
+  userId: number;
+  /** The fields the update wrote (`passwordHash` for a new password). */
+  fields: (keyof UserFields)[];
+}
+
+declare module '../events/domain-event.js' {
+  interface DomainEventMap {
+    'user.updated': UserUpdated;
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { OutboxHandler } from '../../events/event-handlers.decorator.js';
+import { PET_EVENT_TYPES, type PetEvent } from '../../pets/pet-events.js';
+import { petEventData } from '../../pets/pet.mapper.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+/** The outbox consumer name of the fan-out; the migration that made the outbox names it too. */
+export const WEBHOOK_FAN_OUT = 'webhook-fan-out';
+
+/**
+ * The exact body sent for an event (Standard Webhooks' shape), serialized once at fan-out so
+ * that every attempt and every subscriber gets, and is signed over, the same bytes.
+ */
+function webhookPayload(event: PetEvent): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.occurredAt,
+    data: petEventData(event),
+  });
+}
+
+/**
+ * The fan-out: turns each committed pet event into deliveries, one per interested
+ * subscription, from the outbox (docs/events.md, "Webhooks"). The outbox hands a pet's events
+ * over one at a time, in order; a second hand-over of an event adds nothing.
+ */
+@Injectable()
+export class WebhookFanOut {
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
+  async fanOut(event: PetEvent): Promise<void> {
+    const added = await this.deliveries.insertForEvents([
+      {
+        sequence: event.sequence,
+        id: event.id,
+        type: event.type,
+        petId: event.petId,
+        occurredAt: new Date(event.occurredAt),
+        body: webhookPayload(event),
+      },
+    ]);
+    if (added > 0) this.dispatcher.nudge();
+  }
+}
