@@ -38,7 +38,7 @@ const projects = [
 
 // `npm run test:e2e` and its siblings name their project here, not with --selectProjects:
 // that option takes every word after it as a project name, so the test path in
-// `npm run test:e2e -- test/e2e/x.e2e-spec.ts` was read as one and every e2e file ran.
+// `npm run test:e2e -- test/e2e/pets/pets.e2e-spec.ts` was read as one and every e2e file ran.
 const only = process.env.JEST_PROJECT;
 const selected = only ? projects.filter((project) => project.displayName === only) : projects;
 if (selected.length === 0) {

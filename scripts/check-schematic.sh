@@ -34,7 +34,7 @@ if ! echo "$changed" | grep -qx 'src/app.module.ts'; then
   echo "nest g resource did not register the module in src/app.module.ts" >&2
   exit 1
 fi
-for written in src/owners/owners.service.spec.ts test/e2e/owners.e2e-spec.ts; do
+for written in src/owners/owners.service.spec.ts test/e2e/owners/owners.e2e-spec.ts; do
   if [ ! -f "$written" ]; then
     echo "nest g resource did not write $written" >&2
     exit 1
@@ -48,4 +48,4 @@ npm run typecheck
 # Regenerates the scratch copy's document (it gains the new routes) and lints it.
 npm run openapi:lint
 npm run test:unit -- --runTestsByPath src/owners/owners.service.spec.ts
-npm run test:e2e -- --runTestsByPath test/e2e/owners.e2e-spec.ts
+npm run test:e2e -- --runTestsByPath test/e2e/owners/owners.e2e-spec.ts

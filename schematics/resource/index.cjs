@@ -2,9 +2,9 @@
 // validated and documented DTOs, ApiErrors, a mapper, an entity its module registers, the
 // repository that alone touches TypeORM), with its migration, a unit spec of its service and
 // an e2e spec. The new files are the templates under files/ (the module's folder), migration/
-// and e2e/; the only existing files it edits are app.module.ts (the module) and
-// api-description/openapi-builder.ts (the tag). Files are formatted with the project's
-// Prettier settings, so `npm run check` passes as is.
+// and e2e/ (the module's own folder under test/e2e/); the only existing files it edits are
+// app.module.ts (the module) and api-description/openapi-builder.ts (the tag). Files are
+// formatted with the project's Prettier settings, so `npm run check` passes as is.
 'use strict';
 
 const { strings } = require('@angular-devkit/core');

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createTestApp } from '../../support/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+const CLI = resolve(import.meta.dirname, '../../../dist/cli/cli.js');
+const PASSWORD = 'a password for ops only';
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built CLI (`npm run cli -- …` after its build step) on a test database. */
+function runCli(
+  args: string[],
+  database: TestDatabase,
+  { env = {}, stdin }: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      JWT_SECRET: database.jwtSecret,
+      ...database.env,
+      ...env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(stdin);
+  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+}
+
+describe('CLI create-admin (e2e)', () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  const loginStatus = async (db: TestDatabase, username: string) => {
+    const t = await createTestApp({}, { database: db, signIn: false });
+    try {
+      const res = await t.http.post('/v1/auth/login').send({ username, password: PASSWORD });
+      return res.status;
+    } finally {
+      await t.close();
+    }
+  };
+
+  it('should refuse a password on the command line, before touching the database', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(
+      ['create-admin', '--username', 'ops', '--password', PASSWORD],
+      database,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('a password on the command line is refused');
+    expect(run.stderr).toContain('--password-stdin');
+    expect(run.stdout).not.toContain('Created admin');
+  });
+
+  it('should create an admin whose password comes from standard input', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(['create-admin', '--username', 'ops', '--password-stdin'], database, {
+      stdin: `${PASSWORD}\n`,
+    });
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('Created admin "ops"') });
+    expect(await loginStatus(database, 'ops')).toBe(200);
+  });
+
+  it('should create an admin whose password comes from ADMIN_PASSWORD', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(['create-admin', '--username', 'ops.env'], database, {
+      env: { ADMIN_PASSWORD: PASSWORD },
+    });
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('Created admin') });
+    expect(await loginStatus(database, 'ops.env')).toBe(200);
+  });
+});
