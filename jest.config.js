@@ -15,6 +15,15 @@ const esm = {
 const projects = [
   { ...esm, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
   {
+    // A repository's SQL on a real database (test/support/repository-harness.ts), without the app.
+    ...esm,
+    displayName: 'integration',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/integration/**/*.integration-spec.ts'],
+    globalSetup: '<rootDir>/test/support/global-setup.js',
+    globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  },
+  {
     ...esm,
     displayName: 'e2e',
     rootDir: '.',
@@ -42,7 +51,8 @@ const projects = [
 const only = process.env.JEST_PROJECT;
 const selected = only ? projects.filter((project) => project.displayName === only) : projects;
 if (selected.length === 0) {
-  throw new Error(`JEST_PROJECT=${only} names no project (unit, e2e or browser)`);
+  const names = projects.map((project) => project.displayName).join(', ');
+  throw new Error(`JEST_PROJECT=${only} names no project (${names})`);
 }
 
 /** @type {import('jest').Config} */
