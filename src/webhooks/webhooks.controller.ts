@@ -15,13 +15,9 @@ import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import {
-  ApiIdParam,
-  ApiJsonBody,
-  ApiValidatedQuery,
-} from '../common/openapi/api-docs.decorators.js';
-import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiIdParam, ApiJsonBody, ApiValidatedQuery } from '../openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { BearerOnly } from '../auth/bearer-only.decorator.js';

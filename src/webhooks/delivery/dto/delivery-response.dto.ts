@@ -5,7 +5,7 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   COUNT_SCHEMA,
-} from '../../../common/openapi/schemas.js';
+} from '../../../openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhook-delivery.entity.js';
 

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { MAX_IF_MATCH_LENGTH } from '../http/conditional-requests.js';
+import { MAX_IF_MATCH_LENGTH } from '../common/http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
-import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from '../http/header-names.js';
+import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from '../common/http/header-names.js';
 
 export const BEARER_SCHEME = 'bearer';
 export const API_KEY_SCHEME = 'apiKey';
