@@ -7,7 +7,7 @@ import {
   COUNT_SCHEMA,
 } from '../../../openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhook-delivery.entity.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity.js';
 
 /** The attempts a delivery's detail lists, newest first. */
 export const ATTEMPT_LOG_LENGTH = 50;
