@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { Principal } from '../common/types/principal.js';
 import { refusal } from '../../test/support/errors.js';
 import { fakeTxHost } from '../../test/support/transactions.js';
@@ -181,7 +182,8 @@ describe(PetHistoryService.name, () => {
   });
 
   describe('onRecorded', () => {
-    it('should call every listener, and keep going past one that throws', () => {
+    it('should call every listener, and keep going past one that throws, logging it', () => {
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       const calls: string[] = [];
       sut.onRecorded(() => {
         calls.push('first');
@@ -192,6 +194,11 @@ describe(PetHistoryService.name, () => {
       sut.notifyRecorded();
 
       expect(calls).toEqual(['first', 'second']);
+      expect(error).toHaveBeenCalledWith(
+        'A listener of recorded pet events failed',
+        expect.stringContaining('broken listener'),
+      );
+      error.mockRestore();
     });
   });
 });
