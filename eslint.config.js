@@ -43,7 +43,7 @@ const headerNameRules = [
 // file under src/: `(../){depth}name/` leaves the file's own top-level folder.
 const leaves = (depth) => (depth === 0 ? '^\\./' : `^(\\.\\./){${depth}}`);
 const GROUND_FLOOR =
-  'config/, common/ and database/ import no feature: only config/ and common/ (and their own folder).';
+  "config/, common/, database/ and openapi/ import no feature: only config/, common/ and openapi/ (and their own folder); openapi/ also a feature's own *.openapi.ts.";
 const SURFACE =
   'Another feature is reached through its module, its services and its public types, never its repositories, entities or controllers.';
 const surface = (depth, kinds) => ({
@@ -56,7 +56,10 @@ const restrictImports = (files, patterns) => ({
 });
 const boundaryRules = [0, 1, 2, 3, 4, 5].flatMap((depth) => {
   const files = `src/${'*/'.repeat(depth)}*.ts`;
-  const floors = depth === 0 ? [] : ['common', 'config', 'database'];
+  // openapi/ assembles the document, so it also reads each feature's own description of what
+  // Nest cannot scan (`<feature>/*.openapi.ts`, e.g. the webhooks' events).
+  const floors = depth === 0 ? [] : ['common', 'config', 'database', 'openapi'];
+  const allowed = (floor) => (floor === 'openapi' ? '(?![^/]+/(.+/)?[^/]+\\.openapi\\.js$)' : '');
   return [
     restrictImports([files], [surface(depth, 'repository|entity|controller')]),
     // A relation names the other feature's entity.
@@ -67,7 +70,12 @@ const boundaryRules = [0, 1, 2, 3, 4, 5].flatMap((depth) => {
     ...floors.map((floor) =>
       restrictImports(
         [`src/${floor}/${'*/'.repeat(depth - 1)}*.ts`],
-        [{ regex: `${leaves(depth)}(?!(common|config)/)`, message: GROUND_FLOOR }],
+        [
+          {
+            regex: `${leaves(depth)}(?!(common|config|openapi)/)${allowed(floor)}`,
+            message: GROUND_FLOOR,
+          },
+        ],
       ),
     ),
   ];

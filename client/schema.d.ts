@@ -3033,6 +3033,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The token is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {
@@ -3309,6 +3311,8 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The key is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
           [name: string]: unknown;
         };
         content: {

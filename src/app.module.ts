@@ -21,7 +21,7 @@ import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
-import { ApiDescriptionModule } from './api-description/api-description.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -52,7 +52,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
       inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],
       useFactory: throttlerOptions,
     }),
-    ApiDescriptionModule,
+    OpenApiModule,
     ConsoleHostModule,
     // Last: its catch-all route must come after every real one.
     UnknownRouteModule,

@@ -3,7 +3,7 @@
 // repository that alone touches TypeORM), with its migration, a unit spec of its service and
 // an e2e spec. The new files are the templates under files/ (the module's folder), migration/
 // and e2e/ (the module's own folder under test/e2e/); the only existing files it edits are
-// app.module.ts (the module) and api-description/openapi-builder.ts (the tag). Files are
+// app.module.ts (the module) and openapi/openapi-builder.ts (the tag). Files are
 // formatted with the project's Prettier settings, so `npm run check` passes as is.
 'use strict';
 
@@ -110,7 +110,7 @@ function render(folder, options, target, written, withSpecs) {
 function main(options) {
   const root = options.sourceRoot ?? 'src';
   const names = templateOptions(options.name, Date.now());
-  const edited = [`${root}/app.module.ts`, `${root}/api-description/openapi-builder.ts`];
+  const edited = [`${root}/app.module.ts`, `${root}/openapi/openapi-builder.ts`];
   const written = [];
   const withSpecs = options.spec !== false;
   return chain([

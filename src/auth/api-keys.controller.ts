@@ -13,13 +13,14 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
-} from '../common/openapi/api-docs.decorators.js';
-import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
+  noStoreResponseHeaders,
+} from '../openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -51,7 +52,11 @@ export class ApiKeysController {
   })
   @ApiJsonBody()
   @ApiErrors({ 409: ['API_KEY_LIMIT_REACHED'] })
-  @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new key, in full' })
+  @ApiCreatedResponse({
+    type: CreatedApiKeyResponse,
+    description: 'The new key, in full',
+    headers: noStoreResponseHeaders('key'),
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateApiKeyDto,

@@ -2,8 +2,12 @@ import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/decorators/public.decorator.js';
 import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiJsonBody, ApiPublicRateLimited } from '../common/openapi/api-docs.decorators.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import {
+  ApiJsonBody,
+  ApiPublicRateLimited,
+  noStoreResponseHeaders,
+} from '../openapi/api-docs.decorators.js';
 import { AuthService } from './auth.service.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
@@ -28,7 +32,11 @@ export class AuthController {
   @ApiJsonBody()
   @ApiPublicRateLimited()
   @ApiErrors({ 401: ['INVALID_CREDENTIALS'], 503: ['SERVICE_UNAVAILABLE'] })
-  @ApiOkResponse({ type: LoginResponse, description: 'Logged in' })
+  @ApiOkResponse({
+    type: LoginResponse,
+    description: 'Logged in',
+    headers: noStoreResponseHeaders('token'),
+  })
   login(@Body() dto: LoginDto): Promise<LoginResponse> {
     return this.authService.login(dto);
   }

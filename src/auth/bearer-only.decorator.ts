@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiAuth } from '../common/openapi/api-docs.decorators.js';
+import { ApiAuth } from '../openapi/api-docs.decorators.js';
 
 export const BEARER_ONLY_KEY = 'petstore:bearer-only';
 

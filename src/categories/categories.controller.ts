@@ -8,7 +8,7 @@ import {
   setEtag,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiAuth,
   ApiConditionalRead,
@@ -16,8 +16,8 @@ import {
   ApiIdParam,
   ApiJsonBody,
   ETAG_RESPONSE_HEADERS,
-} from '../common/openapi/api-docs.decorators.js';
-import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
+} from '../openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';

@@ -1,6 +1,8 @@
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
+import { loadEnv } from '../config/load-env.js';
 import { MediaGc } from '../media/media-gc.js';
 import { UsersService } from '../users/users.service.js';
 import { CliModule } from './cli.module.js';
@@ -15,9 +17,23 @@ import { MEDIA_GC_USAGE, parseMediaGc } from './media-gc.command.js';
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
+/**
+ * The environment is validated first, as main.ts does, so that a bad variable is reported by
+ * name, without Nest's stack trace. abortOnError off: any other failed start (an unreachable
+ * database) throws too, so that main() reports it and exits 1, rather than Nest exiting the
+ * process inside createApplicationContext.
+ */
+function createContext(): Promise<INestApplicationContext> {
+  loadEnv();
+  return NestFactory.createApplicationContext(CliModule, {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
+}
+
 async function createAdmin(args: string[]): Promise<number> {
   const dto = await parseCreateAdmin(args, { env: process.env, readStdin: readStandardInput });
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  const app = await createContext();
   try {
     const user = await app.get(UsersService).create(dto);
     console.log(`Created admin "${user.username}" (id ${user.id}, email ${user.email})`);
@@ -34,7 +50,7 @@ async function createAdmin(args: string[]): Promise<number> {
 
 async function mediaGc(args: string[]): Promise<number> {
   const options = parseMediaGc(args);
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  const app = await createContext();
   try {
     console.log(
       options.delete

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AppModule } from '../app.module.js';
 import { applyApiPrefix } from '../common/http/route-space.js';
-import { createOpenApiDocument } from '../api-description/openapi-builder.js';
+import { createOpenApiDocument } from '../openapi/openapi-builder.js';
 
 /**
  * Writes the API description without starting the service: preview mode builds the module

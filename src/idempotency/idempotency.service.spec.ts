@@ -1,4 +1,5 @@
-import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
 import { refusal } from '../../test/support/errors.js';
 import { IdempotencyRepository, type StoredResponse } from './idempotency.repository.js';
@@ -25,6 +26,10 @@ describe(IdempotencyService.name, () => {
   beforeEach(() => {
     repository = fakeRepository();
     sut = new IdempotencyService(repository as unknown as IdempotencyRepository);
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
   });
 
   describe('begin', () => {
@@ -132,20 +137,30 @@ describe(IdempotencyService.name, () => {
       );
     });
 
-    it('should not fail the answer when the database cannot release the key', async () => {
+    it('should not fail the answer when the database cannot release the key, and warn', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       repository.release.mockRejectedValue(new Error('Connection terminated'));
 
       await expect(sut.fail(claim, new ApiException('INTERNAL_ERROR', 'oops'))).resolves.toBe(
         undefined,
       );
+
+      expect(warn).toHaveBeenCalledWith(
+        'POST /v1/pets for user 7: the key could not be released: Connection terminated',
+      );
     });
   });
 
   describe('complete', () => {
-    it('should not fail the answer when the response cannot be stored', async () => {
+    it('should not fail the answer when the response cannot be stored, and warn', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       repository.complete.mockRejectedValue(new Error('Connection terminated'));
 
       await expect(sut.complete({ scope, token: 't' }, created)).resolves.toBe(undefined);
+
+      expect(warn).toHaveBeenCalledWith(
+        'POST /v1/pets for user 7: the response could not be stored: Connection terminated',
+      );
     });
   });
 });

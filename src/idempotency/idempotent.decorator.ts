@@ -1,7 +1,7 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_HEADER } from '../common/http/header-names.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency-key.js';
 import {
   IdempotencyInterceptor,

@@ -9,7 +9,7 @@ import {
   IF_NONE_MATCH_HEADER,
 } from '../common/http/header-names.js';
 import { MEDIA_PATH } from '../common/http/route-space.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import { CONTENT_TYPES } from './processing/image-format.js';
 import { MEDIA_KEY_PATTERN } from './media-key.js';
 import { MediaKeyPipe } from './media-key.pipe.js';

@@ -10,8 +10,8 @@ import {
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { Consumes } from '../common/decorators/consumes.decorator.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiAuth, ApiIdParam } from '../common/openapi/api-docs.decorators.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiAuth, ApiIdParam } from '../openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';

@@ -2,7 +2,7 @@ import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { SkipThrottle } from '@nestjs/throttler';
-import { ApiAuth } from '../common/openapi/api-docs.decorators.js';
+import { ApiAuth } from '../openapi/api-docs.decorators.js';
 import { CallerBudgetResponse } from './dto/rate-limit-response.dto.js';
 import { RateLimitService } from './rate-limit.service.js';
 import { setRateLimitHeaders } from './window-state.js';

@@ -1,5 +1,5 @@
 import { getSchemaPath } from '@nestjs/swagger';
-import { TIMESTAMP_SCHEMA } from '../common/openapi/schemas.js';
+import { TIMESTAMP_SCHEMA } from '../openapi/schemas.js';
 import { PetResponse } from '../pets/dto/pet-response.dto.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../pets/pet-events.js';
 import { PetStatusChangedData } from './dto/pet-event-payload.dto.js';

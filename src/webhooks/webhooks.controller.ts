@@ -15,13 +15,14 @@ import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
-import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
-} from '../common/openapi/api-docs.decorators.js';
-import { EmptyResponse } from '../common/openapi/empty-response.dto.js';
+  noStoreResponseHeaders,
+} from '../openapi/api-docs.decorators.js';
+import { EmptyResponse } from '../openapi/empty-response.dto.js';
 import { NonEmptyBodyPipe } from '../common/pipes/non-empty-body.pipe.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { BearerOnly } from '../auth/bearer-only.decorator.js';
@@ -42,19 +43,6 @@ const URL_RULES =
   'WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; ' +
   'IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): ' +
   'else 400 VALIDATION_ERROR on url, whose message names the rule, never the address.';
-
-/**
- * Documents the `Cache-Control: no-store` set by `@Header` on the responses that show the
- * secret. Nest sets it before the interceptors run, so an Idempotency-Key replay carries it
- * too.
- */
-const NO_STORE_HEADERS = {
-  [CACHE_CONTROL_HEADER]: {
-    description: 'The secret is shown once: no cache may keep this response',
-    required: true,
-    schema: { type: 'string', enum: ['no-store'] },
-  },
-};
 
 // Bearer token only, reading included, as /api-keys: a leaked key must not be able to point
 // deliveries elsewhere, sign them, or read what receivers answered.
@@ -80,7 +68,7 @@ export class WebhooksController {
   @ApiCreatedResponse({
     type: WebhookWithSecretResponse,
     description: 'The new subscription and its signing secret',
-    headers: NO_STORE_HEADERS,
+    headers: noStoreResponseHeaders('secret'),
   })
   async create(@Body() dto: CreateWebhookDto): Promise<WebhookWithSecretResponse> {
     const subscription = await this.webhooksService.create(dto);
@@ -173,7 +161,7 @@ export class WebhooksController {
   @ApiOkResponse({
     type: WebhookWithSecretResponse,
     description: 'The subscription and its new signing secret',
-    headers: NO_STORE_HEADERS,
+    headers: noStoreResponseHeaders('secret'),
   })
   async rotateSecret(
     @Param('webhookId', new ParseIdPipe(webhookNotFound)) id: number,

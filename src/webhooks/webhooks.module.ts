@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
-import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity.js';
+import { WebhookDelivery } from './delivery/webhook-delivery.entity.js';
+import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';

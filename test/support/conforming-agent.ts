@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type request from 'supertest';
 import type { Response, Test } from 'supertest';
-import { PublishedOpenApi } from '../../src/api-description/published-openapi.js';
+import { PublishedOpenApi } from '../../src/openapi/published-openapi.js';
 import { OpenApiConformance, type ObservedResponse } from './openapi-conformance.js';
 
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);

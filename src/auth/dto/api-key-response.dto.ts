@@ -5,7 +5,7 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   TIMESTAMP_SCHEMA,
-} from '../../common/openapi/schemas.js';
+} from '../../openapi/schemas.js';
 import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
 import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../api-key-format.js';
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
+import { ApiIdProperty, ApiTextProperty } from '../../openapi/schemas.js';
 import { USERNAME_PATTERN } from '../../common/dto/username.js';
 import { TOKEN_TTL_SECONDS } from '../strategies/jwt.strategy.js';
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiIdProperty, ApiTextProperty } from '../../common/openapi/schemas.js';
+import { ApiIdProperty, ApiTextProperty } from '../../openapi/schemas.js';
 
 export class CategoryResponse {
   @ApiIdProperty('Category id')

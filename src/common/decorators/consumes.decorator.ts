@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiJsonBody } from '../openapi/api-docs.decorators.js';
+import { ApiJsonBody } from '../../openapi/api-docs.decorators.js';
 
 export const CONSUMES_KEY = 'petstore:consumes';
 

@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import type { Role } from '../types/principal.js';
 
 export const ROLES_KEY = 'petstore:roles';

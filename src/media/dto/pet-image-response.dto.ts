@@ -5,7 +5,7 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   URL_SCHEMA,
-} from '../../common/openapi/schemas.js';
+} from '../../openapi/schemas.js';
 import { IMAGE_FORMATS, type ImageFormat } from '../processing/image-format.js';
 
 const INT32_MAX = 2_147_483_647;

@@ -16,7 +16,7 @@ import {
 import { MAX_PHOTO_URLS } from '../../common/contract-limits.js';
 import { IsOptionalNotNull, OptionalText } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
-import { ID_SCHEMA, URL_SCHEMA } from '../../common/openapi/schemas.js';
+import { ID_SCHEMA, URL_SCHEMA } from '../../openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 
 /** Tags per pet. */

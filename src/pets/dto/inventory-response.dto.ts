@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiIdProperty, ApiTextProperty, COUNT_SCHEMA } from '../../common/openapi/schemas.js';
+import { ApiIdProperty, ApiTextProperty, COUNT_SCHEMA } from '../../openapi/schemas.js';
 
 class StatusCounts {
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Pets available' })

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
-import { ApiIdProperty, ApiTimestampProperty } from '../../common/openapi/schemas.js';
+import { ApiIdProperty, ApiTimestampProperty } from '../../openapi/schemas.js';
 import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../../auth/api-key-format.js';
 import {
   PET_CHANGED_FIELDS,

@@ -7,7 +7,7 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   URL_SCHEMA,
-} from '../../common/openapi/schemas.js';
+} from '../../openapi/schemas.js';
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 import { MAX_TAGS } from './create-pet.dto.js';
 

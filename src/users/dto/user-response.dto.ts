@@ -1,10 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
-import {
-  ApiIdProperty,
-  ApiTextProperty,
-  ApiTimestampProperty,
-} from '../../common/openapi/schemas.js';
+import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../openapi/schemas.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, type UserStatus } from '../user-status.js';
 import { USERNAME_PATTERN } from '../../common/dto/username.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../database/transactions.js';
 import type { PetEventType } from '../../pets/pet-events.js';
-import type { DeliveryStatus } from '../webhook-delivery.entity.js';
+import type { DeliveryStatus } from './webhook-delivery.entity.js';
 
 /** One event to fan out: its payload already serialized, the same bytes for every receiver. */
 export interface OutgoingEvent {

@@ -10,7 +10,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { OptionalText } from '../../common/dto/optional.js';
-import { URL_SCHEMA } from '../../common/openapi/schemas.js';
+import { URL_SCHEMA } from '../../openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../pets/pet-events.js';
 
 export const EVENT_TYPES_SCHEMA: ApiPropertyOptions = {

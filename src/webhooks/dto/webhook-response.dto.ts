@@ -5,7 +5,7 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   URL_SCHEMA,
-} from '../../common/openapi/schemas.js';
+} from '../../openapi/schemas.js';
 import type { PetEventType } from '../../pets/pet-events.js';
 import { EVENT_TYPES_SCHEMA } from './create-webhook.dto.js';
 

@@ -83,4 +83,26 @@ describe('CLI create-admin (e2e)', () => {
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('Created admin') });
     expect(await loginStatus(database, 'ops.env')).toBe(200);
   });
+
+  it('should report an invalid variable without a stack trace and exit 1, before Nest starts', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(['create-admin', '--username', 'ops'], database, {
+      env: { ADMIN_PASSWORD: PASSWORD, PORT: 'not-a-port' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'Error: Invalid environment configuration:\n  PORT: PORT must be an integer number\n',
+    );
+    expect(run.stdout).toBe('');
+  });
+
+  it('should report a database it cannot reach and exit 1', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(['create-admin', '--username', 'ops'], database, {
+      env: { ADMIN_PASSWORD: PASSWORD, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/petstore' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: Database unreachable at 127\.0\.0\.1:1\/petstore /m);
+    expect(run.stdout).toBe('');
+  });
 });

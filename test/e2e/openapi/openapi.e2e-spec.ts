@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { load } from 'js-yaml';
 import { readFile } from 'node:fs/promises';
 import request from 'supertest';
-import { PublishedOpenApi } from '../../../src/api-description/published-openapi.js';
+import { PublishedOpenApi } from '../../../src/openapi/published-openapi.js';
 import { conformanceOf, conformingAgent } from '../../support/conforming-agent.js';
 import { expectError } from '../../support/errors.js';
 import { OpenApiConformance, type ObservedResponse } from '../../support/openapi-conformance.js';

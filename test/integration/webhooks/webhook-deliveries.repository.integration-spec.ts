@@ -7,7 +7,7 @@ import {
   type AttemptRow,
   type ClaimedDelivery,
 } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
-import type { DeliveryStatus } from '../../../src/webhooks/webhook-delivery.entity.js';
+import type { DeliveryStatus } from '../../../src/webhooks/delivery/webhook-delivery.entity.js';
 import {
   createRepositoryHarness,
   type RepositoryHarness,

@@ -5,9 +5,9 @@ import {
   ApiTextProperty,
   ApiTimestampProperty,
   COUNT_SCHEMA,
-} from '../../../common/openapi/schemas.js';
+} from '../../../openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhook-delivery.entity.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity.js';
 
 /** The attempts a delivery's detail lists, newest first. */
 export const ATTEMPT_LOG_LENGTH = 50;

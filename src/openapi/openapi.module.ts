@@ -7,4 +7,4 @@ import { OpenApiController } from './openapi.controller.js';
   controllers: [OpenApiController, DocsController],
   providers: [PublishedOpenApi],
 })
-export class ApiDescriptionModule {}
+export class OpenApiModule {}

@@ -1,9 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { MAX_IF_MATCH_LENGTH } from '../http/conditional-requests.js';
+import { MAX_IF_MATCH_LENGTH } from '../common/http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
-import { ETAG_HEADER, IF_MATCH_HEADER, IF_NONE_MATCH_HEADER } from '../http/header-names.js';
+import {
+  CACHE_CONTROL_HEADER,
+  ETAG_HEADER,
+  IF_MATCH_HEADER,
+  IF_NONE_MATCH_HEADER,
+} from '../common/http/header-names.js';
 
 export const BEARER_SCHEME = 'bearer';
 export const API_KEY_SCHEME = 'apiKey';
@@ -62,6 +67,19 @@ export const ETAG_RESPONSE_HEADERS = {
     schema: { type: 'string', maxLength: 24, pattern: '^"[0-9.]+"$' },
   },
 };
+
+/**
+ * Documents the `Cache-Control: no-store` that `@Header` sets on a response showing a secret
+ * once (docs/api.md). Nest sets it before the interceptors run, so an Idempotency-Key replay
+ * carries it too.
+ */
+export const noStoreResponseHeaders = (secret: string) => ({
+  [CACHE_CONTROL_HEADER]: {
+    description: `The ${secret} is shown once: no cache may keep this response`,
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+});
 
 /** A GET of a single resource: 304 with no body when If-None-Match holds its current ETag. */
 export const ApiConditionalRead = () =>

@@ -1,6 +1,6 @@
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import { DECORATORS, getSchemaPath } from '@nestjs/swagger';
-import type { ErrorCode } from '../errors/api-exception.js';
+import type { ErrorCode } from '../common/errors/api-exception.js';
 import { ErrorResponse } from './error-response.dto.js';
 
 export type ErrorCodesByStatus = Partial<Record<number, readonly ErrorCode[]>>;

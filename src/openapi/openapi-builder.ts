@@ -12,9 +12,9 @@ import {
   WWW_AUTHENTICATE_HEADER,
 } from '../common/http/header-names.js';
 import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
-import { errorSchema } from '../common/openapi/api-errors.decorator.js';
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../common/openapi/api-docs.decorators.js';
-import { ErrorResponse } from '../common/openapi/error-response.dto.js';
+import { errorSchema } from './api-errors.decorator.js';
+import { API_KEY_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
+import { ErrorResponse } from './error-response.dto.js';
 import { WEBHOOK_EXTRA_MODELS, webhookEventsSection } from '../webhooks/webhook-events.openapi.js';
 
 /** The version of the API description; the API itself is versioned by its path (`/v1`). */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ERROR_CODES, type ErrorCode } from '../errors/api-exception.js';
+import { ERROR_CODES, type ErrorCode } from '../common/errors/api-exception.js';
 
 /** The one error body (docs/api.md, Errors); every error response uses it. */
 export class ErrorResponse {

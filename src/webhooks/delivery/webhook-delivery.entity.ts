@@ -8,8 +8,8 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
-import type { PetEventType } from '../pets/pet-events.js';
-import { WebhookSubscription } from './webhook-subscription.entity.js';
+import type { PetEventType } from '../../pets/pet-events.js';
+import { WebhookSubscription } from '../webhook-subscription.entity.js';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
