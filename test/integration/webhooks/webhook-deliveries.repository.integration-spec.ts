@@ -207,6 +207,21 @@ describe(WebhookDeliveriesRepository.name, () => {
         },
       ]);
       for (const id of [otherType, disabled, later]) expect(await deliveriesOf(id)).toEqual([]);
+      expect(
+        await harness.query(
+          `SELECT event_sequence AS "eventSequence", event_type AS "eventType", pet_id AS "petId",
+                  body
+             FROM webhook_deliveries WHERE subscription_id = $1`,
+          [wanted],
+        ),
+      ).toEqual([
+        {
+          eventSequence: created.sequence,
+          eventType: 'pet.created',
+          petId: created.petId,
+          body: created.body,
+        },
+      ]);
     });
 
     it('should add nothing for an event fanned out again', async () => {
@@ -217,6 +232,20 @@ describe(WebhookDeliveriesRepository.name, () => {
       expect(await fanOut(harness, [event])).toBe(0);
 
       expect(await deliveriesOf(id)).toHaveLength(1);
+    });
+
+    it('should add nothing when the caller’s transaction rolls back', async () => {
+      const id = await subscribe();
+      const event = newEvent(newPetId());
+
+      await expect(
+        harness.transaction(async () => {
+          await sut.insertForEvents([event]);
+          throw new Error('the caller failed');
+        }),
+      ).rejects.toThrow('the caller failed');
+
+      expect(await deliveriesOf(id)).toEqual([]);
     });
 
     it('should make a pet’s new delivery due no sooner than its earlier pending one', async () => {
@@ -329,6 +358,30 @@ describe(WebhookDeliveriesRepository.name, () => {
           [second, fido1.id],
         ].sort(),
       );
+    });
+
+    it('should keep a pet’s later delivery waiting while the earlier one waits for its retry, even when the later one is due first', async () => {
+      const id = await subscribe();
+      const rex = newPetId();
+      const [rex1, rex2] = [newEvent(rex), newEvent(rex)];
+      await fanOut(harness, [rex1, rex2]);
+      const earlier = await claimOf(rex1);
+      await sut.recordAttempt(
+        earlier,
+        { ...serverError, attemptedAt: at() },
+        retryAt(at(60_000)),
+        disable,
+      );
+      // Retried by hand: due now, behind rex1.
+      expect(await sut.makeDueNow(id, (await deliveryOf(id, rex2)).id)).toBe(true);
+
+      expect(await claimAll()).toEqual([]);
+
+      await setDelivery(earlier.id, 'next_attempt_at = now()');
+      const [again] = await claimAll();
+      expect(again.eventId).toBe(rex1.id);
+      await sut.recordAttempt(again, { ...ok, attemptedAt: at(-1_000) }, succeeded, disable);
+      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
     });
 
     it('should take at most `limit` deliveries, those due first, across subscriptions', async () => {
