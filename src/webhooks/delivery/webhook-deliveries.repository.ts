@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../database/transactions.js';
-import type { PetEventType } from '../../pets/pet-events.js';
+import type { PetEvent, PetEventType } from '../../pets/pet-events.js';
 import type { DeliveryStatus } from './webhook-delivery.entity.js';
 
-/** One event to fan out: its payload already serialized, the same bytes for every receiver. */
-export interface OutgoingEvent {
-  sequence: number;
-  id: string;
-  type: PetEventType;
-  petId: number;
-  occurredAt: Date;
+/**
+ * A pet event to fan out, with the body sent for it, serialized once: the same bytes for
+ * every receiver and every attempt.
+ */
+export interface PetEventFanOut {
+  event: Pick<PetEvent, 'sequence' | 'id' | 'type' | 'petId' | 'occurredAt'>;
   body: string;
 }
 
@@ -111,12 +110,12 @@ export class WebhookDeliveriesRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
   /**
-   * One delivery per event and enabled subscription that asked for the event's type and
-   * existed when it happened, in the caller's transaction (the one that marks the events
-   * published). An event fanned out twice adds nothing. How many deliveries were added.
+   * One delivery per pet event and enabled subscription that asked for the event's type and
+   * existed when it happened, in the caller's transaction if there is one. A pet event
+   * fanned out twice adds nothing. How many deliveries were added.
    */
-  async insertForEvents(events: OutgoingEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
+  async insertForEvents(fanOuts: PetEventFanOut[]): Promise<number> {
+    if (fanOuts.length === 0) return 0;
     const rows = await this.txHost.tx.query<unknown[]>(
       // Not due before the pet's earlier delivery is (see holdFollowers).
       `INSERT INTO webhook_deliveries
@@ -134,12 +133,12 @@ export class WebhookDeliveriesRepository {
        ON CONFLICT (subscription_id, event_id) DO NOTHING
        RETURNING 1`,
       [
-        events.map((e) => e.sequence),
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => e.petId),
-        events.map((e) => e.occurredAt),
-        events.map((e) => e.body),
+        fanOuts.map(({ event }) => event.sequence),
+        fanOuts.map(({ event }) => event.id),
+        fanOuts.map(({ event }) => event.type),
+        fanOuts.map(({ event }) => event.petId),
+        fanOuts.map(({ event }) => event.occurredAt),
+        fanOuts.map(({ body }) => body),
       ],
     );
     return rows.length;

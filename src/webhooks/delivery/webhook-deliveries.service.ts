@@ -103,7 +103,7 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
 
   /**
    * Makes the delivery pending and due now, whatever its state, and wakes this instance's
-   * worker, which sends it within its nudge delay: after the pet's earlier pending events,
+   * worker, which sends it within its nudge delay: after the pet's earlier pending deliveries,
    * if any, and once the webhook is enabled.
    */
   async retry(webhookId: number, deliveryId: number): Promise<DeliveryRow> {

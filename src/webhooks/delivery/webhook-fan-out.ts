@@ -34,16 +34,7 @@ export class WebhookFanOut {
 
   @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
   async fanOut(event: PetEvent): Promise<void> {
-    const added = await this.deliveries.insertForEvents([
-      {
-        sequence: event.sequence,
-        id: event.id,
-        type: event.type,
-        petId: event.petId,
-        occurredAt: new Date(event.occurredAt),
-        body: webhookPayload(event),
-      },
-    ]);
+    const added = await this.deliveries.insertForEvents([{ event, body: webhookPayload(event) }]);
     if (added > 0) this.dispatcher.nudge();
   }
 }

@@ -412,11 +412,13 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
       await txHost.withTransaction(async () => {
         await t.app.get(WebhookDeliveriesRepository).insertForEvents([
           {
-            sequence: 1,
-            id: 'evt_waiting',
-            type: 'pet.created',
-            petId: 1,
-            occurredAt: new Date(),
+            event: {
+              sequence: 1,
+              id: 'evt_waiting',
+              type: 'pet.created',
+              petId: 1,
+              occurredAt: new Date().toISOString(),
+            },
             body,
           },
         ]);

@@ -6,6 +6,7 @@ import {
   WebhookDeliveriesRepository,
   type AttemptRow,
   type ClaimedDelivery,
+  type PetEventFanOut,
 } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import type { DeliveryStatus } from '../../../src/webhooks/delivery/webhook-delivery.entity.js';
 import {
@@ -13,39 +14,36 @@ import {
   type RepositoryHarness,
 } from '../../support/repository-harness.js';
 
-/** A pet's event as this spec publishes it. */
-interface TestEvent {
-  sequence: number;
-  id: string;
-  type: PetEventType;
-  petId: number;
-  occurredAt: Date;
-  body: string;
-}
+/**
+ * The body this spec fans out with a pet event: any body will do, as the repository keeps
+ * it as given.
+ */
+const bodyOf = (event: PetEventFanOut['event']) =>
+  JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: { id: event.petId } });
 
 /**
- * Every delivery of this spec is made here: the fan-out of `events` in a transaction, as the
- * publisher runs it. How many deliveries it added.
+ * Every delivery of this spec is made here: the fan-out of `events` in a transaction. How
+ * many deliveries it added.
  */
-function fanOut(harness: RepositoryHarness, events: TestEvent[]): Promise<number> {
+function fanOut(harness: RepositoryHarness, events: PetEventFanOut['event'][]): Promise<number> {
   const sut = harness.get(WebhookDeliveriesRepository);
-  return harness.transaction(() => sut.insertForEvents(events));
+  return harness.transaction(() =>
+    sut.insertForEvents(events.map((event) => ({ event, body: bodyOf(event) }))),
+  );
 }
 
 let sequence = 0;
 let petIds = 1_000;
 const newPetId = () => (petIds += 1);
 
-function newEvent(petId: number, type: PetEventType = 'pet.updated'): TestEvent {
+function newEvent(petId: number, type: PetEventType = 'pet.updated'): PetEventFanOut['event'] {
   sequence += 1;
-  const occurredAt = new Date();
   return {
     sequence,
     id: `evt_${randomUUID()}`,
     type,
     petId,
-    occurredAt,
-    body: JSON.stringify({ type, timestamp: occurredAt.toISOString(), data: { id: petId } }),
+    occurredAt: new Date().toISOString(),
   };
 }
 
@@ -119,7 +117,7 @@ describe(WebhookDeliveriesRepository.name, () => {
          FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_sequence`,
       [subscriptionId],
     );
-  const deliveryOf = async (subscriptionId: number, event: TestEvent) =>
+  const deliveryOf = async (subscriptionId: number, event: PetEventFanOut['event']) =>
     (await deliveriesOf(subscriptionId)).find((d) => d.eventId === event.id)!;
   const setDelivery = (id: number, assignment: string, params: unknown[] = []) =>
     harness.query(`UPDATE webhook_deliveries SET ${assignment} WHERE id = $1`, [id, ...params]);
@@ -144,7 +142,10 @@ describe(WebhookDeliveriesRepository.name, () => {
    * Claims the delivery of `event` (to `subscriptionId`, when given): the others the claim
    * took are handed back, as if their leases had passed.
    */
-  const claimOf = async (event: TestEvent, subscriptionId?: number): Promise<ClaimedDelivery> => {
+  const claimOf = async (
+    event: PetEventFanOut['event'],
+    subscriptionId?: number,
+  ): Promise<ClaimedDelivery> => {
     const token = randomUUID();
     const claimed = (await claimAll(token)).find(
       (d) => d.eventId === event.id && (subscriptionId ?? d.subscriptionId) === d.subscriptionId,
@@ -161,7 +162,10 @@ describe(WebhookDeliveriesRepository.name, () => {
    * A delivery of `event` that has ended, with one attempt. Made a second ago: the pet's later
    * deliveries it releases are due at once.
    */
-  const ended = async (event: TestEvent, outcome: typeof succeeded | typeof failed) => {
+  const ended = async (
+    event: PetEventFanOut['event'],
+    outcome: typeof succeeded | typeof failed,
+  ) => {
     const claimed = await claimOf(event);
     await sut.recordAttempt(claimed, { ...ok, attemptedAt: at(-1_000) }, outcome, disable);
     return claimed;
@@ -207,6 +211,21 @@ describe(WebhookDeliveriesRepository.name, () => {
         },
       ]);
       for (const id of [otherType, disabled, later]) expect(await deliveriesOf(id)).toEqual([]);
+      expect(
+        await harness.query(
+          `SELECT event_sequence AS "eventSequence", event_type AS "eventType", pet_id AS "petId",
+                  body
+             FROM webhook_deliveries WHERE subscription_id = $1`,
+          [wanted],
+        ),
+      ).toEqual([
+        {
+          eventSequence: created.sequence,
+          eventType: 'pet.created',
+          petId: created.petId,
+          body: bodyOf(created),
+        },
+      ]);
     });
 
     it('should add nothing for an event fanned out again', async () => {
@@ -217,6 +236,20 @@ describe(WebhookDeliveriesRepository.name, () => {
       expect(await fanOut(harness, [event])).toBe(0);
 
       expect(await deliveriesOf(id)).toHaveLength(1);
+    });
+
+    it('should add nothing when the caller’s transaction rolls back', async () => {
+      const id = await subscribe();
+      const event = newEvent(newPetId());
+
+      await expect(
+        harness.transaction(async () => {
+          await sut.insertForEvents([{ event, body: bodyOf(event) }]);
+          throw new Error('the caller failed');
+        }),
+      ).rejects.toThrow('the caller failed');
+
+      expect(await deliveriesOf(id)).toEqual([]);
     });
 
     it('should make a pet’s new delivery due no sooner than its earlier pending one', async () => {
@@ -254,7 +287,7 @@ describe(WebhookDeliveriesRepository.name, () => {
           id: (await deliveryOf(id, event)).id,
           subscriptionId: id,
           eventId: event.id,
-          body: event.body,
+          body: bodyOf(event),
           attempts: 0,
           firstAttemptAt: null,
           leaseToken: token,
@@ -331,12 +364,40 @@ describe(WebhookDeliveriesRepository.name, () => {
       );
     });
 
+    it('should keep a pet’s later delivery waiting while the earlier one waits for its retry, even when the later one is due first', async () => {
+      const id = await subscribe();
+      const rex = newPetId();
+      const [rex1, rex2] = [newEvent(rex), newEvent(rex)];
+      await fanOut(harness, [rex1, rex2]);
+      const earlier = await claimOf(rex1);
+      await sut.recordAttempt(
+        earlier,
+        { ...serverError, attemptedAt: at() },
+        retryAt(at(60_000)),
+        disable,
+      );
+      // Retried by hand: due now, behind rex1.
+      expect(await sut.makeDueNow(id, (await deliveryOf(id, rex2)).id)).toBe(true);
+
+      expect(await claimAll()).toEqual([]);
+
+      await setDelivery(earlier.id, 'next_attempt_at = now()');
+      const [again] = await claimAll();
+      expect(again.eventId).toBe(rex1.id);
+      await sut.recordAttempt(again, { ...ok, attemptedAt: at(-1_000) }, succeeded, disable);
+      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
+    });
+
     it('should take at most `limit` deliveries, those due first, across subscriptions', async () => {
       const [first, second] = [await subscribe(), await subscribe({ events: ['pet.deleted'] })];
       const [dueFirst, dueLast] = [newEvent(newPetId()), newEvent(newPetId())];
       const dueSecond = newEvent(newPetId(), 'pet.deleted');
       await fanOut(harness, [dueFirst, dueLast, dueSecond]);
-      const dueAt = async (subscriptionId: number, event: TestEvent, offsetMs: number) =>
+      const dueAt = async (
+        subscriptionId: number,
+        event: PetEventFanOut['event'],
+        offsetMs: number,
+      ) =>
         setDelivery((await deliveryOf(subscriptionId, event)).id, 'next_attempt_at = $2', [
           at(offsetMs),
         ]);
