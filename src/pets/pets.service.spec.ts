@@ -1,7 +1,6 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { DomainEvent } from '../events/domain-event.js';
-import { DomainEvents } from '../events/domain-events.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetActor } from './pet-actor.js';
 import { decodeCursor } from './pet-cursor.js';
@@ -16,6 +15,7 @@ import { PetsService } from './pets.service.js';
 import type { PetRow } from './sql/pet-reads.sql.js';
 import type { PetChanges } from './sql/pet-writes.sql.js';
 import { refusal } from '../../test/support/errors.js';
+import { recordingDomainEvents } from '../../test/support/domain-events.js';
 import { fakeTxHost } from '../../test/support/transactions.js';
 
 const actor: PetActor = { userId: 7, apiKeyPrefix: 'pk_test_abcd' };
@@ -93,32 +93,6 @@ function fakeRepository() {
   } satisfies Record<keyof PetsRepository, unknown>;
 }
 
-type DomainEventsDependencies = ConstructorParameters<typeof DomainEvents>;
-
-/**
- * The real DomainEvents over `txHost`, which refuses to publish outside its transaction, with
- * no outbox consumer; `log` gets each event's type as it is published. Reactions subscribe
- * on `emitter`, as `@OnDomainEvent` methods do.
- */
-function domainEvents(txHost: ReturnType<typeof fakeTxHost>, log: (entry: string) => void) {
-  const emitter = new EventEmitter2();
-  const published: DomainEvent[] = [];
-  emitter.onAny((type, event) => {
-    log(String(type));
-    published.push(event as DomainEvent);
-  });
-  const host = Object.assign(txHost.asHost(), { isTransactionActive: () => txHost.active });
-  // No outbox consumer: the outbox, its repository and its worker are never reached.
-  const events = new DomainEvents(
-    emitter,
-    { consumersOf: () => [] } as unknown as DomainEventsDependencies[1],
-    {} as DomainEventsDependencies[2],
-    {} as DomainEventsDependencies[3],
-    host,
-  );
-  return { events, emitter, published };
-}
-
 const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
 
 describe(PetsService.name, () => {
@@ -139,7 +113,7 @@ describe(PetsService.name, () => {
     jest.spyOn(txHost, 'withTransaction');
     calls = [];
     txHost.onCommit = () => calls.push('commit');
-    const events = domainEvents(txHost, (entry) => calls.push(entry));
+    const events = recordingDomainEvents(txHost.asHost(), (entry) => calls.push(entry));
     emitter = events.emitter;
     published = events.published;
     sut = new PetsService(repository as unknown as PetsRepository, events.events, txHost.asHost());

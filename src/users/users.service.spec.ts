@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { DomainEvent } from '../events/domain-event.js';
-import { DomainEvents } from '../events/domain-events.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
 import { UserStatus } from './user-status.js';
@@ -11,6 +9,7 @@ import type { User } from './user.entity.js';
 import { UserFieldTakenError, UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 import { refusal } from '../../test/support/errors.js';
+import { recordingDomainEvents } from '../../test/support/domain-events.js';
 import { fakeTxHost } from '../../test/support/transactions.js';
 
 function user(id: number, fields: Partial<User> = {}): User {
@@ -55,31 +54,6 @@ const passwords = {
     Promise.resolve(stored === `hash of ${password}`),
 } as PasswordService;
 
-type DomainEventsDependencies = ConstructorParameters<typeof DomainEvents>;
-
-/**
- * The real DomainEvents over `txHost`, which refuses to publish outside its transaction, with
- * no outbox consumer; `log` gets each event's type as it is published.
- */
-function domainEvents(txHost: ReturnType<typeof fakeTxHost>, log: (entry: string) => void) {
-  const emitter = new EventEmitter2();
-  const published: DomainEvent[] = [];
-  emitter.onAny((type, event) => {
-    log(String(type));
-    published.push(event as DomainEvent);
-  });
-  const host = Object.assign(txHost.asHost(), { isTransactionActive: () => txHost.active });
-  // No outbox consumer: the outbox, its repository and its worker are never reached.
-  const events = new DomainEvents(
-    emitter,
-    { consumersOf: () => [] } as unknown as DomainEventsDependencies[1],
-    {} as DomainEventsDependencies[2],
-    {} as DomainEventsDependencies[3],
-    host,
-  );
-  return { events, published };
-}
-
 describe(UsersService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let lockout: {
@@ -97,7 +71,7 @@ describe(UsersService.name, () => {
     txHost = fakeTxHost();
     calls = [];
     txHost.onCommit = () => calls.push('commit');
-    const events = domainEvents(txHost, (entry) => calls.push(entry));
+    const events = recordingDomainEvents(txHost.asHost(), (entry) => calls.push(entry));
     published = events.published;
     lockout = {
       isLocked: jest.fn(() => Promise.resolve(false)),

@@ -14,6 +14,7 @@ export function fakeTxHost() {
     get active(): boolean {
       return depth > 0;
     },
+    isTransactionActive: () => depth > 0,
     withTransaction: <T>(work: () => Promise<T>): Promise<T> => {
       if (depth > 0) return work();
       return transactionWithAfterCommit(async (inside) => {
