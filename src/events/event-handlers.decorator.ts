@@ -26,9 +26,10 @@ export interface OutboxHandlerMetadata {
 
 /**
  * Runs the method after the change has committed, from the outbox: publishing writes one
- * outbox row per event for `consumer` in the change's transaction, and a worker hands it to
- * the method, retrying with back-off until it returns (at least once: it must tolerate a
- * second call with the same event). `consumer` names the rows in the table: keep it stable.
+ * outbox row per event for `consumer` in the change's transaction, and a worker hands the
+ * method the claimed events in batches (`(events) => Promise<void>`, oldest first, one per
+ * subject), retrying a batch with back-off until the method returns. At least once: it must
+ * tolerate being handed an event again. `consumer` names the rows in the table: keep it stable.
  */
 export const OutboxHandler = (consumer: string, types: readonly DomainEventType[]) =>
   SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, { consumer, types });

@@ -3,7 +3,8 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { DomainEvent, DomainEventType } from './domain-event.js';
 import { OUTBOX_HANDLER, type OutboxHandlerMetadata } from './event-handlers.decorator.js';
 
-export type OutboxHandlerFn = (event: DomainEvent) => Promise<void>;
+/** Gets a consumer's claimed events, oldest first: one per subject (see OutboxRepository.claim). */
+export type OutboxHandlerFn = (events: DomainEvent[]) => Promise<void>;
 
 /** Every `@OutboxHandler` method of the application, by consumer, found at start-up. */
 @Injectable()
@@ -29,7 +30,9 @@ export class OutboxHandlers implements OnModuleInit {
           OUTBOX_HANDLER,
           method,
         );
-        if (metadata) this.add(metadata, (event) => method.call(instance, event) as Promise<void>);
+        if (metadata) {
+          this.add(metadata, (events) => method.call(instance, events) as Promise<void>);
+        }
       }
     }
   }

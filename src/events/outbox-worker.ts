@@ -12,8 +12,8 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { OutboxHandlers } from './outbox-handlers.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 
-/** Messages one instance hands over at once. */
-const BATCH = 16;
+/** Messages one claim takes; each consumer gets its share in one call. */
+const BATCH = 100;
 /** Under a burst of writes, one drain takes them all rather than one drain per write. */
 const NUDGE_DELAY_MS = 20;
 const MAX_ERROR_LENGTH = 1000;
@@ -21,7 +21,9 @@ const MAX_ERROR_LENGTH = 1000;
 /**
  * Drains the outbox, one worker per instance (docs/events.md, "The outbox"): every poll
  * interval, or soon after a transaction that wrote messages commits, it claims due messages
- * and hands each to its consumer's handler, until none is due. The claim decides who handles
+ * and hands them to their consumers' handlers, a batch per consumer and claim, until none
+ * is due. One claim at a time, and one handler at a time, so draining a backlog takes at
+ * most one of the database's connections from the requests. The claim decides who handles
  * what, so any number of instances can run it.
  */
 @Injectable()
@@ -87,7 +89,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
           this.config.leaseMs,
         );
         if (claimed.length === 0) return;
-        await Promise.all(claimed.map((message) => this.handle(message)));
+        for (const batch of byConsumer(claimed)) await this.handle(batch);
       }
     } catch (error) {
       // The database is unreachable, say: the next poll tries again.
@@ -95,40 +97,54 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
-  /** Hands one message to its handler and records the outcome; never rejects. */
-  private async handle(message: ClaimedMessage): Promise<void> {
+  /** Hands one consumer its messages and records the outcome; never rejects. */
+  private async handle(messages: ClaimedMessage[]): Promise<void> {
+    const { consumer } = messages[0];
     const started = performance.now();
     let failure: unknown;
     try {
-      await this.handlers.handlerOf(message.consumer)(message.event);
+      await this.handlers.handlerOf(consumer)(messages.map((message) => message.event));
     } catch (error) {
       failure = error;
     }
-    const seconds = (performance.now() - started) / 1000;
+    this.metrics.observeOutboxHandler(consumer, (performance.now() - started) / 1000);
     try {
       if (failure === undefined) {
-        if (await this.outbox.complete(message)) {
-          this.metrics.countOutboxMessage(message.consumer, 'succeeded', seconds);
-        }
+        const done = await this.outbox.complete(messages);
+        this.metrics.countOutboxMessages(consumer, 'succeeded', done);
         return;
       }
-      const retryAt = this.retryAt(message.attempts);
       const error = messageOf(failure).slice(0, MAX_ERROR_LENGTH);
-      if (!(await this.outbox.fail(message, error, retryAt))) return;
-      this.metrics.countOutboxMessage(message.consumer, retryAt ? 'retrying' : 'failed', seconds);
-      const about = `${message.consumer} failed on ${message.event.type} (${message.event.subject}), attempt ${message.attempts}`;
-      if (retryAt) this.logger.warn(`${about}, retried at ${retryAt.toISOString()}: ${error}`);
-      else this.logger.error(`${about}, the last: kept as failed: ${error}`);
+      const { retrying, failed } = await this.outbox.fail(messages, error, this.config);
+      this.metrics.countOutboxMessages(consumer, 'retrying', retrying);
+      this.metrics.countOutboxMessages(consumer, 'failed', failed);
+      const about = `${consumer} failed on ${describe(messages)}: ${error}`;
+      if (failed > 0) {
+        this.logger.error(`${about}; ${failed} kept as failed, after their last attempt`);
+      } else {
+        this.logger.warn(`${about}; retried later`);
+      }
     } catch (error) {
-      // The claim runs out and another attempt follows.
-      this.logger.warn(`Outbox message ${message.id}: outcome not recorded: ${messageOf(error)}`);
+      // The claims run out and another attempt follows.
+      this.logger.warn(`Outbox messages of ${consumer}: outcome not recorded: ${messageOf(error)}`);
     }
   }
+}
 
-  /** Undefined once `attempts` used the last one. */
-  private retryAt(attempts: number): Date | undefined {
-    if (attempts >= this.config.maxAttempts) return undefined;
-    const delay = Math.min(this.config.retryBaseMs * 2 ** (attempts - 1), this.config.maxRetryMs);
-    return new Date(Date.now() + delay);
+/** The claimed messages of each consumer, in claim order. */
+function byConsumer(messages: ClaimedMessage[]): ClaimedMessage[][] {
+  const batches = new Map<string, ClaimedMessage[]>();
+  for (const message of messages) {
+    batches.set(message.consumer, [...(batches.get(message.consumer) ?? []), message]);
   }
+  return [...batches.values()];
+}
+
+/** The first few messages, for a log line. */
+function describe(messages: ClaimedMessage[]): string {
+  const shown = messages
+    .slice(0, 5)
+    .map(({ event, attempts }) => `${event.type} (${event.subject}, attempt ${attempts})`);
+  const more = messages.length - shown.length;
+  return shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
 }

@@ -10,7 +10,15 @@ export interface ClaimedMessage {
   event: DomainEvent;
   /** Attempts started, this one included. */
   attempts: number;
+  /** The same for every message of one claim. */
   claimToken: string;
+}
+
+/** When a failed message is tried again, and how often at most. */
+export interface RetryPolicy {
+  retryBaseMs: number;
+  maxRetryMs: number;
+  maxAttempts: number;
 }
 
 /** The only door to `outbox_messages` (docs/events.md, "The outbox"). */
@@ -67,28 +75,47 @@ export class OutboxRepository {
     return claimed;
   }
 
-  /** The handler returned: the message goes. False when the claim was lost meanwhile. */
-  async complete(message: ClaimedMessage): Promise<boolean> {
+  /**
+   * The handler returned: the messages go. How many did: fewer than given when a claim was
+   * lost meanwhile (taken over once its lease ran out).
+   */
+  async complete(messages: ClaimedMessage[]): Promise<number> {
     const [, count] = await this.txHost.tx.query<[unknown[], number]>(
-      'DELETE FROM outbox_messages WHERE id = $1 AND claim_token = $2',
-      [message.id, message.claimToken],
+      'DELETE FROM outbox_messages WHERE id = ANY($1::int8[]) AND claim_token = $2',
+      [messages.map((m) => m.id), messages[0]?.claimToken],
     );
-    return count > 0;
+    return count;
   }
 
   /**
-   * The handler threw: another attempt at `retryAt`, or, without one, the message is kept
-   * as failed. False when the claim was lost meanwhile.
+   * The handler threw: each message gets another attempt after `retryBaseMs` × 2^(attempts-1),
+   * at most `maxRetryMs`, or, once it used `maxAttempts`, is kept as failed. Only the messages
+   * whose claim is still this one are touched; which of them failed for good.
    */
-  async fail(message: ClaimedMessage, error: string, retryAt: Date | undefined): Promise<boolean> {
-    const [, count] = await this.txHost.tx.query<[unknown[], number]>(
+  async fail(
+    messages: ClaimedMessage[],
+    error: string,
+    retries: RetryPolicy,
+  ): Promise<{ retrying: number; failed: number }> {
+    const [rows] = await this.txHost.tx.query<[{ failed: boolean }[], number]>(
       `UPDATE outbox_messages
           SET claim_token = NULL, claimed_until = NULL, last_error = $3,
-              next_attempt_at = coalesce($4, next_attempt_at),
-              failed_at = CASE WHEN $4::timestamptz IS NULL THEN now() END
-        WHERE id = $1 AND claim_token = $2`,
-      [message.id, message.claimToken, error, retryAt ?? null],
+              next_attempt_at = CASE WHEN attempts >= $6 THEN next_attempt_at
+                                     ELSE now() + least($4 * 2 ^ (attempts - 1), $5)
+                                                  * interval '1 millisecond' END,
+              failed_at = CASE WHEN attempts >= $6 THEN now() END
+        WHERE id = ANY($1::int8[]) AND claim_token = $2
+       RETURNING failed_at IS NOT NULL AS failed`,
+      [
+        messages.map((m) => m.id),
+        messages[0]?.claimToken,
+        error,
+        retries.retryBaseMs,
+        retries.maxRetryMs,
+        retries.maxAttempts,
+      ],
     );
-    return count > 0;
+    const failed = rows.filter((row) => row.failed).length;
+    return { retrying: rows.length - failed, failed };
   }
 }

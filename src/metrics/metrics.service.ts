@@ -88,7 +88,7 @@ export class MetricsService {
   });
   private readonly outboxHandlerSeconds = new Histogram({
     name: 'petstore_outbox_handler_seconds',
-    help: 'Time of one outbox handler attempt, by consumer',
+    help: 'Time of one outbox handler call (a batch of messages), by consumer',
     labelNames: ['consumer'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
@@ -162,11 +162,14 @@ export class MetricsService {
     if (this.enabled) this.webhookDeliverySeconds.observe(seconds);
   }
 
-  /** Recorded by the outbox worker for every attempt whose outcome it recorded. */
-  countOutboxMessage(consumer: string, outcome: OutboxOutcome, seconds: number): void {
-    if (!this.enabled) return;
-    this.outboxMessages.inc({ consumer, outcome });
-    this.outboxHandlerSeconds.observe({ consumer }, seconds);
+  /** Recorded by the outbox worker for the messages of each batch whose outcome it recorded. */
+  countOutboxMessages(consumer: string, outcome: OutboxOutcome, count: number): void {
+    if (this.enabled && count > 0) this.outboxMessages.inc({ consumer, outcome }, count);
+  }
+
+  /** Recorded by the outbox worker for each call of a consumer's handler (one batch). */
+  observeOutboxHandler(consumer: string, seconds: number): void {
+    if (this.enabled) this.outboxHandlerSeconds.observe({ consumer }, seconds);
   }
 
   render(): Promise<string> {

@@ -22,8 +22,9 @@ function webhookPayload(event: PetEvent): string {
 
 /**
  * The fan-out: turns each committed pet event into deliveries, one per interested
- * subscription, from the outbox (docs/events.md, "Webhooks"). The outbox hands a pet's events
- * over one at a time, in order; a second hand-over of an event adds nothing.
+ * subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one statement.
+ * The outbox hands a pet's events over one at a time, in order; a second hand-over of an
+ * event adds nothing.
  */
 @Injectable()
 export class WebhookFanOut {
@@ -33,8 +34,10 @@ export class WebhookFanOut {
   ) {}
 
   @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
-  async fanOut(event: PetEvent): Promise<void> {
-    const added = await this.deliveries.insertForEvents([{ event, body: webhookPayload(event) }]);
+  async fanOut(events: PetEvent[]): Promise<void> {
+    const added = await this.deliveries.insertForEvents(
+      events.map((event) => ({ event, body: webhookPayload(event) })),
+    );
     if (added > 0) this.dispatcher.nudge();
   }
 }

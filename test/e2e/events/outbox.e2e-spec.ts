@@ -92,10 +92,11 @@ describe('Outbox (e2e, the webhooks fan-out as its consumer)', () => {
         level: 'error',
         context: 'Outbox',
         msg: expect.stringContaining(
-          `webhook-fan-out failed on pet.created (pet:${pet.id}), attempt 2, the last`,
+          `webhook-fan-out failed on pet.created (pet:${pet.id}, attempt 2): `,
         ),
       }),
     ]);
+    expect(logged[0].msg).toContain('1 kept as failed, after their last attempt');
 
     await t.http.put(`/v1/pets/${pet.id}`).set(t.user).send({ name: 'Max' }).expect(200);
     const [, updated] = await eventIdsOf(pet.id);

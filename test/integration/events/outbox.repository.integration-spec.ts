@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { OutboxRepository, type ClaimedMessage } from '../../../src/events/outbox.repository.js';
+import {
+  OutboxRepository,
+  type ClaimedMessage,
+  type RetryPolicy,
+} from '../../../src/events/outbox.repository.js';
 import { petSubject, type PetEvent, type PetEventType } from '../../../src/pets/pet-events.js';
 import {
   createRepositoryHarness,
@@ -14,6 +18,13 @@ const CONSUMER = 'webhook-fan-out';
 const OTHER_CONSUMER = 'search-index';
 const UNKNOWN_CONSUMER = 'consumer-of-a-newer-version';
 const KNOWN = [CONSUMER, OTHER_CONSUMER];
+/** A first retry a minute after the failure; and a last attempt. */
+const RETRY_IN_A_MINUTE: RetryPolicy = {
+  retryBaseMs: 60_000,
+  maxRetryMs: 600_000,
+  maxAttempts: 12,
+};
+const LAST_ATTEMPT: RetryPolicy = { ...RETRY_IN_A_MINUTE, maxAttempts: 1 };
 /** `offsetMs` from now, to the millisecond the columns keep. */
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs);
 
@@ -256,7 +267,7 @@ describe(OutboxRepository.name, () => {
       expect(first.event).toEqual(rex1);
       expect(await claimAll()).toEqual([]);
 
-      expect(await sut.complete(first)).toBe(true);
+      expect(await sut.complete([first])).toBe(1);
       expect(taken(await claimAll())).toEqual(pairs([CONSUMER, rex2]));
     });
 
@@ -265,7 +276,7 @@ describe(OutboxRepository.name, () => {
       const [rex1, rex2] = [petEvent(rex), petEvent(rex)];
       await publish([rex1, rex2]);
       const [first] = await claimAll();
-      await sut.fail(first, 'HTTP 503', at(60_000));
+      await sut.fail([first], 'HTTP 503', RETRY_IN_A_MINUTE);
 
       expect(await claimAll()).toEqual([]);
 
@@ -279,7 +290,7 @@ describe(OutboxRepository.name, () => {
       await publish([rex1, rex2]);
       const [first] = await claimAll();
 
-      await sut.fail(first, 'HTTP 500', undefined);
+      await sut.fail([first], 'HTTP 500', LAST_ATTEMPT);
 
       expect(taken(await claimAll())).toEqual(pairs([CONSUMER, rex2]));
     });
@@ -296,7 +307,7 @@ describe(OutboxRepository.name, () => {
       );
 
       const otherRex1 = claimed.find((m) => m.consumer === OTHER_CONSUMER)!;
-      expect(await sut.complete(otherRex1)).toBe(true);
+      expect(await sut.complete([otherRex1])).toBe(1);
       expect(taken(await claimAll())).toEqual(pairs([OTHER_CONSUMER, rex2]));
     });
 
@@ -364,7 +375,7 @@ describe(OutboxRepository.name, () => {
       await publish([done, kept]);
       const claimed = (await claimAll()).find((m) => m.event.subject === done.subject)!;
 
-      expect(await sut.complete(claimed)).toBe(true);
+      expect(await sut.complete([claimed])).toBe(1);
 
       expect((await messages()).map((m) => m.event)).toEqual([kept]);
     });
@@ -377,7 +388,7 @@ describe(OutboxRepository.name, () => {
       const takeover = randomUUID();
       await claimAll(takeover);
 
-      expect(await sut.complete(lost)).toBe(false);
+      expect(await sut.complete([lost])).toBe(0);
 
       expect(await messageOf(event)).toEqual(
         expect.objectContaining({ attempts: 2, claimToken: takeover }),
@@ -389,42 +400,70 @@ describe(OutboxRepository.name, () => {
       const [claimed] = await claimAll();
       await endLease(claimed);
 
-      expect(await sut.complete(claimed)).toBe(true);
+      expect(await sut.complete([claimed])).toBe(1);
 
       expect(await messages()).toEqual([]);
     });
   });
 
   describe('fail', () => {
-    it('should unclaim the message with its error, due again at the retry time, and hand it over then', async () => {
+    it('should unclaim the message with its error, due again after the back-off, and hand it over then', async () => {
       const event = petEvent(newPetId());
       await publish([event]);
       const [claimed] = await claimAll();
-      const retryAt = at(-1_000);
 
-      expect(await sut.fail(claimed, 'HTTP 503', retryAt)).toBe(true);
+      expect(await sut.fail([claimed], 'HTTP 503', RETRY_IN_A_MINUTE)).toEqual({
+        retrying: 1,
+        failed: 0,
+      });
 
       expect(await messageOf(event)).toEqual(
         expect.objectContaining({
           attempts: 1,
-          nextAttemptAt: retryAt,
           claimToken: null,
           claimedUntil: null,
           lastError: 'HTTP 503',
           failedAt: null,
         }),
       );
+      const [{ inAMinute }] = await harness.query<{ inAMinute: boolean }>(
+        `SELECT next_attempt_at BETWEEN now() + interval '59 seconds' AND now() + interval '61 seconds'
+                AS "inAMinute" FROM outbox_messages`,
+      );
+      expect(inAMinute).toBe(true);
+      expect(await claimAll()).toEqual([]);
+      await setMessage(claimed.id, `next_attempt_at = now() - interval '1 second'`);
       const again = randomUUID();
       expect(await claimAll(again)).toEqual([{ ...claimed, attempts: 2, claimToken: again }]);
     });
 
-    it('should keep the message as failed, no longer due, without a retry time', async () => {
+    it('should double the wait with each attempt, up to the longest', async () => {
+      const event = petEvent(newPetId());
+      await publish([event]);
+      const waits: number[] = [];
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        const [claimed] = await claimAll();
+        await sut.fail([claimed], 'HTTP 503', { ...RETRY_IN_A_MINUTE, maxRetryMs: 180_000 });
+        const [{ seconds }] = await harness.query<{ seconds: number }>(
+          `SELECT round(extract(epoch FROM next_attempt_at - now()))::int AS seconds
+             FROM outbox_messages`,
+        );
+        waits.push(seconds);
+        await setMessage(claimed.id, `next_attempt_at = now() - interval '1 second'`);
+      }
+      expect(waits).toEqual([60, 120, 180, 180]);
+    });
+
+    it('should keep the message as failed, no longer due, once it used its last attempt', async () => {
       const event = petEvent(newPetId());
       await publish([event]);
       const { nextAttemptAt } = await messageOf(event);
       const [claimed] = await claimAll();
 
-      expect(await sut.fail(claimed, 'HTTP 500', undefined)).toBe(true);
+      expect(await sut.fail([claimed], 'HTTP 500', LAST_ATTEMPT)).toEqual({
+        retrying: 0,
+        failed: 1,
+      });
 
       expect(await messageOf(event)).toEqual(
         expect.objectContaining({
@@ -453,8 +492,9 @@ describe(OutboxRepository.name, () => {
       await claimAll(takeover);
       const before = await messageOf(event);
 
-      expect(await sut.fail(lost, 'HTTP 500', at(60_000))).toBe(false);
-      expect(await sut.fail(lost, 'HTTP 500', undefined)).toBe(false);
+      const nothing = { retrying: 0, failed: 0 };
+      expect(await sut.fail([lost], 'HTTP 500', RETRY_IN_A_MINUTE)).toEqual(nothing);
+      expect(await sut.fail([lost], 'HTTP 500', LAST_ATTEMPT)).toEqual(nothing);
 
       expect(await messageOf(event)).toEqual(before);
       expect(before).toEqual(
