@@ -15,7 +15,7 @@ import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 /** Messages one claim takes; each consumer gets its share in one call. */
 const BATCH = 100;
 /** Under a burst of writes, one drain takes them all rather than one drain per write. */
-const NUDGE_DELAY_MS = 20;
+const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 
 /**
@@ -88,8 +88,10 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
           randomUUID(),
           this.config.leaseMs,
         );
-        if (claimed.length === 0) return;
         for (const batch of byConsumer(claimed)) await this.handle(batch);
+        // What arrived meanwhile waits for its nudge: under a stream of writes, one claim
+        // then takes many messages rather than a claim running for every few.
+        if (claimed.length < BATCH) return;
       }
     } catch (error) {
       // The database is unreachable, say: the next poll tries again.
