@@ -88,10 +88,15 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
           randomUUID(),
           this.config.leaseMs,
         );
+        if (claimed.length === 0) return;
         for (const batch of byConsumer(claimed)) await this.handle(batch);
-        // What arrived meanwhile waits for its nudge: under a stream of writes, one claim
-        // then takes many messages rather than a claim running for every few.
-        if (claimed.length < BATCH) return;
+        if (claimed.length < BATCH) {
+          // What arrived meanwhile, or was held behind its subject's message just handled,
+          // waits one nudge: under a stream of writes, one claim then takes many messages
+          // rather than a claim running for every few.
+          this.nudge();
+          return;
+        }
       }
     } catch (error) {
       // The database is unreachable, say: the next poll tries again.
