@@ -7,6 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { messageOf } from '../common/errors/message-of.js';
+import { PollingWorker } from '../common/scheduling/polling-worker.js';
 import { outboxConfig, type OutboxConfig } from '../config/outbox.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { OutboxHandlers } from './outbox-handlers.js';
@@ -29,59 +30,34 @@ const MAX_ERROR_LENGTH = 1000;
 @Injectable()
 export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
-  private timer?: NodeJS.Timeout;
-  private nudged?: NodeJS.Timeout;
-  private draining?: Promise<void>;
-  private again = false;
-  private stopped = false;
+  private readonly drains: PollingWorker;
 
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly handlers: OutboxHandlers,
     private readonly metrics: MetricsService,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
-  ) {}
+  ) {
+    this.drains = new PollingWorker(() => this.drainAll(), config.pollIntervalMs, NUDGE_DELAY_MS);
+  }
 
   onApplicationBootstrap(): void {
-    if (this.handlers.consumers.length === 0) return;
-    this.timer = setInterval(() => this.drain(), this.config.pollIntervalMs).unref();
-    this.nudge();
+    if (this.handlers.consumers.length > 0) this.drains.start();
   }
 
   /** Drains soon rather than at the next poll. */
   nudge(): void {
-    this.nudged ??= setTimeout(() => {
-      this.nudged = undefined;
-      this.drain();
-    }, NUDGE_DELAY_MS).unref();
+    this.drains.nudge();
   }
 
   /** Stops claiming and waits for the handlers in progress; what is left waits for a start. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    clearTimeout(this.nudged);
-    await this.draining;
-  }
-
-  private drain(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drainAll().finally(() => {
-      this.draining = undefined;
-      if (this.again) {
-        this.again = false;
-        this.drain();
-      }
-    });
+    await this.drains.stop();
   }
 
   private async drainAll(): Promise<void> {
     try {
-      while (!this.stopped) {
+      while (!this.drains.stopping) {
         const claimed = await this.outbox.claim(
           this.handlers.consumers,
           BATCH,

@@ -8,6 +8,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { messageOf } from '../../common/errors/message-of.js';
+import { PollingWorker } from '../../common/scheduling/polling-worker.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { WebhookHttpClient, type AttemptResult } from '../outbound/webhook-http-client.js';
@@ -47,30 +48,24 @@ export class WebhookDispatcher
 {
   private readonly logger = new Logger('Webhooks');
   private readonly sending = new Set<Promise<void>>();
-  private timer?: NodeJS.Timeout;
-  private nudged?: NodeJS.Timeout;
-  private cycle?: Promise<void>;
-  private again = false;
-  private stopped = false;
+  private readonly cycles: PollingWorker;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly client: WebhookHttpClient,
     private readonly metrics: MetricsService,
     @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
-  ) {}
+  ) {
+    this.cycles = new PollingWorker(() => this.dispatch(), config.pollIntervalMs, NUDGE_DELAY_MS);
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.nudge(), this.config.pollIntervalMs).unref();
-    this.nudge();
+    this.cycles.start();
   }
 
   /** Runs a cycle soon (NUDGE_DELAY_MS) rather than at the next poll. */
   nudge(): void {
-    this.nudged ??= setTimeout(() => {
-      this.nudged = undefined;
-      this.runCycle();
-    }, NUDGE_DELAY_MS).unref();
+    this.cycles.nudge();
   }
 
   /**
@@ -78,10 +73,7 @@ export class WebhookDispatcher
    * delayed: what is still due waits for another instance, or the next start.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    clearTimeout(this.nudged);
-    await this.cycle;
+    await this.cycles.stop();
   }
 
   /**
@@ -92,24 +84,9 @@ export class WebhookDispatcher
     await Promise.allSettled([...this.sending]);
   }
 
-  private runCycle(): void {
-    if (this.stopped) return;
-    if (this.cycle) {
-      this.again = true;
-      return;
-    }
-    this.cycle = this.dispatch().finally(() => {
-      this.cycle = undefined;
-      if (this.again) {
-        this.again = false;
-        this.runCycle();
-      }
-    });
-  }
-
   private async dispatch(): Promise<void> {
     try {
-      while (!this.stopped && this.sending.size < MAX_IN_FLIGHT) {
+      while (!this.cycles.stopping && this.sending.size < MAX_IN_FLIGHT) {
         const free = MAX_IN_FLIGHT - this.sending.size;
         const claimed = await this.deliveries.claim(free, randomUUID(), LEASE_MS);
         for (const delivery of claimed) this.track(this.deliver(delivery));
@@ -126,7 +103,7 @@ export class WebhookDispatcher
     void send.finally(() => {
       this.sending.delete(send);
       // A slot is free: claim what else is due.
-      this.runCycle();
+      this.cycles.run();
     });
   }
 

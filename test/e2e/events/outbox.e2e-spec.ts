@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { refuseInserts, REFUSED } from '../../support/refused-inserts.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { testLogs } from '../../support/test-logs.js';
 import { waitFor } from '../../support/wait.js';
@@ -16,20 +17,6 @@ describe('Outbox (e2e, the webhooks fan-out as its consumer)', () => {
   let categoryId: number;
   const path = randomUUID();
 
-  const refuseDeliveries = async () => {
-    await t.dataSource.query(
-      `CREATE FUNCTION test_refuse_delivery() RETURNS trigger LANGUAGE plpgsql
-         AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
-    );
-    await t.dataSource.query(
-      `CREATE TRIGGER test_refuse_delivery BEFORE INSERT ON webhook_deliveries
-         FOR EACH ROW EXECUTE FUNCTION test_refuse_delivery()`,
-    );
-  };
-  const acceptDeliveries = async () => {
-    await t.dataSource.query('DROP TRIGGER test_refuse_delivery ON webhook_deliveries');
-    await t.dataSource.query('DROP FUNCTION test_refuse_delivery()');
-  };
   const messagesOf = (eventId: string) =>
     t.dataSource.query<{ attempts: number; failed: boolean; lastError: string }[]>(
       `SELECT attempts, failed_at IS NOT NULL AS failed, last_error AS "lastError"
@@ -70,7 +57,7 @@ describe('Outbox (e2e, the webhooks fan-out as its consumer)', () => {
   });
 
   it('should keep a message whose every attempt failed, log and count it, and let its subject’s later events through', async () => {
-    await refuseDeliveries();
+    const acceptDeliveries = await refuseInserts(t.dataSource, 'webhook_deliveries');
     const pet = (
       await t.http
         .post('/v1/pets')
@@ -83,10 +70,10 @@ describe('Outbox (e2e, the webhooks fan-out as its consumer)', () => {
     await acceptDeliveries();
 
     expect(await messagesOf(created)).toEqual([
-      { attempts: 2, failed: true, lastError: expect.stringContaining('refused by the test') },
+      { attempts: 2, failed: true, lastError: expect.stringContaining(REFUSED) },
     ]);
     expect(await failedCount()).toBe(1);
-    const logged = testLogs.take((line) => String(line.msg).includes('refused by the test'));
+    const logged = testLogs.take((line) => String(line.msg).includes(REFUSED));
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'error',

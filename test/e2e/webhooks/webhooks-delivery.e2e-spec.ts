@@ -9,6 +9,7 @@ import type { PetEventType } from '../../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import { expectError, expectValidationError } from '../../support/errors.js';
 import { jpegImage } from '../../support/images.js';
+import { refuseInserts, REFUSED } from '../../support/refused-inserts.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { uploadImage } from '../../support/uploads.js';
 import { waitFor } from '../../support/wait.js';
@@ -511,27 +512,19 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
 
   it('should retry the fan-out of an event that failed, counting it by consumer, and deliver the event once', async () => {
     const s = await subscribe();
-    await t.dataSource.query(
-      `CREATE FUNCTION test_refuse_delivery() RETURNS trigger LANGUAGE plpgsql
-         AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
-    );
-    await t.dataSource.query(
-      `CREATE TRIGGER test_refuse_delivery BEFORE INSERT ON webhook_deliveries
-         FOR EACH ROW EXECUTE FUNCTION test_refuse_delivery()`,
-    );
+    const acceptDeliveries = await refuseInserts(t.dataSource, 'webhook_deliveries');
     const [eventId] = await eventIdsOf((await newPet()).id);
     const failedTwice = async () =>
       (
         await t.dataSource.query(
           `SELECT 1 FROM outbox_messages
             WHERE consumer = 'webhook-fan-out' AND event->>'id' = $1 AND attempts >= 2
-              AND last_error LIKE '%refused by the test%'`,
-          [eventId],
+              AND last_error LIKE '%' || $2 || '%'`,
+          [eventId, REFUSED],
         )
       ).length > 0;
     await waitFor(failedTwice, 10_000);
-    await t.dataSource.query('DROP TRIGGER test_refuse_delivery ON webhook_deliveries');
-    await t.dataSource.query('DROP FUNCTION test_refuse_delivery()');
+    await acceptDeliveries();
 
     await settled(s, eventId);
     expect(receiver.acknowledged(s.name)).toHaveLength(1);
