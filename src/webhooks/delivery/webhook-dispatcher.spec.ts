@@ -68,9 +68,7 @@ async function attempt(delivery: ClaimedDelivery, result: AttemptResult) {
   );
 
   dispatcher.nudge();
-  for (let i = 0; i < 50 && recordAttempt.mock.calls.length === 0; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => Promise.resolve(recordAttempt.mock.calls.length > 0), 5_000);
   await dispatcher.beforeApplicationShutdown();
   await dispatcher.onApplicationShutdown();
   expect(recordAttempt).toHaveBeenCalledTimes(1);
