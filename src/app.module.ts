@@ -19,6 +19,7 @@ import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { LoggingModule } from './logging/logging.module.js';
+import { MailModule } from './mail/mail.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -45,6 +46,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     CategoriesModule,
     PetsModule,
     MediaModule,
+    MailModule,
     WebhooksModule,
     RateLimitModule,
     ThrottlerModule.forRootAsync({

@@ -18,6 +18,7 @@ export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEn
     adminUsername: env.ADMIN_USERNAME,
     adminPassword: env.ADMIN_PASSWORD,
     adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,
+    registration: env.REGISTRATION ?? (env.NODE_ENV === 'production' ? 'closed' : 'open'),
   };
 });
 

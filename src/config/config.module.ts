@@ -2,6 +2,7 @@ import { ConfigModule } from '@nestjs/config';
 import { appConfig } from './app.config.js';
 import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
+import { mailConfig } from './mail.config.js';
 import { mediaConfig } from './media.config.js';
 import { observabilityConfig } from './observability.config.js';
 import { outboxConfig } from './outbox.config.js';
@@ -21,6 +22,7 @@ export const AppConfigModule = ConfigModule.forRoot({
     appConfig,
     authConfig,
     databaseConfig,
+    mailConfig,
     mediaConfig,
     observabilityConfig,
     outboxConfig,

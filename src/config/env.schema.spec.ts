@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
 import { validateEnv } from './env.schema.js';
+import { mailConfig } from './mail.config.js';
 
 const STRONG_SECRET = randomBytes(32).toString('base64url');
 
@@ -116,6 +117,28 @@ describe('validateEnv', () => {
     expect(validateEnv({ JWT_SECRET: secret }).JWT_SECRET).toBe(secret);
   });
 
+  it('should refuse open registration in production without SMTP_URL, naming both ways out', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG_SECRET,
+      ALLOW_EMBEDDED_DATABASE: 'true',
+    };
+    expect(() => validateEnv({ ...production, REGISTRATION: 'open' })).toThrow(
+      /SMTP_URL: is required when NODE_ENV=production and REGISTRATION=open.*REGISTRATION=closed/,
+    );
+    expect(validateEnv(production).SMTP_URL).toBeUndefined();
+    expect(
+      validateEnv({ ...production, REGISTRATION: 'open', SMTP_URL: 'smtps://u:p@mail.internal' }),
+    ).toMatchObject({ REGISTRATION: 'open', SMTP_URL: 'smtps://u:p@mail.internal' });
+  });
+
+  it('should accept MAIL_FROM as an address or as Name <address>', () => {
+    expect(validateEnv({ MAIL_FROM: 'shop@example.com' }).MAIL_FROM).toBe('shop@example.com');
+    expect(validateEnv({ MAIL_FROM: 'The Shop <shop@example.com>' }).MAIL_FROM).toBe(
+      'The Shop <shop@example.com>',
+    );
+  });
+
   it('should leave HTTP_MAX_CONNECTIONS unlimited unless set', () => {
     expect(validateEnv({}).HTTP_MAX_CONNECTIONS).toBeUndefined();
     expect(validateEnv({ HTTP_MAX_CONNECTIONS: '500' }).HTTP_MAX_CONNECTIONS).toBe(500);
@@ -146,6 +169,11 @@ describe('validateEnv', () => {
     ['S3_REQUEST_TIMEOUT_MS', 'forever'],
     ['MEDIA_MAX_BUFFERED_BYTES', String(5 * 1024 * 1024)],
     ['MEDIA_PROCESSING_TIMEOUT_SECONDS', '0.5'],
+    ['REGISTRATION', 'invite-only'],
+    ['SMTP_URL', 'http://mail.example.com'],
+    ['SMTP_URL', 'mail.example.com:25'],
+    ['MAIL_FROM', 'not an address'],
+    ['MAIL_FROM', 'Pet store <no-reply>'],
   ])('should refuse %s=%s with a message naming the variable', (name, value) => {
     expect(() => validateEnv({ [name]: value })).toThrow(
       new RegExp(`^Invalid environment[\\s\\S]*${name}:`),
@@ -167,5 +195,21 @@ describe('configuration namespaces', () => {
       ALLOW_EMBEDDED_DATABASE: 'true',
     });
     expect(authConfig(env).apiKeyModes).toEqual(['live']);
+    expect(authConfig(env).registration).toBe('closed');
+    expect(mailConfig(env).logLinks).toBe(false);
+  });
+
+  it('should open registration in development and build mail links on PUBLIC_BASE_URL, else localhost', () => {
+    const env = validateEnv({ PORT: '4000', DATA_DIR: '/var/petstore' });
+    expect(authConfig(env).registration).toBe('open');
+    expect(mailConfig(env)).toEqual({
+      smtpUrl: undefined,
+      from: 'Pet store <no-reply@petstore.invalid>',
+      fileDir: '/var/petstore/mail',
+      linkBaseUrl: 'http://localhost:4000',
+      logLinks: true,
+    });
+    const behindProxy = validateEnv({ PUBLIC_BASE_URL: 'https://shop.example.com/' });
+    expect(mailConfig(behindProxy).linkBaseUrl).toBe('https://shop.example.com');
   });
 });

@@ -100,6 +100,33 @@ export class EnvironmentVariables {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   PUBLIC_BASE_URL?: string;
 
+  /**
+   * `open` lets people sign up (docs/mail.md, "Settings"). Unset: open in development,
+   * closed when NODE_ENV=production.
+   */
+  @IsOptional()
+  @IsIn(['open', 'closed'])
+  REGISTRATION?: 'open' | 'closed';
+
+  // Open sign-up sends verification mails, which the .eml files of development would keep
+  // from the people signing up.
+  @ValidateIf(
+    (env: EnvironmentVariables) =>
+      env.SMTP_URL !== undefined || (env.NODE_ENV === 'production' && env.REGISTRATION === 'open'),
+  )
+  @IsDefined({
+    message:
+      'is required when NODE_ENV=production and REGISTRATION=open: sign-up mails must reach people; set SMTP_URL or REGISTRATION=closed',
+  })
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  /** The sender of every mail: an address, or `Name <address>`. */
+  @Matches(/^([^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, {
+    message: 'must be an address or Name <address>',
+  })
+  MAIL_FROM = 'Pet store <no-reply@petstore.invalid>';
+
   /** Express `trust proxy`: a hop count, or proxy addresses/subnets separated by commas. */
   @IsOptional()
   @Matches(

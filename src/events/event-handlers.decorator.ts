@@ -19,7 +19,16 @@ export const OnDomainEvent = (...types: DomainEventType[]): MethodDecorator =>
 
 export const OUTBOX_HANDLER = Symbol('outbox-handler');
 
-export interface OutboxHandlerMetadata {
+export interface OutboxHandlerOptions {
+  /**
+   * Retries a failed message until this long after it was written, with back-off, however
+   * many attempts that takes (OUTBOX_MAX_ATTEMPTS at least): for work promised to be tried
+   * for a while, such as mail (docs/mail.md, "The outbox consumer").
+   */
+  retryForMs?: number;
+}
+
+export interface OutboxHandlerMetadata extends OutboxHandlerOptions {
   consumer: string;
   types: readonly DomainEventType[];
 }
@@ -27,9 +36,14 @@ export interface OutboxHandlerMetadata {
 /**
  * Runs the method after the change has committed, from the outbox: publishing writes one
  * outbox row per event for `consumer` in the change's transaction, and a worker hands the
- * method the claimed events in batches (`(events) => Promise<void>`, oldest first, one per
- * subject), retrying a batch with back-off until the method returns. At least once: it must
- * tolerate being handed an event again. `consumer` names the rows in the table: keep it stable.
+ * method the claimed events in batches (`(events, messageIds) => Promise<void>`, oldest
+ * first, one per subject), retrying a batch with back-off until the method returns. At least
+ * once: it must tolerate being handed an event again; `messageIds[i]`, the outbox row of
+ * `events[i]`, is the same at every hand-over, a key to recognise it by. `consumer` names the
+ * rows in the table: keep it stable.
  */
-export const OutboxHandler = (consumer: string, types: readonly DomainEventType[]) =>
-  SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, { consumer, types });
+export const OutboxHandler = (
+  consumer: string,
+  types: readonly DomainEventType[],
+  options: OutboxHandlerOptions = {},
+) => SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, { consumer, types, ...options });

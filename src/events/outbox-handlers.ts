@@ -3,13 +3,17 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { DomainEvent, DomainEventType } from './domain-event.js';
 import { OUTBOX_HANDLER, type OutboxHandlerMetadata } from './event-handlers.decorator.js';
 
-/** Gets a consumer's claimed events, oldest first: one per subject (see OutboxRepository.claim). */
-export type OutboxHandlerFn = (events: DomainEvent[]) => Promise<void>;
+/**
+ * Gets a consumer's claimed events, oldest first: one per subject (see OutboxRepository.claim),
+ * and the id of each one's outbox message, the same at every hand-over of that event.
+ */
+export type OutboxHandlerFn = (events: DomainEvent[], messageIds: number[]) => Promise<void>;
 
 /** Every `@OutboxHandler` method of the application, by consumer, found at start-up. */
 @Injectable()
 export class OutboxHandlers implements OnModuleInit {
   private readonly byConsumer = new Map<string, OutboxHandlerFn>();
+  private readonly retryForMsByConsumer = new Map<string, number>();
   private readonly consumersByType = new Map<DomainEventType, string[]>();
 
   constructor(
@@ -31,7 +35,10 @@ export class OutboxHandlers implements OnModuleInit {
           method,
         );
         if (metadata) {
-          this.add(metadata, (events) => method.call(instance, events) as Promise<void>);
+          this.add(
+            metadata,
+            (events, messageIds) => method.call(instance, events, messageIds) as Promise<void>,
+          );
         }
       }
     }
@@ -48,15 +55,24 @@ export class OutboxHandlers implements OnModuleInit {
     return handler;
   }
 
+  /** How long after it was written a message of `consumer` is retried at least; 0 if not said. */
+  retryForMsOf(consumer: string): number {
+    return this.retryForMsByConsumer.get(consumer) ?? 0;
+  }
+
   get consumers(): string[] {
     return [...this.byConsumer.keys()];
   }
 
-  private add({ consumer, types }: OutboxHandlerMetadata, handler: OutboxHandlerFn): void {
+  private add(
+    { consumer, types, retryForMs }: OutboxHandlerMetadata,
+    handler: OutboxHandlerFn,
+  ): void {
     if (this.byConsumer.has(consumer)) {
       throw new Error(`Two outbox handlers are named ${consumer}: a consumer has one`);
     }
     this.byConsumer.set(consumer, handler);
+    if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
     for (const type of types) {
       this.consumersByType.set(type, [...this.consumersOf(type), consumer]);
     }

@@ -86,7 +86,10 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     const started = performance.now();
     let failure: unknown;
     try {
-      await this.handlers.handlerOf(consumer)(messages.map((message) => message.event));
+      await this.handlers.handlerOf(consumer)(
+        messages.map((message) => message.event),
+        messages.map((message) => message.id),
+      );
     } catch (error) {
       failure = error;
     }
@@ -98,7 +101,10 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
         return;
       }
       const error = messageOf(failure).slice(0, MAX_ERROR_LENGTH);
-      const { retrying, failed } = await this.outbox.fail(messages, error, this.config);
+      const { retrying, failed } = await this.outbox.fail(messages, error, {
+        ...this.config,
+        retryForMs: this.handlers.retryForMsOf(consumer),
+      });
       this.metrics.countOutboxMessages(consumer, 'retrying', retrying);
       this.metrics.countOutboxMessages(consumer, 'failed', failed);
       const about = `${consumer} failed on ${describe(messages)}: ${error}`;

@@ -19,7 +19,12 @@ export interface RetryPolicy {
   retryBaseMs: number;
   maxRetryMs: number;
   maxAttempts: number;
+  /** Past `maxAttempts`, retried still until this long after the message was written. */
+  retryForMs?: number;
 }
+
+/** A failed message's last attempt: `maxAttempts` used, and `retryForMs` gone since it was written. */
+const GIVEN_UP = `attempts >= $6 AND created_at + $7 * interval '1 millisecond' <= now()`;
 
 /** The only door to `outbox_messages` (docs/events.md, "The outbox"). */
 @Injectable()
@@ -89,8 +94,9 @@ export class OutboxRepository {
 
   /**
    * The handler threw: each message gets another attempt after `retryBaseMs` × 2^(attempts-1),
-   * at most `maxRetryMs`, or, once it used `maxAttempts`, is kept as failed. Only the messages
-   * whose claim is still this one are touched; which of them failed for good.
+   * at most `maxRetryMs`, or, once it used `maxAttempts` and was written `retryForMs` ago, is
+   * kept as failed. Only the messages whose claim is still this one are touched; which of them
+   * failed for good.
    */
   async fail(
     messages: ClaimedMessage[],
@@ -100,10 +106,10 @@ export class OutboxRepository {
     const [rows] = await this.txHost.tx.query<[{ failed: boolean }[], number]>(
       `UPDATE outbox_messages
           SET claim_token = NULL, claimed_until = NULL, last_error = $3,
-              next_attempt_at = CASE WHEN attempts >= $6 THEN next_attempt_at
+              next_attempt_at = CASE WHEN ${GIVEN_UP} THEN next_attempt_at
                                      ELSE now() + least($4 * 2 ^ (attempts - 1), $5)
                                                   * interval '1 millisecond' END,
-              failed_at = CASE WHEN attempts >= $6 THEN now() END
+              failed_at = CASE WHEN ${GIVEN_UP} THEN now() END
         WHERE id = ANY($1::int8[]) AND claim_token = $2
        RETURNING failed_at IS NOT NULL AS failed`,
       [
@@ -113,6 +119,7 @@ export class OutboxRepository {
         retries.retryBaseMs,
         retries.maxRetryMs,
         retries.maxAttempts,
+        retries.retryForMs ?? 0,
       ],
     );
     const failed = rows.filter((row) => row.failed).length;

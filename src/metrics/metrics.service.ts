@@ -86,6 +86,12 @@ export class MetricsService {
     labelNames: ['consumer', 'outcome'] as const,
     registers: [this.registry],
   });
+  private readonly mails = new Counter({
+    name: 'petstore_mails_total',
+    help: 'Mails handed to the SMTP server (or written to a file without one), by template and outcome: sent, failed (refused or unreachable; the outbox retries)',
+    labelNames: ['template', 'outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly outboxHandlerSeconds = new Histogram({
     name: 'petstore_outbox_handler_seconds',
     help: 'Time of one outbox handler call (a batch of messages), by consumer',
@@ -165,6 +171,11 @@ export class MetricsService {
   /** Recorded by the outbox worker for the messages of each batch whose outcome it recorded. */
   countOutboxMessages(consumer: string, outcome: OutboxOutcome, count: number): void {
     if (this.enabled && count > 0) this.outboxMessages.inc({ consumer, outcome }, count);
+  }
+
+  /** Recorded by MailService for each mail it tried to send. */
+  countMail(template: string, outcome: 'sent' | 'failed'): void {
+    if (this.enabled) this.mails.inc({ template, outcome });
   }
 
   /** Recorded by the outbox worker for each call of a consumer's handler (one batch). */

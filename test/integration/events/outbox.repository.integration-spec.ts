@@ -483,6 +483,31 @@ describe(OutboxRepository.name, () => {
       expect(await claimAll()).toEqual([]);
     });
 
+    it('should retry past its last attempt until `retryForMs` has gone since the message was written, then keep it as failed', async () => {
+      const event = petEvent(newPetId());
+      await publish([event]);
+      const retryForADay = { ...LAST_ATTEMPT, retryForMs: 24 * 3_600_000 };
+      const [first] = await claimAll();
+
+      expect(await sut.fail([first], 'SMTP 451', retryForADay)).toEqual({
+        retrying: 1,
+        failed: 0,
+      });
+
+      await setMessage(
+        first.id,
+        `next_attempt_at = now() - interval '1 second', created_at = now() - interval '24 hours'`,
+      );
+      const [second] = await claimAll();
+      expect(await sut.fail([second], 'SMTP 451', retryForADay)).toEqual({
+        retrying: 0,
+        failed: 1,
+      });
+      expect(await messageOf(event)).toEqual(
+        expect.objectContaining({ attempts: 2, failedAt: expect.any(Date) }),
+      );
+    });
+
     it('should change nothing for a claim that was taken over', async () => {
       const event = petEvent(newPetId());
       await publish([event]);

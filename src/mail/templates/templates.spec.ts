@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+import { invitationMail } from './invitation.template.js';
+import { escapeHtml, type Mail, type MailTemplate } from './mail.js';
+import { passwordChangedMail } from './password-changed.template.js';
+import { passwordResetMail } from './password-reset.template.js';
+import { registrationAttemptMail } from './registration-attempt.template.js';
+import { verificationMail } from './verification.template.js';
+
+// A username may hold none of these, but a template must not rely on it.
+const HOSTILE = '<b>"Tom" & \'Jerry\'</b>';
+const LINK = 'https://shop.example.com/console/reset-password?token=abc&x=<1>';
+
+const rendered: [MailTemplate, Mail, string][] = [
+  ['verification', verificationMail({ username: HOSTILE, link: LINK, validHours: 24 }), '24 hours'],
+  [
+    'registration-attempt',
+    registrationAttemptMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
+    'No second account',
+  ],
+  [
+    'password-reset',
+    passwordResetMail({ username: HOSTILE, link: LINK, validMinutes: 60 }),
+    '60 minutes',
+  ],
+  ['invitation', invitationMail({ username: HOSTILE, link: LINK, validDays: 7 }), '7 days'],
+  [
+    'password-changed',
+    passwordChangedMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
+    'changed',
+  ],
+];
+
+describe('mail templates', () => {
+  it.each(rendered)(
+    'should render %s with a subject, a text and an HTML part',
+    (template, mail, says) => {
+      expect(mail.template).toBe(template);
+      expect(mail.subject).toMatch(/^\S.{5,80}$/);
+      expect(mail.text).toContain(says);
+      expect(mail.html).toContain(escapeHtml(says));
+      expect(mail.html).toMatch(/^<!DOCTYPE html>[\s\S]*<\/html>$/);
+    },
+  );
+
+  it.each(rendered)('should carry the link in both parts of %s, and list it', (_, mail) => {
+    expect(mail.links).toEqual([LINK]);
+    expect(mail.text).toContain(`\n${LINK}\n`);
+    expect(mail.html).toContain(`href="${escapeHtml(LINK)}"`);
+  });
+
+  it.each(rendered)('should greet by name in %s, escaped in HTML only', (_, mail) => {
+    expect(mail.text).toContain(`Hello ${HOSTILE},`);
+    expect(mail.html).toContain('Hello &lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;,');
+    expect(mail.html).not.toContain('<b>');
+  });
+
+  it('should name the account in an invitation', () => {
+    const mail = invitationMail({ username: 'new.clerk', link: LINK, validDays: 7 });
+    expect(mail.text).toContain('with the username new.clerk');
+  });
+});
+
+describe(escapeHtml.name, () => {
+  it('should escape the five characters that matter in text and attributes', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe(
+      '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;',
+    );
+  });
+});

@@ -1,0 +1,19 @@
+import { composeMail, greetingOf, type Mail } from './mail.js';
+
+/** Sent at sign-up, and on a request to send it again: the link verifies the address. */
+export function verificationMail(params: {
+  username: string;
+  link: string;
+  validHours: number;
+}): Mail {
+  return composeMail({
+    template: 'verification',
+    subject: 'Confirm your email address',
+    greeting: greetingOf(params.username),
+    paragraphs: [
+      'Someone, hopefully you, signed up at the pet store with this address. Open the link below to confirm it and activate the account.',
+      `The link works once, for ${params.validHours} hours. If you did not sign up, ignore this mail: no account becomes active without it.`,
+    ],
+    action: { label: 'Confirm your address', url: params.link },
+  });
+}
