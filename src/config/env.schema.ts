@@ -199,6 +199,13 @@ export class EnvironmentVariables {
   @IntegerText(0, 60_000)
   ACCESS_STATE_CACHE_TTL_MS = 30_000;
 
+  /**
+   * How long a refresh token stays usable, renewed by each refresh (docs/identity.md,
+   * Sessions): one minute to one year, default 30 days.
+   */
+  @IntegerText(60, 31_536_000)
+  REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
+
   @Matches(USERNAME_PATTERN, { message: 'must be 3 to 32 characters of A-Z a-z 0-9 _ . -' })
   ADMIN_USERNAME = 'admin';
 

@@ -32,4 +32,21 @@ export class LoginResponse {
     description: 'Token lifetime in seconds',
   })
   expiresIn: number;
+
+  @ApiTextProperty(
+    46,
+    'Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and ' +
+      'refresh token; presenting it again revokes the session',
+    { pattern: '^rt_[A-Za-z0-9_-]{43}$' },
+  )
+  refreshToken: string;
+
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    description:
+      'Refresh token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days), renewed ' +
+      'by each refresh',
+  })
+  refreshExpiresIn: number;
 }
