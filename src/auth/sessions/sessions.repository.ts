@@ -23,7 +23,8 @@ export interface SessionRow {
 /**
  * The sessions' only door to the database: the `sessions` and `spent_refresh_tokens` rows.
  * Every method joins the transaction in progress, if any (see database/transactions.ts).
- * Times are the database's, so that instances with skewed clocks agree on expiry.
+ * Times are the database's, so that instances with skewed clocks agree on expiry. TypeORM
+ * answers an UPDATE as `[rows, count]`.
  */
 @Injectable()
 export class SessionsRepository {
@@ -67,7 +68,7 @@ export class SessionsRepository {
 
   /** Revokes the session that spent `tokenHash`; the ids of the sessions it revoked. */
   async revokeBySpentToken(tokenHash: string): Promise<number[]> {
-    const rows = await this.txHost.tx.query<{ id: number }[]>(
+    const [rows] = await this.txHost.tx.query<[{ id: number }[], number]>(
       `UPDATE sessions SET revoked_at = now()
         WHERE id = (SELECT session_id FROM spent_refresh_tokens WHERE token_hash = $1)
           AND revoked_at IS NULL
@@ -79,7 +80,7 @@ export class SessionsRepository {
 
   /** Revokes the session whose current or a spent token is `tokenHash`; the ids revoked. */
   async revokeByToken(tokenHash: string): Promise<number[]> {
-    const rows = await this.txHost.tx.query<{ id: number }[]>(
+    const [rows] = await this.txHost.tx.query<[{ id: number }[], number]>(
       `UPDATE sessions SET revoked_at = now()
         WHERE (token_hash = $1
                OR id = (SELECT session_id FROM spent_refresh_tokens WHERE token_hash = $1))
@@ -92,7 +93,7 @@ export class SessionsRepository {
 
   /** False when the user holds no active session of this id. */
   async revokeOwned(userId: number, id: number): Promise<boolean> {
-    const rows = await this.txHost.tx.query<{ id: number }[]>(
+    const [rows] = await this.txHost.tx.query<[{ id: number }[], number]>(
       `UPDATE sessions SET revoked_at = now()
         WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()
        RETURNING id`,
@@ -103,7 +104,7 @@ export class SessionsRepository {
 
   /** The ids of the sessions it revoked. */
   async revokeAllOfUser(userId: number): Promise<number[]> {
-    const rows = await this.txHost.tx.query<{ id: number }[]>(
+    const [rows] = await this.txHost.tx.query<[{ id: number }[], number]>(
       `UPDATE sessions SET revoked_at = now()
         WHERE user_id = $1 AND revoked_at IS NULL
        RETURNING id`,
