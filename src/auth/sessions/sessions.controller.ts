@@ -5,7 +5,7 @@ import { Roles } from '../../common/decorators/roles.decorator.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../../common/types/principal.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
-import { ApiIdParam } from '../../openapi/api-docs.decorators.js';
+import { ApiAuth, ApiIdParam } from '../../openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../../openapi/empty-response.dto.js';
 import { userNotFound } from '../../users/users.service.js';
 import { BearerOnly } from '../bearer-only.decorator.js';
@@ -64,6 +64,7 @@ export class SessionsController {
 
 /** An admin ending every session of a user: under /users, beside the user's other routes. */
 @ApiTags('users')
+@ApiAuth()
 @Controller('users')
 export class UserSessionsController {
   constructor(private readonly sessionsService: SessionsService) {}
