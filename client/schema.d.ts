@@ -1114,7 +1114,7 @@ export interface components {
       current: boolean;
     };
     SessionListResponse: {
-      /** @description Active sessions, newest first */
+      /** @description Active sessions, newest first, at most 100 */
       sessions: components['schemas']['SessionResponse'][];
     };
     CreateUserDto: {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../../openapi/schemas.js';
+import { SESSIONS_LISTED } from '../sessions.service.js';
 import { SESSION_IP_MAX_LENGTH, SESSION_USER_AGENT_MAX_LENGTH } from '../session.entity.js';
 
 export class SessionResponse {
@@ -25,6 +26,10 @@ export class SessionResponse {
 }
 
 export class SessionListResponse {
-  @ApiProperty({ type: [SessionResponse], description: 'Active sessions, newest first' })
+  @ApiProperty({
+    type: [SessionResponse],
+    maxItems: SESSIONS_LISTED,
+    description: 'Active sessions, newest first, at most 100',
+  })
   sessions: SessionResponse[];
 }
