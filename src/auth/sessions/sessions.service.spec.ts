@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { AuthConfig } from '../../config/auth.config.js';
+import type { UserUpdated } from '../../users/user-events.js';
 import type { UsersService } from '../../users/users.service.js';
 import type { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
@@ -13,6 +14,7 @@ describe(SessionsService.name, () => {
   const revokeOwned = jest.fn((_userId: number, _id: number) => Promise.resolve(true));
   const rotate = jest.fn(() => Promise.resolve(undefined));
   const revokeBySpentToken = jest.fn((_hash: string) => Promise.resolve([] as number[]));
+  const revokeAllOfUser = jest.fn((_userId: number) => Promise.resolve([] as number[]));
   let sut: SessionsService;
 
   beforeEach(() => {
@@ -20,7 +22,8 @@ describe(SessionsService.name, () => {
     live = true;
     isLive.mockClear();
     rotate.mockClear();
-    const sessions = { isLive, revokeOwned, rotate, revokeBySpentToken };
+    revokeAllOfUser.mockClear();
+    const sessions = { isLive, revokeOwned, rotate, revokeBySpentToken, revokeAllOfUser };
     sut = new SessionsService(sessions as unknown as SessionsRepository, {} as UsersService, cfg);
   });
   afterEach(() => {
@@ -44,6 +47,27 @@ describe(SessionsService.name, () => {
       live = false;
       await sut.revokeOwn(42, 7);
       expect(await sut.isLive(7, 42)).toBe(false);
+    });
+  });
+
+  describe('revokeOnCutOff', () => {
+    const userUpdated = (fields: UserUpdated['fields']): UserUpdated => ({
+      type: 'user.updated',
+      subject: 'user:42',
+      userId: 42,
+      fields,
+    });
+
+    it('should revoke every session of a user whose token cut-off moved', async () => {
+      // A password change, or a deactivation: UsersService.update sets tokensValidAfter for both.
+      await sut.revokeOnCutOff(userUpdated(['passwordHash', 'tokensValidAfter']));
+      await sut.revokeOnCutOff(userUpdated(['userStatus', 'tokensValidAfter']));
+      expect(revokeAllOfUser.mock.calls).toEqual([[42], [42]]);
+    });
+
+    it('should leave the sessions alone on other changes', async () => {
+      await sut.revokeOnCutOff(userUpdated(['firstName', 'role', 'userStatus']));
+      expect(revokeAllOfUser).not.toHaveBeenCalled();
     });
   });
 
