@@ -40,4 +40,7 @@ export const AuthErrors = {
   invalidApiKey: () => unauthorized('INVALID_API_KEY', 'The API key is not valid', API_KEY),
   invalidCredentials: () =>
     unauthorized('INVALID_CREDENTIALS', 'Username or password is incorrect', BEARER),
+  // One answer for unknown, expired, revoked and spent tokens (docs/identity.md, Sessions).
+  invalidRefreshToken: () =>
+    unauthorized('INVALID_REFRESH_TOKEN', 'The refresh token is not valid; log in again', BEARER),
 };

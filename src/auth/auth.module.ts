@@ -22,10 +22,14 @@ import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 import { TokenService } from './token.service.js';
+import { Session, SpentRefreshToken } from './sessions/session.entity.js';
+import { SessionsController, UserSessionsController } from './sessions/sessions.controller.js';
+import { SessionsRepository } from './sessions/sessions.repository.js';
+import { SessionsService } from './sessions/sessions.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey]),
+    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,
@@ -38,12 +42,14 @@ import { TokenService } from './token.service.js';
       useFactory: (secret: KeyObject) => ({ secret }),
     }),
   ],
-  controllers: [AuthController, ApiKeysController],
+  controllers: [AuthController, ApiKeysController, SessionsController, UserSessionsController],
   providers: [
     AuthService,
     TokenService,
     ApiKeysService,
     ApiKeysRepository,
+    SessionsService,
+    SessionsRepository,
     AdminBootstrapService,
     JwtStrategy,
     ApiKeyStrategy,

@@ -6,8 +6,10 @@ import { UsersService } from '../users/users.service.js';
 import { AuthErrors } from './auth-errors.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
+import type { SessionClient } from './sessions/session-client.decorator.js';
+import { SessionsService, type IssuedRefreshToken } from './sessions/sessions.service.js';
 import { TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
-import { TokenService } from './token.service.js';
+import { TokenService, type TokenSubject } from './token.service.js';
 
 @Injectable()
 export class AuthService {
@@ -16,14 +18,15 @@ export class AuthService {
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockoutService,
+    private readonly sessions: SessionsService,
   ) {}
 
   /**
    * Unknown user, wrong password, inactive account and locked username all answer
    * INVALID_CREDENTIALS after one argon2 verification each, so that neither body nor
-   * timing tells them apart.
+   * timing tells them apart. A login starts a session.
    */
-  async login(dto: LoginDto): Promise<LoginResponse> {
+  async login(dto: LoginDto, client: SessionClient): Promise<LoginResponse> {
     const [locked, user] = await Promise.all([
       this.lockout.isLocked(dto.username),
       this.users.findByUsername(dto.username),
@@ -33,10 +36,28 @@ export class AuthService {
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
+    return this.loggedIn(user, await this.sessions.start(user.id, client));
+  }
+
+  /** The login answer again, for the session of `refreshToken`, which is spent. */
+  async refresh(refreshToken: string): Promise<LoginResponse> {
+    const issued = await this.sessions.refresh(refreshToken);
+    // Deleting or deactivating a user ends its sessions; this covers one racing the refresh.
+    const user = await this.users.findOne(issued.userId);
+    if (user.userStatus !== UserStatus.Active) throw AuthErrors.invalidRefreshToken();
+    return this.loggedIn(user, issued);
+  }
+
+  private loggedIn(
+    user: TokenSubject & { email: string },
+    issued: IssuedRefreshToken,
+  ): LoginResponse {
     return {
-      token: this.tokens.issue(user),
+      token: this.tokens.issue(user, issued.sessionId),
       user: { id: user.id, username: user.username, email: user.email },
       expiresIn: TOKEN_TTL_SECONDS,
+      refreshToken: issued.refreshToken,
+      refreshExpiresIn: this.sessions.refreshTtlSeconds,
     };
   }
 }

@@ -20,17 +20,23 @@ export class TokenService {
   ) {}
 
   /**
-   * A token for the user: claims sub, username, role, jti; exp = iat + TOKEN_TTL_SECONDS. `iat` counts
+   * A token for the user's session: claims sub, username, role, sid (the session), jti;
+   * exp = iat + TOKEN_TTL_SECONDS. `iat` counts
    * whole seconds, and a token of the second of the account's cut-off is refused (it may
    * predate it), so a login in that second is dated to the next one.
    */
-  issue(user: TokenSubject): string {
+  issue(user: TokenSubject, sessionId: number): string {
     const now = Math.floor(Date.now() / 1000);
     const cutOff = user.tokensValidAfter
       ? Math.floor(user.tokensValidAfter.getTime() / 1000)
       : -Infinity;
     return this.jwt.sign(
-      { username: user.username, role: user.role, iat: Math.max(now, cutOff + 1) },
+      {
+        username: user.username,
+        role: user.role,
+        sid: String(sessionId),
+        iat: Math.max(now, cutOff + 1),
+      },
       {
         algorithm: JWT_ALGORITHM,
         subject: String(user.id),

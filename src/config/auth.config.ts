@@ -15,6 +15,7 @@ export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEn
     apiKeyModes: [...new Set(modes.split(','))] as ApiKeyMode[],
     apiKeysPerUser: env.API_KEYS_PER_USER,
     accessStateCacheTtlMs: env.ACCESS_STATE_CACHE_TTL_MS,
+    refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
     adminUsername: env.ADMIN_USERNAME,
     adminPassword: env.ADMIN_PASSWORD,
     adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,

@@ -44,7 +44,11 @@ describe('validateEnv', () => {
     expect(validateEnv({})).toMatchObject({
       API_KEYS_PER_USER: 10,
       ACCESS_STATE_CACHE_TTL_MS: 30000,
+      REFRESH_TOKEN_TTL_SECONDS: 2_592_000,
     });
+    expect(() => validateEnv({ REFRESH_TOKEN_TTL_SECONDS: '59' })).toThrow(
+      /REFRESH_TOKEN_TTL_SECONDS/,
+    );
     // docs/identity.md gives account changes 60 s to reach every instance.
     expect(() => validateEnv({ ACCESS_STATE_CACHE_TTL_MS: '60001' })).toThrow(
       /ACCESS_STATE_CACHE_TTL_MS/,

@@ -33,6 +33,10 @@ const withoutSpaces = ({ value }: { value: unknown }): unknown =>
  * The one schema for every environment variable the service reads.
  * `.env.example` documents each of them; defaults here are the development defaults.
  */
+/** REFRESH_TOKEN_TTL_SECONDS's bounds, which the OpenAPI document states too. */
+export const REFRESH_TOKEN_TTL_MIN_SECONDS = 60;
+export const REFRESH_TOKEN_TTL_MAX_SECONDS = 31_536_000;
+
 export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
@@ -225,6 +229,13 @@ export class EnvironmentVariables {
    */
   @IntegerText(0, 60_000)
   ACCESS_STATE_CACHE_TTL_MS = 30_000;
+
+  /**
+   * How long a refresh token stays usable, renewed by each refresh (docs/identity.md,
+   * Sessions): one minute to one year, default 30 days.
+   */
+  @IntegerText(REFRESH_TOKEN_TTL_MIN_SECONDS, REFRESH_TOKEN_TTL_MAX_SECONDS)
+  REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
 
   @Matches(USERNAME_PATTERN, { message: 'must be 3 to 32 characters of A-Z a-z 0-9 _ . -' })
   ADMIN_USERNAME = 'admin';

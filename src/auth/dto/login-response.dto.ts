@@ -1,6 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiIdProperty, ApiTextProperty } from '../../openapi/schemas.js';
 import { USERNAME_PATTERN } from '../../common/dto/username.js';
+import {
+  REFRESH_TOKEN_TTL_MAX_SECONDS,
+  REFRESH_TOKEN_TTL_MIN_SECONDS,
+} from '../../config/env.schema.js';
 import { TOKEN_TTL_SECONDS } from '../strategies/jwt.strategy.js';
 
 export class LoginUser {
@@ -32,4 +36,23 @@ export class LoginResponse {
     description: 'Token lifetime in seconds',
   })
   expiresIn: number;
+
+  @ApiTextProperty(
+    46,
+    'Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and ' +
+      'refresh token; presenting it again revokes the session',
+    { pattern: '^rt_[A-Za-z0-9_-]{43}$' },
+  )
+  refreshToken: string;
+
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    minimum: REFRESH_TOKEN_TTL_MIN_SECONDS,
+    maximum: REFRESH_TOKEN_TTL_MAX_SECONDS,
+    description:
+      'Refresh token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days), renewed ' +
+      'by each refresh',
+  })
+  refreshExpiresIn: number;
 }

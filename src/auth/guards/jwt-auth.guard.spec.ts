@@ -7,6 +7,7 @@ import { ApiException } from '../../common/errors/api-exception.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import { UserStatus } from '../../users/user-status.js';
 import type { AccessState, UsersService } from '../../users/users.service.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
 import { TokenService } from '../token.service.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
@@ -21,8 +22,11 @@ let accessState: AccessState | null;
 const users = {
   accessStateOf: jest.fn(() => Promise.resolve(accessState)),
 } as unknown as UsersService;
+let sessionLive: boolean;
+const isLive = jest.fn((_sessionId: number, _userId: number) => Promise.resolve(sessionLive));
+const sessions = { isLive } as unknown as SessionsService;
 // Registers itself with passport as 'jwt', as Nest does when it instantiates the provider.
-new JwtStrategy(cfg, KEY, users);
+new JwtStrategy(cfg, KEY, users, sessions);
 const sut = new JwtAuthGuard({ session: false, property: 'principal' });
 
 function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -62,15 +66,36 @@ async function codeOf(token: string): Promise<string> {
 describe(JwtAuthGuard.name, () => {
   beforeEach(() => {
     accessState = { userStatus: UserStatus.Active, role: 'user', tokensValidAfter: null };
+    sessionLive = true;
   });
 
   it('should accept the tokens TokenService issues, with the role the account has now', async () => {
     accessState = { userStatus: UserStatus.Active, role: 'admin', tokensValidAfter: null };
-    const token = tokens.issue({ id: 42, username: 'alice', role: 'user', tokensValidAfter: null });
+    const token = tokens.issue(
+      { id: 42, username: 'alice', role: 'user', tokensValidAfter: null },
+      7,
+    );
     expect(await authenticate(`Bearer ${token}`)).toEqual({
       kind: 'user',
       userId: 42,
       role: 'admin',
+      sessionId: 7,
+    });
+    expect(isLive).toHaveBeenCalledWith(7, 42);
+  });
+
+  it('should refuse a token of a revoked session as INVALID_TOKEN', async () => {
+    sessionLive = false;
+    expect(await codeOf(signToken(claims({ sid: '7' }), { secret: SECRET }))).toBe('INVALID_TOKEN');
+  });
+
+  it('should accept a token without a session, whose hour was issued before sessions existed', async () => {
+    sessionLive = false;
+    expect(await authenticate(`Bearer ${signToken(claims(), { secret: SECRET })}`)).toEqual({
+      kind: 'user',
+      userId: 42,
+      role: 'user',
+      sessionId: undefined,
     });
   });
 
@@ -144,12 +169,10 @@ describe(JwtAuthGuard.name, () => {
     it('should accept a token issued in the second of the cut-off by TokenService', async () => {
       const justNow = new Date();
       accessState = { userStatus: UserStatus.Active, role: 'user', tokensValidAfter: justNow };
-      const token = tokens.issue({
-        id: 42,
-        username: 'alice',
-        role: 'user',
-        tokensValidAfter: justNow,
-      });
+      const token = tokens.issue(
+        { id: 42, username: 'alice', role: 'user', tokensValidAfter: justNow },
+        7,
+      );
       expect(await codeOf(token)).toBe('OK');
     });
   });
@@ -173,6 +196,7 @@ describe(JwtAuthGuard.name, () => {
     ],
     ['a non-numeric subject', () => signToken(claims({ sub: 'alice' }), { secret: SECRET })],
     ['an unknown role', () => signToken(claims({ role: 'root' }), { secret: SECRET })],
+    ['a non-numeric session', () => signToken(claims({ sid: 7 }), { secret: SECRET })],
     ['no jti', () => signToken(claims({ jti: undefined }), { secret: SECRET })],
     ['a token that is not a JWT', () => 'abc.def'],
   ])('should refuse %s as INVALID_TOKEN', async (_case, token) => {

@@ -8,6 +8,7 @@ import { UserStatus } from '../../users/user-status.js';
 import { UsersService } from '../../users/users.service.js';
 import { AuthErrors } from '../auth-errors.js';
 import { JWT_KEY } from '../jwt-key.module.js';
+import { SessionsService } from '../sessions/sessions.service.js';
 
 /** The only algorithm signed with and accepted: never `none`, never the token's choice. */
 export const JWT_ALGORITHM = 'HS256';
@@ -20,6 +21,7 @@ interface Claims {
   username?: unknown;
   role?: unknown;
   jti?: unknown;
+  sid?: unknown;
   exp?: unknown;
   iat?: unknown;
 }
@@ -37,6 +39,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     @Inject(authConfig.KEY) cfg: AuthConfig,
     @Inject(JWT_KEY) key: KeyObject,
     private readonly users: UsersService,
+    private readonly sessions: SessionsService,
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -49,8 +52,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: Claims): Promise<Principal> {
-    const { userId, iat } = this.checkedClaims(claims);
-    const state = await this.users.accessStateOf(userId);
+    const { userId, iat, sessionId } = this.checkedClaims(claims);
+    const [state, sessionLive] = await Promise.all([
+      this.users.accessStateOf(userId),
+      sessionId === undefined ? true : this.sessions.isLive(sessionId, userId),
+    ]);
     if (!state) throw AuthErrors.invalidToken('its account no longer exists');
     if (state.userStatus !== UserStatus.Active) {
       throw AuthErrors.invalidToken('its account is not active');
@@ -60,13 +66,15 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
         'it was issued before its account’s password changed or it was disabled',
       );
     }
+    if (!sessionLive) throw AuthErrors.invalidToken('its session was revoked');
     // The current role, not the one at login: a demotion takes effect within the cache's TTL.
-    return { kind: 'user', userId, role: state.role };
+    return { kind: 'user', userId, role: state.role, sessionId };
   }
 
-  private checkedClaims({ sub, username, role, jti, exp, iat }: Claims): {
+  private checkedClaims({ sub, username, role, jti, sid, exp, iat }: Claims): {
     userId: number;
     iat: number;
+    sessionId: number | undefined;
   } {
     // jsonwebtoken accepts a token without exp; docs/identity.md does not.
     if (typeof exp !== 'number') throw AuthErrors.invalidToken('it has no expiry');
@@ -75,16 +83,21 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw AuthErrors.invalidToken('its lifetime is not one hour');
     }
     if (
-      typeof sub !== 'string' ||
-      !/^[1-9]\d{0,15}$/.test(sub) ||
+      !isId(sub) ||
+      (sid !== undefined && !isId(sid)) ||
       typeof username !== 'string' ||
       typeof jti !== 'string' ||
       !ROLES.includes(role as Role)
     ) {
       throw AuthErrors.invalidToken('its claims are incomplete');
     }
-    return { userId: Number(sub), iat };
+    return { userId: Number(sub), iat, sessionId: sid === undefined ? undefined : Number(sid) };
   }
+}
+
+/** A bigint id as a claim carries it: decimal digits, in a string. */
+function isId(claim: unknown): claim is string {
+  return typeof claim === 'string' && /^[1-9]\d{0,15}$/.test(claim);
 }
 
 /**

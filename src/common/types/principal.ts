@@ -13,4 +13,6 @@ export interface Principal {
   apiKeyId?: number;
   /** The key's display prefix, set with `apiKeyId`: a pet's history names the key by it. */
   apiKeyPrefix?: string;
+  /** The refresh session a bearer token was issued for (its `sid` claim), when it has one. */
+  sessionId?: number;
 }

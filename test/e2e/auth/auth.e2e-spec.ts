@@ -38,10 +38,12 @@ describe('Auth (e2e)', () => {
         token: expect.any(String),
         user: { id: t.adminUser.id, username: 'admin', email: 'admin@petstore.invalid' },
         expiresIn: 3600,
+        refreshToken: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
+        refreshExpiresIn: 30 * 24 * 3600,
       });
     });
 
-    it('should sign HS256 tokens with sub, username, role, jti, iss, aud and a one-hour exp', async () => {
+    it('should sign HS256 tokens with sub, username, role, sid, jti, iss, aud and a one-hour exp', async () => {
       const res = await t.http
         .post('/v1/auth/login')
         .send({ username: t.plainUser.username, password: t.plainUser.password });
@@ -51,6 +53,7 @@ describe('Auth (e2e)', () => {
         sub: String(t.plainUser.id),
         username: t.plainUser.username,
         role: 'user',
+        sid: expect.stringMatching(/^[1-9]\d*$/),
         jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
         iat: expect.any(Number),
         exp: payload.iat + 3600,

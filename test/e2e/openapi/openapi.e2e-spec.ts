@@ -51,20 +51,24 @@ describe('OpenAPI description (e2e)', () => {
       expect(committed).toEqual(document);
     });
 
-    it('should require a credential on every /v1 operation but login', () => {
+    it('should require a credential on every /v1 operation but login, refresh and logout', () => {
       const open = operations()
         .filter(({ path, operation }) => path.startsWith('/v1/') && !operation.security?.length)
         .map(({ path, method }) => `${method} ${path}`);
-      expect(open).toEqual(['post /v1/auth/login']);
+      expect(open.sort()).toEqual([
+        'post /v1/auth/login',
+        'post /v1/auth/logout',
+        'post /v1/auth/refresh',
+      ]);
     });
 
-    it('should take a bearer token only on /api-keys and /webhooks, either credential elsewhere', () => {
+    it('should take a bearer token only on /api-keys, /auth/sessions and /webhooks, either credential elsewhere', () => {
       for (const { path, operation } of operations()) {
         if (!operation.security?.length) continue;
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
         expect({ path, schemes }).toEqual({
           path,
-          schemes: /^\/v1\/(api-keys|webhooks)(\/|$)/.test(path)
+          schemes: /^\/v1\/(api-keys|auth\/sessions|webhooks)(\/|$)/.test(path)
             ? ['bearer']
             : ['bearer', 'apiKey'],
         });

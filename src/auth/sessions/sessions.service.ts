@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TtlCache } from '../../common/cache/ttl-cache.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { authConfig, type AuthConfig } from '../../config/auth.config.js';
+import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
+import type { UserUpdated } from '../../users/user-events.js';
+import { UsersService } from '../../users/users.service.js';
+import { AuthErrors } from '../auth-errors.js';
+import { generateRefreshToken, hashRefreshToken, REFRESH_TOKEN_PATTERN } from './refresh-token.js';
+import type { SessionClient } from './session-client.decorator.js';
+import { SessionsRepository, type SessionRow } from './sessions.repository.js';
+
+/** docs/api-decisions.md: the session list shows the newest this many. */
+export const SESSIONS_LISTED = 100;
+
+const LIVE_SESSIONS_MAX_ENTRIES = 10_000;
+
+/** Also ParseIdPipe's answer on the session routes, for ids that cannot exist. */
+export const sessionNotFound = (id: number | string) =>
+  new ApiException('SESSION_NOT_FOUND', `Session ${id} not found`);
+
+/** A session and its refresh token, returned once: only its hash is stored. */
+export interface IssuedRefreshToken {
+  sessionId: number;
+  userId: number;
+  refreshToken: string;
+}
+
+/**
+ * Refresh sessions (docs/identity.md, Sessions): one per login, its refresh token rotated
+ * on every use, reuse of a spent one revoking the whole session.
+ */
+@Injectable()
+export class SessionsService {
+  // The session half of an access token's check, kept beside UsersService.accessStateOf's
+  // account half with the same TTL: a session revoked on another instance stops its access
+  // tokens within ACCESS_STATE_CACHE_TTL_MS (at most 60 s, docs/identity.md).
+  private readonly liveSessions: TtlCache<number, boolean>;
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly users: UsersService,
+    @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+  ) {
+    this.liveSessions = new TtlCache(cfg.accessStateCacheTtlMs, LIVE_SESSIONS_MAX_ENTRIES);
+  }
+
+  /** `refreshExpiresIn`: each use renews a refresh token's lifetime to this. */
+  get refreshTtlSeconds(): number {
+    return this.cfg.refreshTokenTtlSeconds;
+  }
+
+  /**
+   * A password change or a deactivation (the changes that move the account's token cut-off)
+   * revokes every session of the user, in the same transaction. Their access tokens are
+   * refused already, by the cut-off.
+   */
+  @OnDomainEvent('user.updated')
+  async revokeOnCutOff(event: UserUpdated): Promise<void> {
+    if (event.fields.includes('tokensValidAfter')) {
+      await this.sessions.revokeAllOfUser(event.userId);
+    }
+  }
+
+  async start(userId: number, client: SessionClient): Promise<IssuedRefreshToken> {
+    const refreshToken = generateRefreshToken();
+    const sessionId = await this.sessions.insert({
+      userId,
+      tokenHash: hashRefreshToken(refreshToken),
+      ttlSeconds: this.cfg.refreshTokenTtlSeconds,
+      ...client,
+    });
+    return { sessionId, userId, refreshToken };
+  }
+
+  /**
+   * Spends `refreshToken` for a new one of the same session. Unknown, expired, revoked and
+   * spent tokens all answer INVALID_REFRESH_TOKEN; a spent one revokes its session first.
+   */
+  async refresh(refreshToken: string): Promise<IssuedRefreshToken> {
+    if (!REFRESH_TOKEN_PATTERN.test(refreshToken)) throw AuthErrors.invalidRefreshToken();
+    const tokenHash = hashRefreshToken(refreshToken);
+    const next = generateRefreshToken();
+    const rotated = await this.sessions.rotate(
+      tokenHash,
+      hashRefreshToken(next),
+      this.cfg.refreshTokenTtlSeconds,
+    );
+    if (!rotated) {
+      this.forget(await this.sessions.revokeBySpentToken(tokenHash));
+      throw AuthErrors.invalidRefreshToken();
+    }
+    return { sessionId: rotated.id, userId: rotated.userId, refreshToken: next };
+  }
+
+  /** Revokes the session of a current or spent token; any other token changes nothing. */
+  async logout(refreshToken: string): Promise<void> {
+    if (!REFRESH_TOKEN_PATTERN.test(refreshToken)) return;
+    this.forget(await this.sessions.revokeByToken(hashRefreshToken(refreshToken)));
+  }
+
+  listActive(userId: number): Promise<SessionRow[]> {
+    return this.sessions.findActiveOfUser(userId, SESSIONS_LISTED);
+  }
+
+  /** Someone else's session is reported as missing, so that session ids do not leak. */
+  async revokeOwn(userId: number, id: number): Promise<void> {
+    if (!(await this.sessions.revokeOwned(userId, id))) throw sessionNotFound(id);
+    this.forget([id]);
+  }
+
+  /** Every session of the user; 404 USER_NOT_FOUND for an unknown user. */
+  async revokeAllOfUser(userId: number): Promise<void> {
+    await this.users.findOne(userId);
+    this.forget(await this.sessions.revokeAllOfUser(userId));
+  }
+
+  /**
+   * Whether access tokens of this session are still good. Cached for
+   * ACCESS_STATE_CACHE_TTL_MS; revocations through this instance take effect at once.
+   */
+  async isLive(sessionId: number, userId: number): Promise<boolean> {
+    const cached = this.liveSessions.get(sessionId);
+    if (cached !== undefined) return cached;
+    const live = await this.sessions.isLive(sessionId, userId);
+    this.liveSessions.set(sessionId, live);
+    return live;
+  }
+
+  private forget(sessionIds: number[]): void {
+    for (const id of sessionIds) this.liveSessions.delete(id);
+  }
+}
