@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The mails sent for each outbox message, so that none goes twice (docs/mail.md, "Never twice"). */
-export class CreateSentMails1795800000000 implements MigrationInterface {
-  name = 'CreateSentMails1795800000000';
+export class CreateSentMails1795750000000 implements MigrationInterface {
+  name = 'CreateSentMails1795750000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
