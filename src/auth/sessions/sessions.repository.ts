@@ -127,6 +127,24 @@ export class SessionsRepository {
   }
 
   /**
+   * Deletes up to `limit` sessions revoked or expired more than `retentionSeconds` ago, their
+   * spent tokens with them (foreign key `ON DELETE CASCADE`); how many. Neither condition
+   * can turn false again: a revoked session stays revoked, and an expired one no longer
+   * rotates.
+   */
+  async deleteEnded(retentionSeconds: number, limit: number): Promise<number> {
+    const [, deleted] = await this.txHost.tx.query<[unknown[], number]>(
+      `DELETE FROM sessions
+        WHERE id IN (SELECT id FROM sessions
+                      WHERE revoked_at < now() - $1 * interval '1 second'
+                         OR expires_at < now() - $1 * interval '1 second'
+                      LIMIT $2)`,
+      [retentionSeconds, limit],
+    );
+    return deleted;
+  }
+
+  /**
    * Whether the user's session is not revoked: what an access token of it needs. Its
    * refresh expiry does not matter here, as the access token has its own.
    */

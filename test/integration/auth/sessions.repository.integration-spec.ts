@@ -218,6 +218,59 @@ describe(SessionsRepository.name, () => {
     });
   });
 
+  describe('deleteEnded', () => {
+    const WEEK_SECONDS = 7 * 24 * 3600;
+
+    it('should delete the sessions revoked or expired more than the retention ago, spent tokens included, up to the limit', async () => {
+      const [revokedLongAgo, expiredLongAgo, revokedLately, expiredLately, live] = [
+        await start(),
+        await start(),
+        await start(),
+        await start(),
+        await start(),
+      ];
+      await sut.rotate(revokedLongAgo.tokenHash, newHash(), TTL_SECONDS);
+      await sut.rotate(revokedLately.tokenHash, newHash(), TTL_SECONDS);
+      await harness.query(
+        `UPDATE sessions SET revoked_at = now() - interval '8 days' WHERE id = $1`,
+        [revokedLongAgo.id],
+      );
+      await harness.query(
+        `UPDATE sessions SET expires_at = now() - interval '8 days' WHERE id = $1`,
+        [expiredLongAgo.id],
+      );
+      await harness.query(
+        `UPDATE sessions SET revoked_at = now() - interval '6 days' WHERE id = $1`,
+        [revokedLately.id],
+      );
+      await harness.query(
+        `UPDATE sessions SET expires_at = now() - interval '6 days' WHERE id = $1`,
+        [expiredLately.id],
+      );
+
+      expect(await sut.deleteEnded(WEEK_SECONDS, 1)).toBe(1);
+      expect(await sut.deleteEnded(WEEK_SECONDS, 1_000)).toBe(1);
+      expect(await sut.deleteEnded(WEEK_SECONDS, 1_000)).toBe(0);
+
+      const ids = [revokedLongAgo, expiredLongAgo, revokedLately, expiredLately, live].map(
+        (session) => session.id,
+      );
+      const kept = await harness.query<{ id: number }>(
+        `SELECT id FROM sessions WHERE id = ANY($1) ORDER BY id`,
+        [ids],
+      );
+      expect(kept.map((row) => row.id)).toEqual(
+        [revokedLately, expiredLately, live].map((session) => session.id),
+      );
+      const spentOf = await harness.query<{ sessionId: number }>(
+        `SELECT session_id AS "sessionId" FROM spent_refresh_tokens
+          WHERE session_id = ANY($1) ORDER BY session_id`,
+        [[revokedLongAgo.id, revokedLately.id]],
+      );
+      expect(spentOf.map((row) => row.sessionId)).toEqual([revokedLately.id]);
+    });
+  });
+
   it('should go with its user, spent tokens included', async () => {
     const owner = (
       await harness.query<{ id: number }>(
