@@ -3,7 +3,7 @@ import type { AuthConfig } from '../../config/auth.config.js';
 import type { UserUpdated } from '../../users/user-events.js';
 import type { UsersService } from '../../users/users.service.js';
 import type { SessionsRepository } from './sessions.repository.js';
-import { SessionsService } from './sessions.service.js';
+import { ENDED_SESSION_RETENTION_SECONDS, SessionsService } from './sessions.service.js';
 
 const TTL_MS = 30_000;
 const cfg = { accessStateCacheTtlMs: TTL_MS, refreshTokenTtlSeconds: 600 } as AuthConfig;
@@ -84,6 +84,34 @@ describe(SessionsService.name, () => {
       revokeBySpentToken.mockResolvedValueOnce([7]);
       await expect(sut.refresh(token)).rejects.toMatchObject({ code: 'INVALID_REFRESH_TOKEN' });
       expect(revokeBySpentToken).toHaveBeenCalledWith(expect.stringMatching(/^[0-9a-f]{64}$/));
+    });
+  });
+
+  describe('removeEnded', () => {
+    it('should delete the sessions ended more than 7 days ago, a batch at a time, until one comes back short', async () => {
+      let left = 2_503;
+      const deleteEnded = jest.fn<SessionsRepository['deleteEnded']>((_retention, limit) => {
+        const deleted = Math.min(left, limit);
+        left -= deleted;
+        return Promise.resolve(deleted);
+      });
+      sut = new SessionsService(
+        { deleteEnded } as unknown as SessionsRepository,
+        {} as UsersService,
+        cfg,
+      );
+
+      expect(await sut.removeEnded()).toBe(2_503);
+
+      expect(left).toBe(0);
+      expect(ENDED_SESSION_RETENTION_SECONDS).toBe(7 * 24 * 3600);
+      const [, batch] = deleteEnded.mock.calls[0];
+      expect(deleteEnded.mock.calls).toEqual(
+        Array.from({ length: Math.floor(2_503 / batch) + 1 }, () => [
+          ENDED_SESSION_RETENTION_SECONDS,
+          batch,
+        ]),
+      );
     });
   });
 });

@@ -1,6 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { messageOf } from '../../common/errors/message-of.js';
+import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
 import type { UserUpdated } from '../../users/user-events.js';
@@ -15,6 +23,12 @@ export const SESSIONS_LISTED = 100;
 
 const LIVE_SESSIONS_MAX_ENTRIES = 10_000;
 
+/** docs/api-decisions.md, 31: how long an ended session is kept before the sweep deletes it. */
+export const ENDED_SESSION_RETENTION_SECONDS = 7 * 24 * 3600;
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+// Deleted per statement, so that a large backlog never holds long locks.
+const SWEEP_BATCH = 1_000;
+
 /** Also ParseIdPipe's answer on the session routes, for ids that cannot exist. */
 export const sessionNotFound = (id: number | string) =>
   new ApiException('SESSION_NOT_FOUND', `Session ${id} not found`);
@@ -28,10 +42,13 @@ export interface IssuedRefreshToken {
 
 /**
  * Refresh sessions (docs/identity.md, Sessions): one per login, its refresh token rotated
- * on every use, reuse of a spent one revoking the whole session.
+ * on every use, reuse of a spent one revoking the whole session. Each instance deletes the
+ * sessions ended past their retention every 10 minutes.
  */
 @Injectable()
-export class SessionsService {
+export class SessionsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Sessions');
+  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
   // The session half of an access token's check, kept beside UsersService.accessStateOf's
   // account half with the same TTL: a session revoked on another instance stops its access
   // tokens within ACCESS_STATE_CACHE_TTL_MS (at most 60 s, docs/identity.md).
@@ -43,6 +60,14 @@ export class SessionsService {
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
   ) {
     this.liveSessions = new TtlCache(cfg.accessStateCacheTtlMs, LIVE_SESSIONS_MAX_ENTRIES);
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeper.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sweeper.stop();
   }
 
   /** `refreshExpiresIn`: each use renews a refresh token's lifetime to this. */
@@ -125,6 +150,29 @@ export class SessionsService {
     const live = await this.sessions.isLive(sessionId, userId);
     this.liveSessions.set(sessionId, live);
     return live;
+  }
+
+  /**
+   * Deletes the sessions revoked or expired more than ENDED_SESSION_RETENTION_SECONDS ago,
+   * with their spent tokens; how many.
+   */
+  async removeEnded(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const deleted = await this.sessions.deleteEnded(ENDED_SESSION_RETENTION_SECONDS, SWEEP_BATCH);
+      removed += deleted;
+      if (deleted < SWEEP_BATCH) return removed;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const removed = await this.removeEnded();
+      if (removed > 0) this.logger.debug(`Removed ${removed} ended sessions`);
+    } catch (error) {
+      // The next sweep tries again.
+      this.logger.warn(`Ended sessions not removed: ${messageOf(error)}`);
+    }
   }
 
   private forget(sessionIds: number[]): void {
