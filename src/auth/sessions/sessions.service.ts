@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
+import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { messageOf } from '../../common/errors/message-of.js';
 import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
@@ -156,13 +157,11 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
    * Deletes the sessions revoked or expired more than ENDED_SESSION_RETENTION_SECONDS ago,
    * with their spent tokens; how many.
    */
-  async removeEnded(): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const deleted = await this.sessions.deleteEnded(ENDED_SESSION_RETENTION_SECONDS, SWEEP_BATCH);
-      removed += deleted;
-      if (deleted < SWEEP_BATCH) return removed;
-    }
+  removeEnded(): Promise<number> {
+    return deleteInBatches(
+      (limit) => this.sessions.deleteEnded(ENDED_SESSION_RETENTION_SECONDS, limit),
+      SWEEP_BATCH,
+    );
   }
 
   private async sweep(): Promise<void> {

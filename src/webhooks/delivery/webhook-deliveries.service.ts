@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import { webhookNotFound } from '../webhooks.service.js';
@@ -56,14 +57,12 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
   }
 
   /** Deletes the deliveries that ended before the retention period; how many. */
-  async removeExpired(now = new Date()): Promise<number> {
+  removeExpired(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.config.deliveryLogRetentionMs);
-    let removed = 0;
-    for (;;) {
-      const deleted = await this.deliveries.deleteEndedBefore(before, SWEEP_BATCH);
-      removed += deleted;
-      if (deleted < SWEEP_BATCH) return removed;
-    }
+    return deleteInBatches(
+      (limit) => this.deliveries.deleteEndedBefore(before, limit),
+      SWEEP_BATCH,
+    );
   }
 
   private async sweep(): Promise<void> {
