@@ -9,6 +9,7 @@ import {
   Post,
   Query,
 } from '@nestjs/common';
+import { AnyRole } from '../common/decorators/roles.decorator.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
@@ -33,6 +34,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 @ApiTags('api-keys')
 @Controller('api-keys')
 @BearerOnly()
+@AnyRole()
 export class ApiKeysController {
   constructor(private readonly apiKeysService: ApiKeysService) {}
 

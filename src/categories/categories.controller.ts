@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Roles } from '../common/decorators/roles.decorator.js';
+import { AnyRole, Roles } from '../common/decorators/roles.decorator.js';
 import {
   IfMatchHeader,
   rowEtag,
@@ -34,6 +34,7 @@ export class CategoriesController {
   constructor(private readonly categoriesService: CategoriesService) {}
 
   @Get()
+  @AnyRole()
   @ApiOperation({
     operationId: 'listCategories',
     summary: 'List categories',
@@ -61,6 +62,7 @@ export class CategoriesController {
   }
 
   @Get(':id')
+  @AnyRole()
   @ApiOperation({
     operationId: 'getCategory',
     summary: 'Get a category',

@@ -21,8 +21,10 @@ export interface ApiAuthOptions {
 /**
  * An operation that needs a credential: its security requirement (either scheme, or the
  * bearer token only) and the responses every authenticated route can give: 401 for a
- * missing or refused credential, 429 past the budget (a refused credential spends the
- * address's budget even on GET /rate-limit), 503 when the account cannot be read.
+ * missing or refused credential, 403 for a role it does not admit (a customer, outside the
+ * routes open to every role) or an API key on a bearer-only route, 429 past the budget (a
+ * refused credential spends the address's budget even on GET /rate-limit), 503 when the
+ * account cannot be read.
  */
 export const ApiAuth = ({ bearerOnly = false }: ApiAuthOptions = {}) =>
   applyDecorators(
@@ -30,7 +32,7 @@ export const ApiAuth = ({ bearerOnly = false }: ApiAuthOptions = {}) =>
     ...(bearerOnly ? [] : [ApiSecurity(API_KEY_SCHEME)]),
     ApiErrors({
       401: ['AUTHENTICATION_REQUIRED', 'INVALID_TOKEN', 'EXPIRED_TOKEN', 'INVALID_API_KEY'],
-      ...(bearerOnly ? { 403: ['INSUFFICIENT_PERMISSIONS'] as const } : {}),
+      403: ['INSUFFICIENT_PERMISSIONS'],
       429: ['RATE_LIMIT_EXCEEDED'],
       503: ['SERVICE_UNAVAILABLE'],
     }),

@@ -13,6 +13,7 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
+import { AnyRole } from '../common/decorators/roles.decorator.js';
 import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
@@ -51,6 +52,7 @@ export class PetsController {
   ) {}
 
   @Get()
+  @AnyRole()
   @ApiOperation({
     operationId: 'listPets',
     summary: 'List pets',
@@ -83,6 +85,7 @@ export class PetsController {
 
   // Before ':petId', which would take "inventory" for an id.
   @Get('inventory')
+  @AnyRole()
   @ApiOperation({
     operationId: 'getPetInventory',
     summary: 'Count pets by status',
@@ -96,6 +99,7 @@ export class PetsController {
   }
 
   @Get(':petId')
+  @AnyRole()
   @ApiOperation({ operationId: 'getPet', summary: 'Get a pet', description: 'One pet by id.' })
   @ApiIdParam('petId', 'Pet id')
   @ApiConditionalRead()
@@ -161,6 +165,7 @@ export class PetsController {
   }
 
   @Get(':petId/history')
+  @AnyRole()
   @ApiOperation({
     operationId: 'getPetHistory',
     summary: 'List a pet’s changes',

@@ -14,7 +14,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Response } from 'express';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
-import { Roles } from '../common/decorators/roles.decorator.js';
+import { AnyRole, Roles } from '../common/decorators/roles.decorator.js';
 import {
   IfMatchHeader,
   rowEtag,
@@ -90,6 +90,7 @@ export class UsersController {
   }
 
   @Get(':id')
+  @AnyRole()
   @ApiOperation({
     operationId: 'getUser',
     summary: 'Get a user',
@@ -111,6 +112,7 @@ export class UsersController {
   }
 
   @Put(':id')
+  @AnyRole()
   @ApiOperation({
     operationId: 'updateUser',
     summary: 'Update a user',

@@ -1,23 +1,26 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ROLES_KEY } from '../../common/decorators/roles.decorator.js';
+import { DEFAULT_ROLES, ROLES_KEY } from '../../common/decorators/roles.decorator.js';
 import type { Role } from '../../common/types/principal.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 
-/** Enforces @Roles(...); runs after AuthenticationGuard, so a principal is present. */
+/**
+ * Enforces @Roles(...), or DEFAULT_ROLES on a route without it; runs after
+ * AuthenticationGuard, so a principal is present on every route that is not @Public().
+ */
 @Injectable()
 export class RolesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (!roles || roles.length === 0) return true;
-    const role = context.switchToHttp().getRequest<Request>().principal?.role;
-    if (role && roles.includes(role)) return true;
+    const roles =
+      this.reflector.getAllAndOverride<readonly Role[] | undefined>(ROLES_KEY, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? DEFAULT_ROLES;
+    const { principal } = context.switchToHttp().getRequest<Request>();
+    if (!principal || roles.includes(principal.role)) return true;
     throw ApiException.forbidden(`This operation requires the role ${roles.join(' or ')}`);
   }
 }

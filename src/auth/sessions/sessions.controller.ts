@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../../common/decorators/current-principal.decorator.js';
-import { Roles } from '../../common/decorators/roles.decorator.js';
+import { AnyRole, Roles } from '../../common/decorators/roles.decorator.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../../common/types/principal.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
@@ -15,6 +15,7 @@ import { sessionNotFound, SessionsService } from './sessions.service.js';
 @ApiTags('auth')
 @Controller('auth/sessions')
 @BearerOnly()
+@AnyRole()
 export class SessionsController {
   constructor(private readonly sessionsService: SessionsService) {}
 

@@ -1,9 +1,15 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
-import type { Role } from '../types/principal.js';
+import { ROLES, type Role } from '../types/principal.js';
 
 export const ROLES_KEY = 'petstore:roles';
+
+/**
+ * The roles of an authenticated route without @Roles: a customer is let in only where a
+ * route says so (@AnyRole), so that a new route is closed to it by default.
+ */
+export const DEFAULT_ROLES: readonly Role[] = ['admin', 'user'];
 
 /**
  * Restricts a route (or every route of a controller) to principals with one of these roles.
@@ -15,3 +21,6 @@ export const Roles = (...roles: Role[]) =>
     ApiExtension('x-required-roles', roles),
     ApiErrors({ 403: ['INSUFFICIENT_PERMISSIONS'] }),
   );
+
+/** Opens a route to every role, customers included. */
+export const AnyRole = () => Roles(...ROLES);

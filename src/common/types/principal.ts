@@ -1,4 +1,5 @@
-export const ROLES = ['admin', 'user'] as const;
+/** `customer` is what a self-registered account gets (docs/identity.md, Users and roles). */
+export const ROLES = ['admin', 'user', 'customer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
