@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { seedPets } from './processes.js';
@@ -7,6 +9,7 @@ import { seedPets } from './processes.js';
 export const SERVER_URL =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const ADMIN_PASSWORD = 'bench admin password';
+const LOG_DIR = 'bench/results/logs';
 
 export interface Sample {
   rps: number;
@@ -36,15 +39,29 @@ export const databaseUrl = (database: string) => {
   return url.toString();
 };
 
-/** A compiled script of dist-bench in a child process; `nodeOptions` go before the script. */
+/**
+ * A compiled script of dist-bench in a child process; `nodeOptions` go before the script.
+ * Its log (stdout) goes to a file of bench/results/, named when it exits on its own: a
+ * server that fails to start would otherwise only show as a refused connection.
+ */
 export function start(
   script: string,
   env: Record<string, string>,
   nodeOptions: string[] = [],
 ): ChildProcess {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = join(LOG_DIR, `${basename(script, '.js')}-${env.PORT ?? 'default'}.log`);
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...nodeOptions, script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
+  });
+  closeSync(log);
+  child.on('exit', (code, signal) => {
+    // 0 or SIGTERM: stopped by the bench.
+    if (code !== 0 && signal !== 'SIGTERM') {
+      console.error(`bench: ${script} exited with ${code ?? signal}; its log: ${logFile}`);
+    }
   });
   return child;
 }
@@ -73,17 +90,18 @@ export async function prepareDatabase(database: string, pets: number): Promise<v
   await admin.end();
   const client = new pg.Client({ connectionString: databaseUrl(database) });
   await client.connect();
+  // No pets table yet (a new database): the seed migrates it, even for no pets.
   const counted = await client
     .query<{ n: string }>('SELECT count(*) AS n FROM pets')
     .then((r) => Number(r.rows[0].n))
-    .catch(() => 0);
+    .catch(() => undefined);
   await client.end();
-  if (counted >= pets) {
+  if (counted !== undefined && counted >= pets) {
     console.log(`bench: reusing ${database} with ${counted} pets`);
     return;
   }
   console.log(`bench: seeding ${pets} pets into ${database}`);
-  await seedPets({ DATABASE_URL: databaseUrl(database) }, pets - counted);
+  await seedPets({ DATABASE_URL: databaseUrl(database) }, pets - (counted ?? 0));
 }
 
 export async function json<T>(response: Response): Promise<T> {

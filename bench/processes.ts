@@ -17,11 +17,13 @@ export async function waitForHttp(url: string): Promise<void> {
 
 /**
  * `pets` synthetic pets (the seed script's `--pets`) into the database `env` names:
- * `DATABASE_URL`, or without it the embedded one in `DATA_DIR`.
+ * `DATABASE_URL`, or without it the embedded one in `DATA_DIR`. With none, only the demo
+ * data, which migrates a new database.
  */
 export async function seedPets(env: Record<string, string>, pets: number): Promise<void> {
+  const bulk = pets > 0 ? ['--pets', String(pets)] : [];
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist-bench/src/cli/seed.js', '--pets', String(pets)], {
+    const child = spawn(process.execPath, ['dist-bench/src/cli/seed.js', ...bulk], {
       env: { ...process.env, ...env },
       stdio: 'inherit',
     });
