@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { getMetadataStorage } from 'class-validator';
 import { load, loadAll } from 'js-yaml';
+import { messageOf } from '../../src/common/errors/message-of.js';
 import { EnvironmentVariables } from '../../src/config/env.schema.js';
 import { HealthController } from '../../src/health/health.controller.js';
 
@@ -25,6 +26,11 @@ export interface Manifest {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are walked as loose JSON, the schemas check their shape
 export type Loose = any;
+
+/** A list field of a manifest (absent: empty), typed for array methods. */
+export function list(value: Loose): Loose[] {
+  return (value ?? []) as Loose[];
+}
 
 /** Every object in the folder, by file name, the kustomization aside. */
 export function readManifests(dir = MANIFEST_DIR): Map<string, Manifest[]> {
@@ -49,7 +55,7 @@ export function only(manifests: Map<string, Manifest[]>, kind: string): Loose {
 
 /** The kustomization lists every manifest of the folder, and nothing that is not there. */
 export function kustomizationProblems(kustomization: Loose, files: string[]): string[] {
-  const listed: string[] = kustomization.resources ?? [];
+  const listed = list(kustomization.resources) as string[];
   return [
     ...files.filter((file) => !listed.includes(file)).map((file) => `${file} is not listed`),
     ...listed.filter((file) => !files.includes(file)).map((file) => `${file} does not exist`),
@@ -76,7 +82,7 @@ export async function schemaProblems(manifest: Manifest): Promise<string[]> {
     new Model(manifest).validate();
     return [];
   } catch (error) {
-    return [`${kind} ${manifest.metadata?.name}: ${(error as Error).message}`];
+    return [`${kind} ${manifest.metadata?.name}: ${messageOf(error)}`];
   }
 }
 
@@ -127,31 +133,36 @@ export function containerEnv(
   secret: Loose,
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) {
-    if (source.configMapRef?.name === configMap.metadata.name)
+  for (const source of list(container.envFrom)) {
+    if (source.configMapRef?.name === configMap.metadata.name) {
       Object.assign(env, valuesOf(configMap));
-    else if (source.secretRef?.name === secret.metadata.name) Object.assign(env, valuesOf(secret));
-    else throw new Error(`envFrom names neither ${configMap.metadata.name} nor ${secret.metadata.name}`);
+    } else if (source.secretRef?.name === secret.metadata.name) {
+      Object.assign(env, valuesOf(secret));
+    } else {
+      throw new Error(
+        `envFrom names neither ${configMap.metadata.name} nor ${secret.metadata.name}`,
+      );
+    }
   }
-  for (const entry of container.env ?? []) env[entry.name] = entry.value;
+  for (const entry of list(container.env)) env[entry.name] = entry.value;
   return env;
 }
 
 /** The service's probe routes, read from the health controller's own route metadata. */
 export function healthRoutes(): { live: string; ready: string } {
   const base = Reflect.getMetadata(PATH_METADATA, HealthController) as string;
-  const route = (handler: (...args: never[]) => unknown): string =>
-    `/${base}/${Reflect.getMetadata(PATH_METADATA, handler) as string}`;
-  return {
-    live: route(HealthController.prototype.live),
-    ready: route(HealthController.prototype.ready),
+  // Nest keeps a route's path on its handler function.
+  const route = (method: 'live' | 'ready'): string => {
+    const handler = Object.getOwnPropertyDescriptor(HealthController.prototype, method)!;
+    return `/${base}/${Reflect.getMetadata(PATH_METADATA, handler.value as object) as string}`;
   };
+  return { live: route('live'), ready: route('ready') };
 }
 
 /** A named or numbered container port, as a number. */
 export function portNumber(container: Loose, port: number | string): number | undefined {
   if (typeof port === 'number') return port;
-  return container.ports?.find((p: Loose) => p.name === port)?.containerPort;
+  return list(container.ports).find((p) => p.name === port)?.containerPort;
 }
 
 /** Probe paths and ports against the service's routes and listening port. */
@@ -199,7 +210,9 @@ export function drainProblems(
   const grace = pod.terminationGracePeriodSeconds ?? 30;
   return grace > needed
     ? []
-    : [`terminationGracePeriodSeconds ${grace} is not above preStop ${sleep} s + drain ${needed - sleep} s`];
+    : [
+        `terminationGracePeriodSeconds ${grace} is not above preStop ${sleep} s + drain ${needed - sleep} s`,
+      ];
 }
 
 /** The close margin, read from the shutdown code so that no second copy can drift. */

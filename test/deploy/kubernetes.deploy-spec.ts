@@ -13,6 +13,7 @@ import {
   dockerfileUser,
   drainProblems,
   keysOf,
+  list,
   kustomizationProblems,
   only,
   podSpec,
@@ -65,7 +66,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('should name the image that the Deployment and the migration Job run', () => {
-      expect(kustomization.images.map((image: Loose) => image.name)).toEqual([api.image]);
+      expect(list(kustomization.images).map((image) => image.name)).toEqual([api.image]);
       expect(migrator.image).toBe(api.image);
     });
   });
@@ -118,7 +119,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('should send Service traffic to that port', () => {
-      const targets = service.spec.ports.map((port: Loose) => portNumber(api, port.targetPort));
+      const targets = list(service.spec.ports).map((port) => portNumber(api, port.targetPort));
       expect(targets).toEqual([apiSettings.PORT]);
     });
   });
@@ -128,7 +129,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       const names = [
         ...keysOf(configMap),
         ...keysOf(secret),
-        ...[api, migrator].flatMap((c) => (c.env ?? []).map((e: Loose) => e.name as string)),
+        ...[api, migrator].flatMap((c) => list(c.env).map((e) => e.name as string)),
       ];
       expect(unknownSettings(names)).toEqual([]);
       expect(unknownSettings(['SHUTDOWN_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT'])).toEqual([
@@ -153,25 +154,29 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
   describe('rollouts and shutdown', () => {
     it('should outlast the preStop sleep, the drain and the close margin before SIGKILL', () => {
-      expect(
-        drainProblems(pod, api, apiSettings.SHUTDOWN_TIMEOUT_MS, closeMarginMs()),
-      ).toEqual([]);
-      const hurried = { ...pod, terminationGracePeriodSeconds: 30 };
-      expect(drainProblems(hurried, api, apiSettings.SHUTDOWN_TIMEOUT_MS, 5_000)).toEqual([
+      expect(drainProblems(pod, api, apiSettings.SHUTDOWN_TIMEOUT_MS, closeMarginMs())).toEqual([]);
+      const sleeping = { lifecycle: { preStop: { exec: { command: ['sleep', '10'] } } } };
+      const hurried = { terminationGracePeriodSeconds: 30 };
+      expect(drainProblems(hurried, sleeping, 15_000, 5_000)).toEqual([
         'terminationGracePeriodSeconds 30 is not above preStop 10 s + drain 20 s',
       ]);
-      const noHook = copy(api);
-      delete noHook.lifecycle;
-      expect(drainProblems(pod, noHook, apiSettings.SHUTDOWN_TIMEOUT_MS, 5_000)).toEqual([
-        'no preStop sleep',
+      expect(drainProblems({}, sleeping, 15_000, 5_000)).toEqual([
+        'terminationGracePeriodSeconds 30 is not above preStop 10 s + drain 20 s',
       ]);
+      const nativeSleep = { lifecycle: { preStop: { sleep: { seconds: 20 } } } };
+      expect(
+        drainProblems({ terminationGracePeriodSeconds: 40 }, nativeSleep, 15_000, 5_000),
+      ).toEqual(['terminationGracePeriodSeconds 40 is not above preStop 20 s + drain 20 s']);
+      expect(drainProblems(pod, {}, 15_000, 5_000)).toEqual(['no preStop sleep']);
     });
 
     it('should let a starting pod wait out the migration lock', () => {
       expect(startupProblems(api, apiSettings.MIGRATION_LOCK_TIMEOUT_MS)).toEqual([]);
-      expect(startupProblems(api, 600_000)).toEqual([
-        'startupProbe gives up after 180 s, within the migration lock wait',
+      const impatient = { startupProbe: { periodSeconds: 5, failureThreshold: 24 } };
+      expect(startupProblems(impatient, 120_000)).toEqual([
+        'startupProbe gives up after 120 s, within the migration lock wait',
       ]);
+      expect(startupProblems({}, 120_000)).toEqual(['no startupProbe']);
     });
 
     it('should roll out without losing capacity and leave the replica count to the autoscaler', () => {
@@ -206,11 +211,13 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
     it('should give /tmp and the data directory writable emptyDir volumes', () => {
       const emptyDirs = new Set(
-        pod.volumes.filter((v: Loose) => v.emptyDir).map((v: Loose) => v.name as string),
+        list(pod.volumes)
+          .filter((v) => v.emptyDir)
+          .map((v) => v.name as string),
       );
-      const writable = api.volumeMounts
-        .filter((mount: Loose) => emptyDirs.has(mount.name) && !mount.readOnly)
-        .map((mount: Loose) => mount.mountPath as string);
+      const writable = list(api.volumeMounts)
+        .filter((mount) => emptyDirs.has(mount.name) && !mount.readOnly)
+        .map((mount) => mount.mountPath as string);
       expect(writable.sort()).toEqual(['/tmp', apiSettings.DATA_DIR].sort());
     });
 
@@ -224,7 +231,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
     it("should spread the Deployment's own pods over nodes and zones", () => {
       const labels = deployment.spec.template.metadata.labels;
-      const constraints = pod.topologySpreadConstraints.map((c: Loose) => ({
+      const constraints = list(pod.topologySpreadConstraints).map((c) => ({
         topologyKey: c.topologyKey,
         selectsPods: selects(c.labelSelector, labels),
       }));
@@ -252,7 +259,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
         kind: 'Deployment',
         name: deployment.metadata.name,
       });
-      expect(autoscaler.spec.metrics.map((m: Loose) => m.resource.name)).toEqual(['cpu']);
+      expect(list(autoscaler.spec.metrics).map((m) => m.resource.name)).toEqual(['cpu']);
       expect(api.resources.requests.cpu).toBeDefined();
       expect(autoscaler.spec.behavior.scaleDown.stabilizationWindowSeconds).toBeGreaterThan(0);
     });
