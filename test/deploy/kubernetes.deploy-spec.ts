@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
+import { loadAll } from 'js-yaml';
 import { validateEnv } from '../../src/config/env.schema.js';
 import { createTestDatabase } from '../support/test-database.js';
 import {
@@ -14,6 +15,7 @@ import {
   drainProblems,
   keysOf,
   list,
+  MANIFEST_DIR,
   kustomizationProblems,
   only,
   podSpec,
@@ -30,6 +32,8 @@ import {
 } from './kubernetes-manifests.js';
 
 const run = promisify(execFile);
+const kubectl = ['/usr/local/bin/kubectl', '/usr/bin/kubectl'].find((path) => existsSync(path));
+if (!kubectl) console.warn('kubectl not found: the kustomize rendering test is skipped');
 
 // The official Node images create their `node` user with this uid; the Dockerfile names the
 // user, and the kubelet needs a number to check runAsNonRoot.
@@ -63,6 +67,24 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
           'service.yaml',
         ]),
       ).toEqual(['service.yaml is not listed', 'ingress.yaml does not exist']);
+    });
+
+    // kubectl's own kustomize, where the machine has kubectl (it is no npm package).
+    (kubectl ? it : it.skip)('should render with kubectl kustomize, the image set', async () => {
+      const { stdout } = await run(kubectl!, ['kustomize', MANIFEST_DIR]);
+      const rendered = loadAll(stdout) as Manifest[];
+      const [{ newName, newTag }] = kustomization.images;
+      expect(rendered.map((object) => object.kind).sort()).toEqual(
+        [...manifests.values()]
+          .flat()
+          .map((object) => object.kind)
+          .sort(),
+      );
+      expect(
+        rendered
+          .filter((object) => object.kind === 'Deployment' || object.kind === 'Job')
+          .map((object) => podSpec(object).containers[0].image),
+      ).toEqual([`${newName}:${newTag}`, `${newName}:${newTag}`]);
     });
 
     it('should name the image that the Deployment and the migration Job run', () => {
