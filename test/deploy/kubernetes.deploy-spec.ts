@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,6 +40,9 @@ if (!kubectl) console.warn('kubectl not found: the kustomize rendering test is s
 // user, and the kubelet needs a number to check runAsNonRoot.
 const IMAGE_USER_IDS: Record<string, number> = { node: 1000 };
 
+/** A deep copy to break on purpose. */
+const copy = <T>(value: T): Loose => structuredClone(value);
+
 const manifests = readManifests();
 const kustomization = readKustomization();
 const configMap = only(manifests, 'ConfigMap');
@@ -51,11 +55,12 @@ const budget = only(manifests, 'PodDisruptionBudget');
 const pod = podSpec(deployment);
 const [api] = pod.containers;
 const [migrator] = podSpec(job).containers;
+// The example Secret with its one placeholder that start-up refuses replaced, as an
+// operator does before the first apply.
+const filledSecret = copy(secret);
+filledSecret.stringData.JWT_SECRET = randomBytes(32).toString('base64');
 // What the service makes of the environment the pods get: defaults filled in, values parsed.
-const apiSettings = validateEnv(containerEnv(api, configMap, secret));
-
-/** A deep copy to break on purpose. */
-const copy = <T>(value: T): Loose => structuredClone(value);
+const apiSettings = validateEnv(containerEnv(api, configMap, filledSecret));
 
 describe('Kubernetes manifests (deploy/kubernetes)', () => {
   describe('the kustomization', () => {
@@ -160,12 +165,20 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('should start both containers with a configuration the service accepts', () => {
-      expect(() => validateEnv(containerEnv(migrator, configMap, secret))).not.toThrow();
+      expect(() => validateEnv(containerEnv(migrator, configMap, filledSecret))).not.toThrow();
       const badConfig = copy(configMap);
       badConfig.data.SHUTDOWN_TIMEOUT_MS = '15s';
-      expect(() => validateEnv(containerEnv(api, badConfig, secret))).toThrow(
+      expect(() => validateEnv(containerEnv(api, badConfig, filledSecret))).toThrow(
         /SHUTDOWN_TIMEOUT_MS/,
       );
+    });
+
+    it('should refuse to start on the example Secret as it stands', () => {
+      for (const container of [api, migrator]) {
+        expect(() => validateEnv(containerEnv(container, configMap, secret))).toThrow(
+          /JWT_SECRET: must be at least 32 characters long/,
+        );
+      }
     });
 
     it('should mark every value of the example Secret as an example', () => {
@@ -307,7 +320,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'petstore-migrate-job-'));
       const env: Record<string, string> = {
         PATH: process.env.PATH!,
-        ...containerEnv(migrator, configMap, secret),
+        ...containerEnv(migrator, configMap, filledSecret),
         DATA_DIR: dataDir,
       };
       if (database) env.DATABASE_URL = database.env.DATABASE_URL;
