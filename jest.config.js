@@ -43,6 +43,16 @@ const projects = [
     globalTeardown: '<rootDir>/test/support/global-teardown.js',
     setupFilesAfterEnv: ['<rootDir>/test/support/untaken-logs.ts'],
   },
+  {
+    // The Kubernetes manifests against the API schemas and the service's own settings; the
+    // migration Job's command runs the built service (dist/).
+    ...esm,
+    displayName: 'deploy',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/deploy/**/*.deploy-spec.ts'],
+    globalSetup: '<rootDir>/test/support/global-setup.js',
+    globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  },
 ];
 
 // `npm run test:e2e` and its siblings name their project here, not with --selectProjects:
