@@ -35,11 +35,16 @@ export class AuthController {
       'Exchanges a username and password for a bearer token valid for one hour, and starts a ' +
       'session whose refresh token gets the next one (POST /v1/auth/refresh). No credential ' +
       'needed; rate limited by client address. Unknown user, wrong password and inactive ' +
-      'account all answer 401 INVALID_CREDENTIALS.',
+      'account all answer 401 INVALID_CREDENTIALS; the right password of an account ' +
+      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED.',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
-  @ApiErrors({ 401: ['INVALID_CREDENTIALS'], 503: ['SERVICE_UNAVAILABLE'] })
+  @ApiErrors({
+    401: ['INVALID_CREDENTIALS'],
+    403: ['EMAIL_NOT_VERIFIED'],
+    503: ['SERVICE_UNAVAILABLE'],
+  })
   @ApiOkResponse({
     type: LoginResponse,
     description: 'Logged in',
