@@ -187,7 +187,7 @@ export interface paths {
     put?: never;
     /**
      * Log in
-     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS.
+     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS. With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly cookie instead of answered, and the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED).
      */
     post: operations['login'];
     delete?: never;
@@ -207,7 +207,7 @@ export interface paths {
     put?: never;
     /**
      * Refresh a bearer token
-     * @description Spends a refresh token for a new bearer token and a new refresh token of the same session, whose expiry is renewed. No credential needed; rate limited by client address. Unknown, expired, revoked and spent tokens all answer 401 INVALID_REFRESH_TOKEN; a spent one also revokes its session (every token descended from its login).
+     * @description Spends a refresh token for a new bearer token and a new refresh token of the same session, whose expiry is renewed. No credential needed; rate limited by client address. Unknown, expired, revoked and spent tokens all answer 401 INVALID_REFRESH_TOKEN; a spent one also revokes its session (every token descended from its login). Without `refreshToken` in the body, the web console’s refresh cookie is spent: the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED), the new refresh token replaces the cookie, and a refused one clears it.
      */
     post: operations['refreshToken'];
     delete?: never;
@@ -227,7 +227,7 @@ export interface paths {
     put?: never;
     /**
      * Log out
-     * @description Revokes the session of a refresh token: its refresh token stops at once, its bearer tokens within 60 s. No credential needed; rate limited by client address. A token that belongs to no active session answers the same `{}`.
+     * @description Revokes the session of a refresh token: its refresh token stops at once, its bearer tokens within 60 s. No credential needed; rate limited by client address. A token that belongs to no active session answers the same `{}`. Without `refreshToken` in the body, the web console’s refresh cookie is read (the request must carry the service’s own Origin, 403 ORIGIN_NOT_ALLOWED) and cleared.
      */
     post: operations['logout'];
     delete?: never;
@@ -985,6 +985,12 @@ export interface components {
       username: string;
       /** Format: password */
       password: string;
+      /**
+       * @description Where the refresh token goes. `cookie` (the web console): an HttpOnly cookie scoped to POST /v1/auth/refresh and /logout, left out of the body; the request must then carry the service’s own `Origin` (else 403 ORIGIN_NOT_ALLOWED)
+       * @default body
+       * @enum {string}
+       */
+      refreshTokenIn?: 'body' | 'cookie';
     };
     LoginUser: {
       /**
@@ -1010,8 +1016,8 @@ export interface components {
        * @enum {integer}
        */
       expiresIn: 3600;
-      /** @description Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and refresh token; presenting it again revokes the session */
-      refreshToken: string;
+      /** @description Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and refresh token; presenting it again revokes the session. Left out when it went into the web console’s cookie (`refreshTokenIn: cookie`, or a refresh through the cookie) */
+      refreshToken?: string;
       /**
        * Format: int32
        * @description Refresh token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days), renewed by each refresh
@@ -1019,8 +1025,8 @@ export interface components {
       refreshExpiresIn: number;
     };
     RefreshTokenDto: {
-      /** @description The refresh token of the last login or refresh (`rt_…`) */
-      refreshToken: string;
+      /** @description The refresh token of the last login or refresh (`rt_…`). Required, unless the request carries the web console’s refresh cookie (login with `refreshTokenIn: cookie`) */
+      refreshToken?: string;
     };
     CreateApiKeyDto: {
       /** @description Trimmed */
@@ -1518,6 +1524,7 @@ export interface components {
         | 'INVALID_REFRESH_TOKEN'
         | 'INSUFFICIENT_PERMISSIONS'
         | 'INVALID_CURRENT_PASSWORD'
+        | 'ORIGIN_NOT_ALLOWED'
         | 'NOT_FOUND'
         | 'PET_NOT_FOUND'
         | 'CATEGORY_NOT_FOUND'
@@ -3177,6 +3184,8 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           /** @description The token is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
+          /** @description Only for the web console’s refresh cookie: sets `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3213,6 +3222,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INVALID_CREDENTIALS';
+          };
+        };
+      };
+      /** @description The credential does not allow this: ORIGIN_NOT_ALLOWED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
@@ -3322,6 +3347,8 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           /** @description The token is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
+          /** @description Only for the web console’s refresh cookie: replaces `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3358,6 +3385,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INVALID_REFRESH_TOKEN';
+          };
+        };
+      };
+      /** @description The credential does not allow this: ORIGIN_NOT_ALLOWED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
@@ -3465,6 +3508,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Only for the web console’s refresh cookie: clears `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3484,6 +3529,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description The credential does not allow this: ORIGIN_NOT_ALLOWED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
