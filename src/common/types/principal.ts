@@ -1,4 +1,4 @@
-export const ROLES = ['admin', 'user'] as const;
+export const ROLES = ['admin', 'user', 'customer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
