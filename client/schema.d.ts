@@ -1144,7 +1144,7 @@ export interface components {
        * @default user
        * @enum {string}
        */
-      role?: 'admin' | 'user';
+      role?: 'admin' | 'user' | 'customer';
       /**
        * Format: int32
        * @description 0 active, 1 disabled, 2 pending email verification; set by an admin only
@@ -1179,7 +1179,7 @@ export interface components {
        */
       userStatus: 0 | 1 | 2;
       /** @enum {string} */
-      role: 'admin' | 'user';
+      role: 'admin' | 'user' | 'customer';
       /**
        * Format: date-time
        * @description Creation time
@@ -1219,7 +1219,7 @@ export interface components {
        * @default user
        * @enum {string}
        */
-      role?: 'admin' | 'user';
+      role?: 'admin' | 'user' | 'customer';
       /**
        * Format: int32
        * @description 0 active, 1 disabled, 2 pending email verification; set by an admin only
