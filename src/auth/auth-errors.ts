@@ -40,6 +40,11 @@ export const AuthErrors = {
   invalidApiKey: () => unauthorized('INVALID_API_KEY', 'The API key is not valid', API_KEY),
   invalidCredentials: () =>
     unauthorized('INVALID_CREDENTIALS', 'Username or password is incorrect', BEARER),
+  emailNotVerified: () =>
+    new ApiException(
+      'EMAIL_NOT_VERIFIED',
+      'Verify your email address first: use the link mailed to it, or ask for a new one',
+    ),
   // One answer for unknown, expired, revoked and spent tokens (docs/identity.md, Sessions).
   invalidRefreshToken: () =>
     unauthorized('INVALID_REFRESH_TOKEN', 'The refresh token is not valid; log in again', BEARER),

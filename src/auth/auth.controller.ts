@@ -58,15 +58,17 @@ export class AuthController {
       'Exchanges a username and password for a bearer token valid for one hour, and starts a ' +
       'session whose refresh token gets the next one (POST /v1/auth/refresh). No credential ' +
       'needed; rate limited by client address. Unknown user, wrong password and inactive ' +
-      'account all answer 401 INVALID_CREDENTIALS. With `refreshTokenIn: cookie` (the web ' +
-      'console) the refresh token is set as an HttpOnly cookie instead of answered, and the ' +
-      'request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED).',
+      'account all answer 401 INVALID_CREDENTIALS; the right password of an account ' +
+      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. With ' +
+      '`refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly ' +
+      'cookie instead of answered, and the request must carry the service’s own Origin ' +
+      '(403 ORIGIN_NOT_ALLOWED).',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
   @ApiErrors({
     401: ['INVALID_CREDENTIALS'],
-    403: ['ORIGIN_NOT_ALLOWED'],
+    403: ['EMAIL_NOT_VERIFIED', 'ORIGIN_NOT_ALLOWED'],
     503: ['SERVICE_UNAVAILABLE'],
   })
   @ApiOkResponse({

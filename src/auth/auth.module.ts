@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountToken } from './accounts/account-token.entity.js';
+import { AccountsController } from './accounts/accounts.controller.js';
+import { AccountsRepository } from './accounts/accounts.repository.js';
+import { AccountsService } from './accounts/accounts.service.js';
+import { MailQuota } from './accounts/mail-quota.entity.js';
 import { ApiKey } from './api-key.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { JwtModule } from '@nestjs/jwt';
@@ -29,7 +34,7 @@ import { SessionsService } from './sessions/sessions.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken]),
+    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken, AccountToken, MailQuota]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,
@@ -42,9 +47,17 @@ import { SessionsService } from './sessions/sessions.service.js';
       useFactory: (secret: KeyObject) => ({ secret }),
     }),
   ],
-  controllers: [AuthController, ApiKeysController, SessionsController, UserSessionsController],
+  controllers: [
+    AuthController,
+    AccountsController,
+    ApiKeysController,
+    SessionsController,
+    UserSessionsController,
+  ],
   providers: [
     AuthService,
+    AccountsService,
+    AccountsRepository,
     TokenService,
     ApiKeysService,
     ApiKeysRepository,

@@ -24,7 +24,8 @@ export class AuthService {
   /**
    * Unknown user, wrong password, inactive account and locked username all answer
    * INVALID_CREDENTIALS after one argon2 verification each, so that neither body nor
-   * timing tells them apart. A login starts a session.
+   * timing tells them apart; the right password of an account awaiting verification answers
+   * EMAIL_NOT_VERIFIED. A login starts a session.
    */
   async login(dto: LoginDto, client: SessionClient): Promise<LoginResponse> {
     const [locked, user] = await Promise.all([
@@ -32,6 +33,10 @@ export class AuthService {
       this.users.findByUsername(dto.username),
     ]);
     const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
+    // Only the right password learns that the address awaits verification.
+    if (!locked && user && valid && user.userStatus === UserStatus.Pending) {
+      throw AuthErrors.emailNotVerified();
+    }
     if (locked || !user || !valid || user.userStatus !== UserStatus.Active) {
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();

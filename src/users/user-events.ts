@@ -9,8 +9,19 @@ export interface UserUpdated extends DomainEventBase {
   fields: (keyof UserFields)[];
 }
 
+/** How an account came to be. */
+export type UserOrigin = 'admin' | 'invitation' | 'registration';
+
+/** An account was created (docs/events.md, "Domain events"). */
+export interface UserCreated extends DomainEventBase {
+  type: 'user.created';
+  userId: number;
+  origin: UserOrigin;
+}
+
 declare module '../events/domain-event.js' {
   interface DomainEventMap {
+    'user.created': UserCreated;
     'user.updated': UserUpdated;
   }
 }

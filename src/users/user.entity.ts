@@ -50,6 +50,17 @@ export class User {
   @Column({ name: 'tokens_valid_after', type: 'timestamptz', precision: 3, nullable: true })
   tokensValidAfter: Date | null;
 
+  /**
+   * The address of the user's own email change, until the link mailed to it is used
+   * (docs/identity.md, "Email change"); null when none is pending.
+   */
+  @Column({ name: 'pending_email', type: 'varchar', length: 254, nullable: true })
+  pendingEmail: string | null;
+
+  /** When the pending change's link stops working; pendingEmail is shown until then. */
+  @Column({ name: 'pending_email_expires_at', type: 'timestamptz', precision: 3, nullable: true })
+  pendingEmailExpiresAt: Date | null;
+
   /** Raised by every write of the row; the resource's ETag derives from it. */
   @VersionColumn({ default: 1 })
   version: number;

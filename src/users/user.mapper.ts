@@ -10,9 +10,20 @@ export function toUserResponse(user: User): UserResponse {
     lastName: user.lastName ?? undefined,
     email: user.email,
     phone: user.phone ?? undefined,
+    pendingEmail: pendingEmailOf(user),
     userStatus: user.userStatus,
     role: user.role,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
   };
+}
+
+/** Shown while its link works (docs/identity.md, "Email change"). */
+function pendingEmailOf(user: User): string | undefined {
+  const { pendingEmail, pendingEmailExpiresAt } = user;
+  return pendingEmail !== null &&
+    pendingEmailExpiresAt !== null &&
+    pendingEmailExpiresAt > new Date()
+    ? pendingEmail
+    : undefined;
 }

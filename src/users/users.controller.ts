@@ -62,7 +62,9 @@ export class UsersController {
     summary: 'Create a user',
     description:
       'Admin only. Setting `role` takes a bearer token (an API key gets 403). Duplicate ' +
-      'username or email (any case): 409 CONFLICT.',
+      'username or email (any case): 409 CONFLICT. With `invite: true` and no `password`, ' +
+      'the account is created with userStatus 2 and the person is mailed a link (valid 7 ' +
+      'days) to choose a password, which activates it.',
   })
   @ApiJsonBody()
   @ApiErrors({ 409: ['CONFLICT'] })
@@ -121,7 +123,10 @@ export class UsersController {
       'Changing your own password, email or username (admins too) takes `currentPassword`: ' +
       'missing is 400, wrong is 403 INVALID_CURRENT_PASSWORD and counts toward the login ' +
       'lockout of your username (while it is locked, the right one is refused alike); on ' +
-      'any other change, someone else’s included, it is refused (400).',
+      'any other change, someone else’s included, it is refused (400). Your own new `email` ' +
+      'takes effect only when the link mailed to it is used: the answer keeps the old ' +
+      '`email` and shows `pendingEmail`; an admin changing someone else’s email changes it ' +
+      'at once.',
   })
   @ApiIdParam('id', 'User id')
   @ApiJsonBody()
@@ -144,7 +149,10 @@ export class UsersController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserResponse> {
     assertCanUpdateUser(principal, id, dto);
-    const user = await this.usersService.update(id, dto, ifMatch);
+    // Your own new email waits for its mailed link; an admin's change of another's is at once.
+    const user = await this.usersService.update(id, dto, ifMatch, {
+      emailByMail: principal.userId === id,
+    });
     setEtag(res, rowEtag(user));
     return toUserResponse(user);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { In, Repository } from 'typeorm';
+import { In, Repository, type FindOptionsWhere } from 'typeorm';
 import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
 import { UserStatus } from './user-status.js';
@@ -8,7 +8,7 @@ import { User } from './user.entity.js';
 
 /** The fields a write sets; the id and the timestamps come from the database. */
 export type UserFields = Partial<Omit<User, 'id' | 'version' | 'createdAt' | 'updatedAt'>>;
-type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHash'>;
+export type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHash'>;
 
 /** What a bearer token's check reads of its user. */
 export type UserAccess = Pick<User, 'userStatus' | 'role' | 'tokensValidAfter'>;
@@ -61,6 +61,14 @@ export class UsersRepository {
       .getOne();
   }
 
+  /** Emails are unique case-insensitively, so this finds at most one. */
+  findByEmail(email: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('user')
+      .where('lower(user.email) = lower(:email)', { email })
+      .getOne();
+  }
+
   findAccess(id: number): Promise<UserAccess | null> {
     return this.users.findOne({
       select: { id: true, userStatus: true, role: true, tokensValidAfter: true },
@@ -103,6 +111,15 @@ export class UsersRepository {
     const result = await refusingTakenFields(() =>
       this.users.update(whereVersion(id, versions), changes),
     );
+    return Boolean(result.affected);
+  }
+
+  /** Writes `changes` to the user of `where` (its id and more); false when nothing matched. */
+  async updateWhere(
+    where: FindOptionsWhere<User> & { id: number },
+    changes: UserFields,
+  ): Promise<boolean> {
+    const result = await refusingTakenFields(() => this.users.update(where, changes));
     return Boolean(result.affected);
   }
 

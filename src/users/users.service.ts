@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { TtlCache } from '../common/cache/ttl-cache.js';
@@ -21,15 +22,36 @@ import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
+import { EMAIL_CHANGE_TTL_SECONDS } from './email-change.js';
+import type { UserOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
-import { UserFieldTakenError, UsersRepository, type UserFields } from './users.repository.js';
+import {
+  UserFieldTakenError,
+  UsersRepository,
+  type NewUser,
+  type UserFields,
+} from './users.repository.js';
 
 /** What a bearer token's check needs to know about its user. */
 export interface AccessState {
   userStatus: UserStatus;
   role: Role;
   tokensValidAfter: Date | null;
+}
+
+/** What a person signing up gives, besides its password. */
+export type RegistrationFields = Pick<
+  CreateUserDto,
+  'username' | 'email' | 'firstName' | 'lastName' | 'phone'
+>;
+
+export interface UpdateOptions {
+  /**
+   * The user changes its own email: the new one is kept pending until the link mailed to
+   * it is used (confirmEmailChange), docs/identity.md "Email change".
+   */
+  emailByMail?: boolean;
 }
 
 export interface UserPage {
@@ -86,10 +108,93 @@ export class UsersService {
     return this.users.findByUsername(username);
   }
 
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findByEmail(email);
+  }
+
+  /**
+   * An admin's POST /users. An invited account waits, pending, for the password its owner
+   * chooses through the mailed link; until then its hash is of a password no one knows.
+   */
   async create(dto: CreateUserDto): Promise<User> {
-    const { password, ...fields } = dto;
-    const passwordHash = await this.passwords.hashPassword(password);
-    return refusingTakenFields(() => this.users.insert({ ...fields, passwordHash }));
+    const { password, invite, ...fields } = dto;
+    const passwordHash = await this.passwords.hashPassword(password ?? randomUUID());
+    if (!invite) return this.insert({ ...fields, passwordHash }, 'admin');
+    return this.insert({ ...fields, passwordHash, userStatus: UserStatus.Pending }, 'invitation');
+  }
+
+  /** A signed-up account: a customer, pending until its address is verified. */
+  register(fields: RegistrationFields, passwordHash: string): Promise<User> {
+    return this.insert(
+      { ...fields, passwordHash, role: 'customer', userStatus: UserStatus.Pending },
+      'registration',
+    );
+  }
+
+  private insert(fields: NewUser, origin: UserOrigin): Promise<User> {
+    return this.txHost.withTransaction(async () => {
+      const user = await refusingTakenFields(() => this.users.insert(fields));
+      await this.events.publish({
+        type: 'user.created',
+        subject: `user:${user.id}`,
+        userId: user.id,
+        origin,
+      });
+      return user;
+    });
+  }
+
+  /** A verified address: userStatus 2 becomes 0; any other status stays as it is. */
+  async verifyEmail(id: number): Promise<void> {
+    await this.write(id, { userStatus: UserStatus.Active }, { userStatus: UserStatus.Pending });
+  }
+
+  /**
+   * A password set through a mailed link: like a password change, it cuts off every token
+   * issued until now (the user.updated handlers revoke sessions and API keys), and it
+   * verifies a pending address, since the link reached it.
+   */
+  async setPasswordByMail(id: number, passwordHash: string): Promise<void> {
+    await this.txHost.withTransaction(async () => {
+      const user = await this.findOne(id);
+      const changes: UserFields = { passwordHash, tokensValidAfter: new Date() };
+      if (user.userStatus === UserStatus.Pending) changes.userStatus = UserStatus.Active;
+      await this.write(id, changes);
+    });
+  }
+
+  /**
+   * Applies the pending email change to `email`, if it is still the one pending; false
+   * otherwise. 409 CONFLICT when another account has taken the address since.
+   */
+  async confirmEmailChange(id: number, email: string): Promise<boolean> {
+    return refusingTakenFields(() =>
+      this.write(
+        id,
+        { email, pendingEmail: null, pendingEmailExpiresAt: null },
+        { pendingEmail: email },
+      ),
+    );
+  }
+
+  /** Writes and publishes user.updated in one transaction; false when `where` matched nothing. */
+  private async write(
+    id: number,
+    changes: UserFields,
+    where: { userStatus?: UserStatus; pendingEmail?: string } = {},
+  ): Promise<boolean> {
+    const written = await this.txHost.withTransaction(async () => {
+      if (!(await this.users.updateWhere({ ...where, id }, changes))) return false;
+      await this.events.publish({
+        type: 'user.updated',
+        subject: `user:${id}`,
+        userId: id,
+        fields: Object.keys(changes) as (keyof UserFields)[],
+      });
+      return true;
+    });
+    this.accessStates.delete(id);
+    return written;
   }
 
   /**
@@ -99,12 +204,20 @@ export class UsersService {
    * user's password (403 otherwise). With `ifMatch`, only if the user's version is one of it
    * (412 otherwise).
    */
-  async update(id: number, dto: UpdateUserDto, ifMatch?: IfMatch): Promise<User> {
-    const { password, currentPassword, ...fields } = dto;
+  async update(
+    id: number,
+    dto: UpdateUserDto,
+    ifMatch?: IfMatch,
+    { emailByMail = false }: UpdateOptions = {},
+  ): Promise<User> {
+    const { password, currentPassword, email, ...fields } = dto;
     if (currentPassword !== undefined) await this.confirmPassword(id, currentPassword);
     const passwordHash =
       password === undefined ? undefined : await this.passwords.hashPassword(password);
     const changes: UserFields = { ...fields };
+    if (email !== undefined) {
+      Object.assign(changes, emailByMail ? await this.emailChangeTo(id, email) : { email });
+    }
     const deactivated = fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
     if (passwordHash !== undefined) changes.passwordHash = passwordHash;
     if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
@@ -125,6 +238,21 @@ export class UsersService {
     });
     this.accessStates.delete(saved.id);
     return saved;
+  }
+
+  /**
+   * The new address waits for its link (the auth module mails it on user.updated); the
+   * current one again cancels a pending change.
+   */
+  private async emailChangeTo(id: number, email: string): Promise<UserFields> {
+    const user = await this.findOne(id);
+    if (user.email.toLowerCase() === email.toLowerCase()) {
+      return { pendingEmail: null, pendingEmailExpiresAt: null };
+    }
+    return {
+      pendingEmail: email,
+      pendingEmailExpiresAt: new Date(Date.now() + EMAIL_CHANGE_TTL_SECONDS * 1000),
+    };
   }
 
   /**

@@ -63,7 +63,7 @@ describeInBrowser('Accounts and sessions in the console (Chromium, real SMTP)', 
 
   /** The console link of the one mail `to` will have got (the outbox sends after commit). */
   async function mailedLink(to: string, page: string, count = 1): Promise<string> {
-    await waitFor(() => smtp.mailsTo(to).length >= count, 10_000);
+    await waitFor(() => Promise.resolve(smtp.mailsTo(to).length >= count), 10_000);
     const mail = smtp.mailsTo(to)[count - 1];
     const text = mail.parsed.text ?? '';
     const link = new RegExp(`${origin}/console/${page}\\?token=[A-Za-z0-9_-]+`).exec(text);

@@ -1,6 +1,12 @@
 /** The mails the service sends, one template each (docs/mail.md, "Templates"). */
 export type MailTemplate =
-  'verification' | 'registration-attempt' | 'password-reset' | 'invitation' | 'password-changed';
+  | 'verification'
+  | 'registration-attempt'
+  | 'password-reset'
+  | 'invitation'
+  | 'password-changed'
+  | 'email-change'
+  | 'email-change-attempt';
 
 /** A rendered mail: its subject and its two bodies, plain text and HTML. */
 export interface Mail {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { emailChangeAttemptMail } from './email-change-attempt.template.js';
+import { emailChangeMail } from './email-change.template.js';
 import { invitationMail } from './invitation.template.js';
 import { escapeHtml, type Mail, type MailTemplate } from './mail.js';
 import { passwordChangedMail } from './password-changed.template.js';
@@ -27,6 +29,12 @@ const rendered: [MailTemplate, Mail, string][] = [
     'password-changed',
     passwordChangedMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
     'changed',
+  ],
+  ['email-change', emailChangeMail({ username: HOSTILE, link: LINK, validHours: 24 }), '24 hours'],
+  [
+    'email-change-attempt',
+    emailChangeAttemptMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
+    'Nothing was changed',
   ],
 ];
 

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsString, Length, Matches, MaxLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 import { IsOptionalNotNull, OptionalText } from '../../common/dto/optional.js';
 import { Trim } from '../../common/dto/transforms.js';
 import { ROLES, type Role } from '../../common/types/principal.js';
@@ -30,10 +40,26 @@ export class CreateUserDto {
   @IsEmail()
   email: string;
 
-  @ApiProperty({ type: 'string', format: 'password', minLength: 8, maxLength: 128 })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'password',
+    minLength: 8,
+    maxLength: 128,
+    description: 'Required, unless `invite` is true: then refused (the person chooses it)',
+  })
+  // Validated unless an invitation leaves it out; sent with one, refused by @Equals below.
+  @ValidateIf((dto: CreateUserDto) => dto.invite !== true || dto.password !== undefined)
+  @ValidateBy({
+    name: 'notWithInvite',
+    validator: {
+      validate: (value, args) =>
+        (args?.object as CreateUserDto).invite !== true || value === undefined,
+      defaultMessage: () => 'password must not be sent with invite: true',
+    },
+  })
   @IsString()
   @Length(8, 128)
-  password: string;
+  password?: string;
 
   @OptionalText(100)
   firstName?: string | null;
@@ -43,6 +69,21 @@ export class CreateUserDto {
 
   @OptionalText(32)
   phone?: string | null;
+
+  /**
+   * The person chooses its password through a mailed link: the account is created with
+   * userStatus 2 and activated by `POST /auth/reset-password` (docs/identity.md).
+   */
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description:
+      'true: create the account without `password`, with userStatus 2, and mail the person ' +
+      'a link (valid 7 days) to choose one, which activates it',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean()
+  invite?: boolean;
 
   /** Admin only (the only role that may call create; on update see user-access.ts). */
   @ApiPropertyOptional({ enum: ROLES, default: 'user', description: 'Set by an admin only' })

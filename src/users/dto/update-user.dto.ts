@@ -1,11 +1,14 @@
-import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/dto/optional.js';
 import { CreateUserDto } from './create-user.dto.js';
 
 // skipNullProperties: false keeps `null` from slipping past the fields that always have a
 // value; firstName, lastName and phone still accept null to clear them.
-export class UpdateUserDto extends PartialType(CreateUserDto, { skipNullProperties: false }) {
+// `invite` is for creation only.
+export class UpdateUserDto extends PartialType(OmitType(CreateUserDto, ['invite']), {
+  skipNullProperties: false,
+}) {
   /** Checked, never stored, logged or returned (see user-access.ts for when it is taken). */
   @ApiPropertyOptional({
     type: 'string',

@@ -22,6 +22,13 @@ export class UserResponse {
   @ApiTextProperty(254, 'Email address as typed', { format: 'email' })
   email: string;
 
+  @ApiTextProperty(
+    254,
+    'Your own change of email waiting for its mailed link to be used (24 h); absent otherwise',
+    { format: 'email', required: false },
+  )
+  pendingEmail?: string;
+
   @ApiTextProperty(32, 'Phone number; absent when not set', { required: false })
   phone?: string;
 

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../../database/transactions.js';
+import type { AccountTokenPurpose } from './account-tokens.js';
+
+export interface NewAccountToken {
+  tokenHash: string;
+  purpose: AccountTokenPurpose;
+  userId: number;
+  /** The new address of an email change. */
+  email: string | null;
+  ttlSeconds: number;
+}
+
+/** What a used token grants. */
+export interface UsedAccountToken {
+  userId: number;
+  purpose: AccountTokenPurpose;
+  email: string | null;
+}
+
+/** The times of an address's row still within the window. */
+const RECENT = `ARRAY(SELECT t FROM unnest(q.sent_at) AS t WHERE t > now() - $3 * interval '1 second')`;
+
+/**
+ * The only door to `account_tokens` and `mail_quotas`. Every method joins the transaction in
+ * progress, if any. Times are the database's, so that instances with skewed clocks agree on
+ * expiry and on the mail limit.
+ */
+@Injectable()
+export class AccountsRepository {
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
+
+  async insertToken(token: NewAccountToken): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO account_tokens (token_hash, purpose, user_id, email, expires_at)
+       VALUES ($1, $2, $3, $4, now() + $5 * interval '1 second')`,
+      [token.tokenHash, token.purpose, token.userId, token.email, token.ttlSeconds],
+    );
+  }
+
+  /**
+   * Uses the token of `tokenHash` if it is unused, unexpired and of one of `purposes`, and
+   * with it every other unused token of its user for those purposes: one link works, and
+   * the older ones it supersedes stop. One statement, so that of two concurrent uses only
+   * the first matches. Undefined when nothing matched.
+   */
+  async useToken(
+    tokenHash: string,
+    purposes: AccountTokenPurpose[],
+  ): Promise<UsedAccountToken | undefined> {
+    const [row] = await this.txHost.tx.query<UsedAccountToken[]>(
+      `WITH used AS (
+         UPDATE account_tokens SET used_at = now()
+          WHERE token_hash = $1 AND purpose = ANY($2) AND used_at IS NULL AND expires_at > now()
+         RETURNING user_id, purpose, email
+       ), superseded AS (
+         UPDATE account_tokens SET used_at = now()
+          WHERE user_id = (SELECT user_id FROM used) AND purpose = ANY($2)
+            AND used_at IS NULL AND token_hash <> $1
+       )
+       SELECT user_id AS "userId", purpose, email FROM used`,
+      [tokenHash, purposes],
+    );
+    return row;
+  }
+
+  /**
+   * Counts a mail to `address` (any case) unless `limit` were already counted in the last
+   * `windowSeconds`: true when it may be sent. One upsert, whose row lock serialises
+   * concurrent requests for an address on every instance; it also forgets other addresses
+   * whose last mail is older than the window.
+   */
+  async takeMailQuota(address: string, limit: number, windowSeconds: number): Promise<boolean> {
+    const [row] = await this.txHost.tx.query<{ allowed: boolean }[]>(
+      `WITH forgotten AS (
+         DELETE FROM mail_quotas
+          WHERE last_sent_at < now() - $3 * interval '1 second' AND address <> lower($1)
+       ), counted AS (
+         INSERT INTO mail_quotas AS q (address, sent_at, last_sent_at)
+         VALUES (lower($1), ARRAY[now()], now())
+         ON CONFLICT (address) DO UPDATE SET
+           sent_at = CASE WHEN cardinality(${RECENT}) < $2 THEN ${RECENT} || now() ELSE q.sent_at END,
+           last_sent_at = CASE WHEN cardinality(${RECENT}) < $2 THEN now() ELSE q.last_sent_at END
+         RETURNING q.last_sent_at = now() AS allowed
+       )
+       SELECT allowed FROM counted`,
+      [address, limit, windowSeconds],
+    );
+    return row.allowed;
+  }
+}

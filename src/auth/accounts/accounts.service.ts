@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { authConfig, type AuthConfig } from '../../config/auth.config.js';
+import type { TxHost } from '../../database/transactions.js';
+import { DomainEvents } from '../../events/domain-events.js';
+import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
+import { PasswordService } from '../../users/password.service.js';
+import type { UserCreated, UserUpdated } from '../../users/user-events.js';
+import { UserStatus } from '../../users/user-status.js';
+import { UsersService } from '../../users/users.service.js';
+import type { AccountMail } from './account-events.js';
+import {
+  ACCOUNT_TOKEN_PATTERN,
+  generateAccountToken,
+  hashAccountToken,
+  RESET_PASSWORD_PURPOSES,
+  TOKEN_TTL_SECONDS,
+  VERIFY_EMAIL_PURPOSES,
+  type AccountTokenPurpose,
+} from './account-tokens.js';
+import { AccountsRepository, type UsedAccountToken } from './accounts.repository.js';
+import type { RegisterDto } from './dto/register.dto.js';
+
+/** Contract section 8: at most this many mails per address per hour, on every instance. */
+export const MAILS_PER_ADDRESS = 3;
+export const MAIL_WINDOW_SECONDS = 3600;
+
+/** One answer per route, the same whether or not the address is known. */
+export const AccountMessages = {
+  registered:
+    'Check your mailbox: the link we sent confirms your address and activates the account',
+  verified: 'Your email address is verified',
+  resent: 'If an account with this address awaits verification, a new link is on its way',
+  forgotten: 'If an account has this address, a link to reset its password is on its way',
+  reset: 'Your password is set; sign in with it',
+} as const;
+
+/** One answer for malformed, unknown, used, expired and other-purpose tokens. */
+export const invalidTokenValue = () =>
+  new ApiException('INVALID_TOKEN_VALUE', 'The link is not valid: it is unknown, used or expired');
+
+/**
+ * Sign-up, email verification, password reset, invitations and email changes
+ * (docs/identity.md, "Mailed tokens and account flows"). Every mail is an
+ * `account.mail_requested` event published in the change's transaction, which the mail
+ * module sends from the outbox once it commits; each address gets at most
+ * MAILS_PER_ADDRESS an hour. Unknown and known addresses take the same work and get the
+ * same answer, so that none can be told apart.
+ */
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly users: UsersService,
+    private readonly passwords: PasswordService,
+    private readonly events: DomainEvents,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+  ) {}
+
+  /**
+   * A taken username is 409; a taken email creates nothing and mails its owner instead.
+   * The password is hashed on both paths, so that they take the same time.
+   */
+  async register(dto: RegisterDto): Promise<void> {
+    if (this.cfg.registration === 'closed') {
+      throw new ApiException(
+        'REGISTRATION_CLOSED',
+        'Sign-up is closed on this service; an administrator can invite you',
+      );
+    }
+    const { password, ...fields } = dto;
+    const [passwordHash, sameUsername, owner] = await Promise.all([
+      this.passwords.hashPassword(password),
+      this.users.findByUsername(fields.username),
+      this.users.findByEmail(fields.email),
+    ]);
+    if (sameUsername) throw ApiException.taken('username');
+    if (owner) {
+      await this.txHost.withTransaction(() =>
+        this.queueMail(owner.id, owner.email, 'registration-attempt'),
+      );
+      return;
+    }
+    try {
+      // The verification mail goes with it: mailNewAccount, on user.created.
+      await this.users.register(fields, passwordHash);
+    } catch (error) {
+      // Taken by a concurrent sign-up since the look-up: answered as a taken address.
+      if (!(error instanceof ApiException && error.details?.field === 'email')) throw error;
+    }
+  }
+
+  /** A sign-up's or an invitation's first mail, in the transaction that creates the account. */
+  @OnDomainEvent('user.created')
+  async mailNewAccount(event: UserCreated): Promise<void> {
+    if (event.origin === 'admin') return;
+    const user = await this.users.findOne(event.userId);
+    if (event.origin === 'registration') {
+      await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+    } else {
+      await this.mailToken(user.id, 'invitation', 'invitation', user.email);
+    }
+  }
+
+  /**
+   * A user's own email change (its pendingEmail set, in the PUT's transaction): the link
+   * goes to the new address; a taken address gets no link, its owner a mail saying so.
+   */
+  @OnDomainEvent('user.updated')
+  async mailEmailChange(event: UserUpdated): Promise<void> {
+    if (!event.fields.includes('pendingEmail')) return;
+    const { id, pendingEmail } = await this.users.findOne(event.userId);
+    if (pendingEmail === null) return;
+    const owner = await this.users.findByEmail(pendingEmail);
+    if (owner) await this.queueMail(owner.id, owner.email, 'email-change-attempt');
+    else await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
+  }
+
+  /** A sign-up's token activates the account; an email change's applies it. */
+  async verifyEmail(token: string): Promise<void> {
+    await this.txHost.withTransaction(async () => {
+      const used = await this.useToken(token, VERIFY_EMAIL_PURPOSES);
+      if (used.purpose !== 'email-change') return this.users.verifyEmail(used.userId);
+      // Superseded by a later change (or a cancellation): the link no longer applies.
+      if (!(await this.users.confirmEmailChange(used.userId, used.email ?? ''))) {
+        throw invalidTokenValue();
+      }
+    });
+  }
+
+  async resendVerification(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    await this.txHost.withTransaction(async () => {
+      if (user?.userStatus === UserStatus.Pending) {
+        await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+      } else {
+        await this.takeQuota(email);
+      }
+    });
+  }
+
+  /** A disabled account gets no link: setting its password would not let it sign in. */
+  async forgotPassword(email: string): Promise<void> {
+    const user = await this.users.findByEmail(email);
+    await this.txHost.withTransaction(async () => {
+      if (user && user.userStatus !== UserStatus.Disabled) {
+        await this.mailToken(user.id, 'reset-password', 'password-reset', user.email);
+      } else {
+        await this.takeQuota(email);
+      }
+    });
+  }
+
+  /**
+   * A reset's or an invitation's token sets the password (UsersService.setPasswordByMail:
+   * sessions, earlier tokens and API keys end; a pending account becomes active). A
+   * malformed token is refused before the password is hashed.
+   */
+  async resetPassword(token: string, password: string): Promise<void> {
+    if (!ACCOUNT_TOKEN_PATTERN.test(token)) throw invalidTokenValue();
+    const passwordHash = await this.passwords.hashPassword(password);
+    await this.txHost.withTransaction(async () => {
+      const used = await this.useToken(token, RESET_PASSWORD_PURPOSES);
+      await this.users.setPasswordByMail(used.userId, passwordHash);
+    });
+  }
+
+  private async useToken(
+    token: string,
+    purposes: AccountTokenPurpose[],
+  ): Promise<UsedAccountToken> {
+    if (!ACCOUNT_TOKEN_PATTERN.test(token)) throw invalidTokenValue();
+    const used = await this.accounts.useToken(hashAccountToken(token), purposes);
+    if (!used) throw invalidTokenValue();
+    return used;
+  }
+
+  /** A new token for `purpose`, and the mail carrying it, unless `to` had its share. */
+  private async mailToken(
+    userId: number,
+    purpose: AccountTokenPurpose,
+    mail: AccountMail,
+    to: string,
+    email: string | null = null,
+  ): Promise<void> {
+    if (!(await this.takeQuota(to))) return;
+    const token = generateAccountToken();
+    await this.accounts.insertToken({
+      tokenHash: hashAccountToken(token),
+      purpose,
+      userId,
+      email,
+      ttlSeconds: TOKEN_TTL_SECONDS[purpose],
+    });
+    await this.publishMail(userId, mail, to, token);
+  }
+
+  private async queueMail(userId: number, to: string, mail: AccountMail): Promise<void> {
+    if (await this.takeQuota(to)) await this.publishMail(userId, mail, to);
+  }
+
+  private publishMail(userId: number, mail: AccountMail, to: string, token?: string) {
+    return this.events.publish({
+      type: 'account.mail_requested',
+      subject: `user:${userId}`,
+      userId,
+      mail,
+      to,
+      ...(token === undefined ? {} : { token }),
+    });
+  }
+
+  private takeQuota(address: string): Promise<boolean> {
+    return this.accounts.takeMailQuota(address, MAILS_PER_ADDRESS, MAIL_WINDOW_SECONDS);
+  }
+}

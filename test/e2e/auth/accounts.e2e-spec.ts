@@ -1,0 +1,597 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { apiKey, bearer, createApiKey, createUser } from '../../support/auth.js';
+import { expectError, expectValidationError } from '../../support/errors.js';
+import { TestSmtpServer, type ReceivedMail } from '../../support/smtp-server.js';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { waitFor } from '../../support/wait.js';
+
+/*
+ * Contract section 8, "Accounts" (docs/identity.md, "Mailed tokens and account flows"):
+ * sign-up, verification, reset, invitation and email change, with the mails read from a
+ * real SMTP server started here.
+ */
+const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
+const BASE_URL = 'https://shop.example.com';
+const CONSUMER = 'mail.accounts';
+const PASSWORD = 'a sign-up password';
+const NEW_PASSWORD = 'a brand new password';
+
+const REGISTERED = {
+  message: 'Check your mailbox: the link we sent confirms your address and activates the account',
+};
+const RESENT = {
+  message: 'If an account with this address awaits verification, a new link is on its way',
+};
+const FORGOTTEN = {
+  message: 'If an account has this address, a link to reset its password is on its way',
+};
+
+let counter = 0;
+function person() {
+  counter += 1;
+  const username = `person${counter}_${randomUUID().slice(0, 8)}`;
+  return { username, email: `${username}@example.com`, password: PASSWORD };
+}
+
+/** The token of the mail's link to `page`, checked in both parts. */
+function tokenIn({ parsed }: ReceivedMail, page: 'verify-email' | 'reset-password'): string {
+  const match = new RegExp(`${BASE_URL}/console/${page}\\?token=([A-Za-z0-9_-]+)`).exec(
+    parsed.text ?? '',
+  );
+  if (!match) throw new Error(`no ${page} link in: ${parsed.text}`);
+  expect(parsed.html).toContain(`href="${match[0]}"`);
+  expect(match[1]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  return match[1];
+}
+
+describe('Accounts (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    smtp = await TestSmtpServer.start();
+    t = await createTestApp({
+      ...FAST_OUTBOX,
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: BASE_URL,
+      REGISTRATION: 'open',
+      METRICS_ENABLED: 'true',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  const post = (path: string, body: Record<string, unknown>) =>
+    t.http.post(`/v1/auth/${path}`).send(body);
+  const login = (username: string, password: string) => post('login', { username, password });
+
+  /** Waits for the nth mail to `to` (1 by default), of `subject` if given, and returns it. */
+  async function mailTo(to: string, nth = 1, subject?: string): Promise<ReceivedMail> {
+    const mails = () =>
+      smtp.mailsTo(to).filter((mail) => subject === undefined || mail.parsed.subject === subject);
+    await waitFor(() => Promise.resolve(mails().length >= nth), 10_000);
+    return mails()[nth - 1];
+  }
+
+  /** Waits until the consumer has no message left, so that a mail not sent will never be. */
+  const drained = () =>
+    waitFor(async () => {
+      const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+        'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = $1',
+        [CONSUMER],
+      );
+      return count === 0;
+    }, 10_000);
+
+  async function registered(): Promise<ReturnType<typeof person> & { id: number; token: string }> {
+    const who = person();
+    await post('register', who).expect(202);
+    const token = tokenIn(await mailTo(who.email), 'verify-email');
+    const [{ id }] = await t.dataSource.query<{ id: number }[]>(
+      'SELECT id FROM users WHERE username = $1',
+      [who.username],
+    );
+    return { ...who, id: Number(id), token };
+  }
+
+  describe('sign-up and verification', () => {
+    it('should register, mail the link, verify, log in, refresh, revoke on reuse and log out', async () => {
+      const who = person();
+
+      const res = await post('register', { ...who, firstName: 'Ada' }).expect(202);
+
+      expect(res.body).toEqual(REGISTERED);
+      const mail = await mailTo(who.email);
+      expect(mail.parsed.subject).toBe('Confirm your email address');
+      expect(mail.parsed.text).toContain(`Hello ${who.username},`);
+      const token = tokenIn(mail, 'verify-email');
+      const [row] = await t.dataSource.query<Record<string, unknown>[]>(
+        `SELECT role, user_status AS "userStatus", first_name AS "firstName" FROM users
+          WHERE username = $1`,
+        [who.username],
+      );
+      expect(row).toEqual({ role: 'customer', userStatus: 2, firstName: 'Ada' });
+
+      expect((await post('verify-email', { token }).expect(200)).body).toEqual({
+        message: 'Your email address is verified',
+      });
+
+      const first = (await login(who.username, who.password).expect(200)).body;
+      const second = (await post('refresh', { refreshToken: first.refreshToken }).expect(200)).body;
+      expectError(
+        await post('refresh', { refreshToken: first.refreshToken }),
+        401,
+        'INVALID_REFRESH_TOKEN',
+      );
+      // The reuse revoked the whole session: the sibling token is dead too.
+      expectError(
+        await post('refresh', { refreshToken: second.refreshToken }),
+        401,
+        'INVALID_REFRESH_TOKEN',
+      );
+      const again = (await login(who.username, who.password).expect(200)).body;
+      expect((await post('logout', { refreshToken: again.refreshToken }).expect(200)).body).toEqual(
+        {},
+      );
+      expectError(
+        await post('refresh', { refreshToken: again.refreshToken }),
+        401,
+        'INVALID_REFRESH_TOKEN',
+      );
+    });
+
+    it('should refuse an unverified account 403 EMAIL_NOT_VERIFIED with the right password, 401 with a wrong one', async () => {
+      const who = person();
+      await post('register', who).expect(202);
+
+      expectError(await login(who.username, who.password), 403, 'EMAIL_NOT_VERIFIED');
+      expectError(await login(who.username, 'not the password'), 401, 'INVALID_CREDENTIALS');
+    });
+
+    it('should answer a taken username 409 CONFLICT, and apply the rules of POST /users', async () => {
+      const who = person();
+      await post('register', who).expect(202);
+
+      const taken = await post('register', {
+        ...person(),
+        username: who.username.toUpperCase(),
+      });
+      expectError(taken, 409, 'CONFLICT');
+      expect(taken.body.details).toEqual({ field: 'username' });
+      expectValidationError(
+        await post('register', { username: 'x', email: 'not an address', password: 'short' }),
+        ['username', 'email', 'password'],
+      );
+      expectValidationError(await post('register', { ...person(), role: 'admin' }), ['role']);
+    });
+
+    it('should spend a verification token once, and refuse unknown, malformed and expired ones alike', async () => {
+      const first = await registered();
+      await post('verify-email', { token: first.token }).expect(200);
+      const second = await registered();
+      await t.dataSource.query(
+        `UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1`,
+        [second.id],
+      );
+
+      for (const token of [
+        first.token,
+        second.token,
+        'A'.repeat(43),
+        'not a token',
+        `${first.token}x`,
+      ]) {
+        expectError(await post('verify-email', { token }), 400, 'INVALID_TOKEN_VALUE');
+      }
+      expectValidationError(await post('verify-email', {}), ['token']);
+    });
+
+    it('should refuse a token on the route of another purpose', async () => {
+      const who = await registered();
+
+      expectError(
+        await post('reset-password', { token: who.token, password: NEW_PASSWORD }),
+        400,
+        'INVALID_TOKEN_VALUE',
+      );
+      // Not spent by the refusal.
+      await post('verify-email', { token: who.token }).expect(200);
+    });
+
+    it('should mail a new link on resend for a pending account, which the older one does not outlive', async () => {
+      const who = await registered();
+
+      expect((await post('resend-verification', { email: who.email }).expect(202)).body).toEqual(
+        RESENT,
+      );
+
+      const token = tokenIn(await mailTo(who.email, 2), 'verify-email');
+      await post('verify-email', { token }).expect(200);
+      expectError(await post('verify-email', { token: who.token }), 400, 'INVALID_TOKEN_VALUE');
+      await login(who.username, who.password).expect(200);
+    });
+  });
+
+  describe('no enumeration', () => {
+    it('should answer a taken email like a free one, create nothing, and mail the owner', async () => {
+      const owner = await createUser(t);
+      const free = person();
+
+      const known = await post('register', { ...person(), email: owner.email.toUpperCase() });
+      const unknown = await post('register', free);
+
+      expect({ status: known.status, body: known.body }).toEqual({
+        status: unknown.status,
+        body: unknown.body,
+      });
+      const mail = await mailTo(owner.email);
+      expect(mail.parsed.subject).toBe('Someone tried to sign up with your address');
+      expect(mail.parsed.text).toContain(`Hello ${owner.username},`);
+      const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+        'SELECT count(*)::int AS count FROM users WHERE lower(email) = lower($1)',
+        [owner.email],
+      );
+      expect(count).toBe(1);
+    });
+
+    it('should answer resend and forgot the same for known and unknown addresses', async () => {
+      const pending = await registered();
+      const active = await createUser(t);
+      const nobody = person().email;
+
+      for (const [path, email, expected] of [
+        ['resend-verification', pending.email, RESENT],
+        ['resend-verification', nobody, RESENT],
+        ['resend-verification', active.email, RESENT],
+        ['forgot-password', active.email, FORGOTTEN],
+        ['forgot-password', nobody, FORGOTTEN],
+      ] as const) {
+        const res = await post(path, { email });
+        expect({ path, status: res.status, body: res.body }).toEqual({
+          path,
+          status: 202,
+          body: expected,
+        });
+      }
+      await mailTo(pending.email, 2);
+      await mailTo(active.email);
+      await drained();
+      expect(smtp.mailsTo(nobody)).toEqual([]);
+      // An active account gets no verification mail, only the reset one.
+      expect(smtp.mailsTo(active.email).map((mail) => mail.parsed.subject)).toEqual([
+        'Reset your password',
+      ]);
+    });
+
+    it('should send at most 3 mails an hour to one address, whatever its case, answering the same', async () => {
+      const user = await createUser(t);
+
+      for (let i = 0; i < 4; i += 1) {
+        const email = i % 2 ? user.email.toUpperCase() : user.email;
+        expect((await post('forgot-password', { email }).expect(202)).body).toEqual(FORGOTTEN);
+      }
+
+      await mailTo(user.email, 3);
+      await drained();
+      expect(smtp.mailsTo(user.email)).toHaveLength(3);
+      const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+        `SELECT count(*)::int AS count FROM account_tokens WHERE user_id = $1`,
+        [user.id],
+      );
+      expect(count).toBe(3);
+    });
+  });
+
+  describe('password reset', () => {
+    it('should reset the password and end the sessions, earlier access tokens and API keys', async () => {
+      const user = await createUser(t);
+      const session = (await login(user.username, user.password).expect(200)).body;
+      const key = await createApiKey(t, user.headers);
+
+      await post('forgot-password', { email: user.email }).expect(202);
+      const mail = await mailTo(user.email);
+      expect(mail.parsed.subject).toBe('Reset your password');
+      const token = tokenIn(mail, 'reset-password');
+
+      expect(
+        (await post('reset-password', { token, password: NEW_PASSWORD }).expect(200)).body,
+      ).toEqual({ message: 'Your password is set; sign in with it' });
+
+      expectError(
+        await post('refresh', { refreshToken: session.refreshToken }),
+        401,
+        'INVALID_REFRESH_TOKEN',
+      );
+      expectError(
+        await t.http.get(`/v1/users/${user.id}`).set(bearer(session.token)),
+        401,
+        'INVALID_TOKEN',
+      );
+      expectError(
+        await t.http.get(`/v1/users/${user.id}`).set(apiKey(key.key)),
+        401,
+        'INVALID_API_KEY',
+      );
+      expectError(await login(user.username, user.password), 401, 'INVALID_CREDENTIALS');
+      await login(user.username, NEW_PASSWORD).expect(200);
+      expectError(
+        await post('reset-password', { token, password: 'yet another password' }),
+        400,
+        'INVALID_TOKEN_VALUE',
+      );
+    });
+
+    it('should verify a pending address on reset, and refuse an expired reset token', async () => {
+      const who = await registered();
+      await post('forgot-password', { email: who.email }).expect(202);
+      const token = tokenIn(await mailTo(who.email, 2), 'reset-password');
+
+      await post('reset-password', { token, password: NEW_PASSWORD }).expect(200);
+      await login(who.username, NEW_PASSWORD).expect(200);
+
+      await post('forgot-password', { email: who.email }).expect(202);
+      const late = tokenIn(await mailTo(who.email, 2, 'Reset your password'), 'reset-password');
+      await t.dataSource.query(
+        `UPDATE account_tokens SET expires_at = now() - interval '1 second'
+          WHERE user_id = $1 AND used_at IS NULL`,
+        [who.id],
+      );
+      expectError(
+        await post('reset-password', { token: late, password: NEW_PASSWORD }),
+        400,
+        'INVALID_TOKEN_VALUE',
+      );
+    });
+
+    it('should check the new password by the rules of POST /users', async () => {
+      expectValidationError(await post('reset-password', { token: 'x', password: 'short' }), [
+        'password',
+      ]);
+    });
+  });
+
+  describe('invitations', () => {
+    it('should create a pending account, mail a 7-day link that sets the password and activates it', async () => {
+      const who = person();
+
+      const created = await t.http
+        .post('/v1/users')
+        .set(t.admin)
+        .send({ username: who.username, email: who.email, invite: true })
+        .expect(201);
+
+      expect(created.body).toMatchObject({ username: who.username, userStatus: 2, role: 'user' });
+      const mail = await mailTo(who.email);
+      expect(mail.parsed.subject).toBe('You are invited to the pet store');
+      const token = tokenIn(mail, 'reset-password');
+      const [{ seconds }] = await t.dataSource.query<{ seconds: number }[]>(
+        `SELECT extract(epoch FROM expires_at - created_at)::int AS seconds FROM account_tokens
+          WHERE user_id = $1`,
+        [created.body.id],
+      );
+      expect(seconds).toBe(7 * 24 * 3600);
+
+      await post('reset-password', { token, password: NEW_PASSWORD }).expect(200);
+
+      const me = await login(who.username, NEW_PASSWORD).expect(200);
+      const read = await t.http
+        .get(`/v1/users/${created.body.id}`)
+        .set(bearer(me.body.token))
+        .expect(200);
+      expect(read.body.userStatus).toBe(0);
+    });
+
+    it('should refuse a password with invite: true, and require one without', async () => {
+      const who = person();
+      expectValidationError(
+        await t.http
+          .post('/v1/users')
+          .set(t.admin)
+          .send({ ...who, invite: true }),
+        ['password'],
+      );
+      expectValidationError(
+        await t.http
+          .post('/v1/users')
+          .set(t.admin)
+          .send({ username: who.username, email: who.email }),
+        ['password'],
+      );
+      expectValidationError(
+        await t.http.put(`/v1/users/${t.plainUser.id}`).set(t.admin).send({ invite: true }),
+        ['invite'],
+      );
+    });
+  });
+
+  describe('email change', () => {
+    const put = (id: number, headers: Record<string, string>, body: Record<string, unknown>) =>
+      t.http.put(`/v1/users/${id}`).set(headers).send(body);
+
+    it('should keep the old email with pendingEmail until the link mailed to the new one is used', async () => {
+      const user = await createUser(t);
+      const next = person().email;
+
+      const res = await put(user.id, user.headers, {
+        email: next,
+        currentPassword: user.password,
+      }).expect(200);
+
+      expect(res.body).toMatchObject({ email: user.email, pendingEmail: next });
+      const mail = await mailTo(next);
+      expect(mail.parsed.subject).toBe('Confirm your new email address');
+      const token = tokenIn(mail, 'verify-email');
+      expect(
+        (await t.http.get(`/v1/users/${user.id}`).set(t.admin).expect(200)).body.pendingEmail,
+      ).toBe(next);
+
+      await post('verify-email', { token }).expect(200);
+
+      const read = await t.http.get(`/v1/users/${user.id}`).set(user.headers).expect(200);
+      expect(read.body.email).toBe(next);
+      expect(read.body).not.toHaveProperty('pendingEmail');
+      expectError(await post('verify-email', { token }), 400, 'INVALID_TOKEN_VALUE');
+    });
+
+    it('should treat a taken address like a free one, mail its owner, and never change it', async () => {
+      const user = await createUser(t);
+      const owner = await createUser(t);
+
+      const res = await put(user.id, user.headers, {
+        email: owner.email,
+        currentPassword: user.password,
+      }).expect(200);
+
+      expect(res.body).toMatchObject({ email: user.email, pendingEmail: owner.email });
+      const mail = await mailTo(owner.email);
+      expect(mail.parsed.subject).toBe('Someone tried to use your address');
+      expect(mail.parsed.text).not.toContain('token=');
+      await drained();
+      expect(smtp.mailsTo(owner.email)).toHaveLength(1);
+      const read = await t.http.get(`/v1/users/${user.id}`).set(t.admin).expect(200);
+      expect(read.body.email).toBe(user.email);
+    });
+
+    it('should answer 409 CONFLICT when the address was taken between the request and its link', async () => {
+      const user = await createUser(t);
+      const next = person();
+      await put(user.id, user.headers, { email: next.email, currentPassword: user.password });
+      const token = tokenIn(await mailTo(next.email), 'verify-email');
+      await t.http
+        .post('/v1/users')
+        .set(t.admin)
+        .send({ ...next, email: next.email.toUpperCase() })
+        .expect(201);
+
+      const res = await post('verify-email', { token });
+
+      expectError(res, 409, 'CONFLICT');
+      expect(res.body.details).toEqual({ field: 'email' });
+    });
+
+    it('should drop a link superseded by a later change', async () => {
+      const user = await createUser(t);
+      const first = person().email;
+      await put(user.id, user.headers, { email: first, currentPassword: user.password });
+      const stale = tokenIn(await mailTo(first), 'verify-email');
+
+      await put(user.id, user.headers, { email: user.email, currentPassword: user.password })
+        .expect(200)
+        .expect((res) => expect(res.body).not.toHaveProperty('pendingEmail'));
+
+      expectError(await post('verify-email', { token: stale }), 400, 'INVALID_TOKEN_VALUE');
+    });
+
+    it('should change another user’s email at once when an admin does', async () => {
+      const user = await createUser(t);
+      const next = person().email;
+
+      const res = await put(user.id, t.admin, { email: next }).expect(200);
+
+      expect(res.body.email).toBe(next);
+      expect(res.body).not.toHaveProperty('pendingEmail');
+    });
+  });
+
+  it('should count the new public routes by client address, like login', async () => {
+    const res = await post('forgot-password', { email: person().email }).expect(202);
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expect(res.headers['x-ratelimit-remaining']).toBeDefined();
+  });
+});
+
+describe('Accounts with REGISTRATION=closed (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    smtp = await TestSmtpServer.start();
+    t = await createTestApp({
+      ...FAST_OUTBOX,
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: BASE_URL,
+      REGISTRATION: 'closed',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  it('should refuse sign-up 403 REGISTRATION_CLOSED, while invitations and reset work', async () => {
+    expectError(await t.http.post('/v1/auth/register').send(person()), 403, 'REGISTRATION_CLOSED');
+
+    const who = person();
+    await t.http
+      .post('/v1/users')
+      .set(t.admin)
+      .send({ username: who.username, email: who.email, invite: true })
+      .expect(201);
+    await waitFor(() => Promise.resolve(smtp.mailsTo(who.email).length > 0), 10_000);
+    const token = tokenIn(smtp.mailsTo(who.email)[0], 'reset-password');
+    await t.http
+      .post('/v1/auth/reset-password')
+      .send({ token, password: NEW_PASSWORD })
+      .expect(200);
+    await t.http
+      .post('/v1/auth/login')
+      .send({ username: who.username, password: NEW_PASSWORD })
+      .expect(200);
+  });
+
+  it('should verify an address while sign-up is closed', async () => {
+    const user = await createUser(t);
+    const next = person().email;
+    await t.http
+      .put(`/v1/users/${user.id}`)
+      .set(user.headers)
+      .send({ email: next, currentPassword: user.password })
+      .expect(200);
+    await waitFor(() => Promise.resolve(smtp.mailsTo(next).length > 0), 10_000);
+
+    const token = tokenIn(smtp.mailsTo(next)[0], 'verify-email');
+    await t.http.post('/v1/auth/verify-email').send({ token }).expect(200);
+  });
+});
+
+describe('Account mails, the SMTP server refusing at first (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    smtp = await TestSmtpServer.start({ refuseFirst: { count: 2, code: 451 } });
+    t = await createTestApp({
+      ...FAST_OUTBOX,
+      OUTBOX_MAX_ATTEMPTS: '1',
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: BASE_URL,
+      REGISTRATION: 'open',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  it('should retry a refused verification mail until it is accepted, and deliver it once', async () => {
+    const who = person();
+
+    await t.http.post('/v1/auth/register').send(who).expect(202);
+
+    await waitFor(() => Promise.resolve(smtp.mailsTo(who.email).length > 0), 10_000);
+    await waitFor(async () => {
+      const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+        'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = $1',
+        [CONSUMER],
+      );
+      return count === 0;
+    }, 10_000);
+    expect(smtp.refused).toBe(2);
+    expect(smtp.mailsTo(who.email)).toHaveLength(1);
+    const token = tokenIn(smtp.mailsTo(who.email)[0], 'verify-email');
+    await t.http.post('/v1/auth/verify-email').send({ token }).expect(200);
+  });
+});
