@@ -69,7 +69,12 @@ export function SessionsPage() {
                 <tr key={listed.id}>
                   <th scope="row" data-label="Device">
                     {deviceOf(listed)}
-                    {listed.current && <strong class="badge"> This device</strong>}
+                    {listed.current && (
+                      <>
+                        {' '}
+                        <strong class="badge">This device</strong>
+                      </>
+                    )}
                   </th>
                   <td data-label="Address">{listed.ip ?? 'Unknown'}</td>
                   <td data-label="Signed in">{formatDate(listed.createdAt)}</td>
