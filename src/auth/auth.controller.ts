@@ -34,7 +34,7 @@ const refreshCookieHeader = (action: 'sets' | 'replaces' | 'clears') => ({
       `Only for the web console’s refresh cookie: ${action} \`${REFRESH_COOKIE_NAME}\` ` +
       `(HttpOnly; Secure; SameSite=Strict), once for Path=${REFRESH_COOKIE_PATHS.join(' and once for Path=')}`,
     required: false,
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: 512, pattern: `^${REFRESH_COOKIE_NAME}=` },
   },
 });
 
