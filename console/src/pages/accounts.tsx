@@ -80,6 +80,7 @@ export function RegisterPage() {
           We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address, then sign in.
           The link works for 24 hours.
         </p>
+        <ResendVerification email={sentTo} />
       </AccountPage>
     );
   }
@@ -114,6 +115,29 @@ export function RegisterPage() {
         </button>
       </form>
     </AccountPage>
+  );
+}
+
+/** Another verification mail, for a lost or expired one (the API answers alike for any address). */
+function ResendVerification({ email }: { email: string }) {
+  const [resent, setResent] = useState(false);
+  const { busy, error, run } = useSubmit();
+  const resend = () =>
+    void run(async () => {
+      setResent(false);
+      await ok(api.POST('/v1/auth/resend-verification', { body: { email } }));
+      setResent(true);
+    });
+  return (
+    <>
+      <ErrorAlert error={error} />
+      {resent && <p role="status">We sent the link again.</p>}
+      <p>
+        <button type="button" class="button-secondary" disabled={busy} onClick={resend}>
+          Send the mail again
+        </button>
+      </p>
+    </>
   );
 }
 
