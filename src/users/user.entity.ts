@@ -52,7 +52,7 @@ export class User {
 
   /**
    * The address of the user's own email change, until the link mailed to it is used
-   * (docs/identity.md, "Email change"); null when none is pending.
+   * (docs/identity.md, "Mailed tokens and account flows"); null when none is pending.
    */
   @Column({ name: 'pending_email', type: 'varchar', length: 254, nullable: true })
   pendingEmail: string | null;

@@ -18,7 +18,7 @@ export function toUserResponse(user: User): UserResponse {
   };
 }
 
-/** Shown while its link works (docs/identity.md, "Email change"). */
+/** Shown while its link works (docs/identity.md, "Mailed tokens and account flows"). */
 function pendingEmailOf(user: User): string | undefined {
   const { pendingEmail, pendingEmailExpiresAt } = user;
   return pendingEmail !== null &&

@@ -136,6 +136,112 @@ describe(UsersService.name, () => {
     );
   });
 
+  describe('create with invite, and register', () => {
+    beforeEach(() => {
+      repository.insert.mockImplementation((fields) => Promise.resolve(user(9, fields)));
+    });
+
+    it('should create an invited account pending, with a password no one knows, and publish user.created', async () => {
+      await sut.create({ username: 'bob', email: 'b@example.com', invite: true });
+
+      const [fields] = repository.insert.mock.calls[0];
+      expect(fields).toEqual({
+        username: 'bob',
+        email: 'b@example.com',
+        userStatus: UserStatus.Pending,
+        passwordHash: expect.stringMatching(/^hash of [0-9a-f-]{36}$/),
+      });
+      expect(published).toEqual([
+        { type: 'user.created', subject: 'user:9', userId: 9, origin: 'invitation' },
+      ]);
+    });
+
+    it('should register a pending customer with the given hash', async () => {
+      await sut.register({ username: 'carol', email: 'c@example.com' }, 'the hash');
+
+      expect(repository.insert).toHaveBeenCalledWith({
+        username: 'carol',
+        email: 'c@example.com',
+        passwordHash: 'the hash',
+        role: 'customer',
+        userStatus: UserStatus.Pending,
+      });
+      expect(published).toEqual([expect.objectContaining({ origin: 'registration' })]);
+    });
+  });
+
+  describe('mailed-link changes', () => {
+    beforeEach(() => {
+      repository.updateWhere.mockResolvedValue(true);
+    });
+
+    it('should activate only a pending account on verification, publishing only a change', async () => {
+      await sut.verifyEmail(7);
+      repository.updateWhere.mockResolvedValue(false);
+      await sut.verifyEmail(8);
+
+      expect(repository.updateWhere.mock.calls).toEqual([
+        [{ id: 7, userStatus: UserStatus.Pending }, { userStatus: UserStatus.Active }],
+        [{ id: 8, userStatus: UserStatus.Pending }, { userStatus: UserStatus.Active }],
+      ]);
+      expect(published).toEqual([expect.objectContaining({ userId: 7, fields: ['userStatus'] })]);
+    });
+
+    it.each([
+      [UserStatus.Pending, { userStatus: UserStatus.Active }],
+      [UserStatus.Disabled, {}],
+    ])(
+      'should set the hash and the cut-off by a link, activating a user of status %s only if pending',
+      async (userStatus, activation) => {
+        repository.findById.mockResolvedValue(user(7, { userStatus }));
+
+        await sut.setPasswordByMail(7, 'the hash');
+
+        expect(repository.updateWhere).toHaveBeenCalledWith(
+          { id: 7 },
+          { passwordHash: 'the hash', tokensValidAfter: expect.any(Date), ...activation },
+        );
+      },
+    );
+
+    it('should apply an email change only while it is the pending one, 409 when taken', async () => {
+      expect(await sut.confirmEmailChange(7, 'n@example.com')).toBe(true);
+      expect(repository.updateWhere).toHaveBeenCalledWith(
+        { id: 7, pendingEmail: 'n@example.com' },
+        { email: 'n@example.com', pendingEmail: null, pendingEmailExpiresAt: null },
+      );
+      repository.updateWhere.mockRejectedValue(new UserFieldTakenError('email'));
+
+      const error = await refusal(sut.confirmEmailChange(7, 'n@example.com'));
+
+      expect(error.code).toBe('CONFLICT');
+      expect(error.details).toEqual({ field: 'email' });
+    });
+
+    it('should keep a user’s own new email pending for 24 h, and cancel it with the current one', async () => {
+      repository.findById.mockResolvedValue(user(7, { passwordHash: 'hash of pw' }));
+      repository.update.mockResolvedValue(true);
+      const before = Date.now();
+
+      await sut.update(7, { email: 'n@example.com', currentPassword: 'pw' }, undefined, {
+        emailByMail: true,
+      });
+      await sut.update(7, { email: 'USER7@example.com', currentPassword: 'pw' }, undefined, {
+        emailByMail: true,
+      });
+
+      const [[, pending], [, cancelled]] = repository.update.mock.calls;
+      expect(pending).toEqual({
+        pendingEmail: 'n@example.com',
+        pendingEmailExpiresAt: expect.any(Date),
+      });
+      expect(pending.pendingEmailExpiresAt!.getTime() - before).toBeGreaterThanOrEqual(
+        24 * 3600 * 1000,
+      );
+      expect(cancelled).toEqual({ pendingEmail: null, pendingEmailExpiresAt: null });
+    });
+  });
+
   describe('update', () => {
     beforeEach(() => {
       repository.findById.mockResolvedValue(user(7));

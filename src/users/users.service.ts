@@ -49,7 +49,7 @@ export type RegistrationFields = Pick<
 export interface UpdateOptions {
   /**
    * The user changes its own email: the new one is kept pending until the link mailed to
-   * it is used (confirmEmailChange), docs/identity.md "Email change".
+   * it is used (confirmEmailChange), docs/identity.md "Mailed tokens and account flows".
    */
   emailByMail?: boolean;
 }

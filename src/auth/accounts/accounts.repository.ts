@@ -19,6 +19,9 @@ export interface UsedAccountToken {
   email: string | null;
 }
 
+/** Rows of stale addresses one call deletes: enough to keep up, never a long statement. */
+const FORGOTTEN_PER_CALL = 10;
+
 /** The times of an address's row still within the window. */
 const RECENT = `ARRAY(SELECT t FROM unnest(q.sent_at) AS t WHERE t > now() - $3 * interval '1 second')`;
 
@@ -68,14 +71,17 @@ export class AccountsRepository {
   /**
    * Counts a mail to `address` (any case) unless `limit` were already counted in the last
    * `windowSeconds`: true when it may be sent. One upsert, whose row lock serialises
-   * concurrent requests for an address on every instance; it also forgets other addresses
-   * whose last mail is older than the window.
+   * concurrent requests for an address on every instance; it also forgets a few other
+   * addresses whose last mail is older than the window, skipping those another request
+   * holds, so that no request waits for another address's.
    */
   async takeMailQuota(address: string, limit: number, windowSeconds: number): Promise<boolean> {
     const [row] = await this.txHost.tx.query<{ allowed: boolean }[]>(
       `WITH forgotten AS (
-         DELETE FROM mail_quotas
-          WHERE last_sent_at < now() - $3 * interval '1 second' AND address <> lower($1)
+         DELETE FROM mail_quotas WHERE address IN (
+           SELECT address FROM mail_quotas
+            WHERE last_sent_at < now() - $3 * interval '1 second' AND address <> lower($1)
+            LIMIT ${FORGOTTEN_PER_CALL} FOR UPDATE SKIP LOCKED)
        ), counted AS (
          INSERT INTO mail_quotas AS q (address, sent_at, last_sent_at)
          VALUES (lower($1), ARRAY[now()], now())

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * The account mails sent to one address in the last hour (docs/identity.md, "Mail limit"),
+ * The account mails sent to one address in the last hour (docs/identity.md, "Mailed tokens and account flows"),
  * in the database so that every instance counts the same.
  */
 @Entity({ name: 'mail_quotas' })

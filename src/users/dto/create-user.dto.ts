@@ -47,7 +47,7 @@ export class CreateUserDto {
     maxLength: 128,
     description: 'Required, unless `invite` is true: then refused (the person chooses it)',
   })
-  // Validated unless an invitation leaves it out; sent with one, refused by @Equals below.
+  // Validated unless an invitation leaves it out; sent with one, refused by notWithInvite.
   @ValidateIf((dto: CreateUserDto) => dto.invite !== true || dto.password !== undefined)
   @ValidateBy({
     name: 'notWithInvite',

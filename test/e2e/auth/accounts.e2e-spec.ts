@@ -27,6 +27,8 @@ const FORGOTTEN = {
   message: 'If an account has this address, a link to reset its password is on its way',
 };
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
 let counter = 0;
 function person() {
   counter += 1;
@@ -57,6 +59,9 @@ describe('Accounts (e2e)', () => {
       PUBLIC_BASE_URL: BASE_URL,
       REGISTRATION: 'open',
       METRICS_ENABLED: 'true',
+      // Apart from the other tiers' generous limits, so that the tier spent shows.
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999',
+      RATE_LIMIT_ANONYMOUS_PER_HOUR: '999999',
     });
   });
   afterAll(async () => {
@@ -283,6 +288,25 @@ describe('Accounts (e2e)', () => {
       );
       expect(count).toBe(3);
     });
+
+    it('should take about as long to sign up with a taken email as with a free one', async () => {
+      const owner = await createUser(t);
+      const time = async (body: Record<string, unknown>) => {
+        const start = performance.now();
+        await post('register', body).expect(202);
+        return performance.now() - start;
+      };
+      const taken: number[] = [];
+      const free: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        taken.push(await time({ ...person(), email: owner.email }));
+        free.push(await time(person()));
+      }
+
+      const ratio = median(taken) / median(free);
+      expect(ratio).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThan(2);
+    });
   });
 
   describe('password reset', () => {
@@ -496,10 +520,40 @@ describe('Accounts (e2e)', () => {
     });
   });
 
-  it('should count the new public routes by client address, like login', async () => {
-    const res = await post('forgot-password', { email: person().email }).expect(202);
-    expect(res.headers['x-ratelimit-limit']).toBeDefined();
-    expect(res.headers['x-ratelimit-remaining']).toBeDefined();
+  it('should count the account routes on the anonymous budget of the client address, like login', async () => {
+    const limitOf = (res: { headers: Record<string, string> }) => res.headers['x-ratelimit-limit'];
+    const anonymous = limitOf(await login('nobody', 'not the password'));
+    const routes: [string, Record<string, unknown>][] = [
+      ['register', person()],
+      ['verify-email', { token: 'x' }],
+      ['resend-verification', { email: person().email }],
+      ['forgot-password', { email: person().email }],
+      ['reset-password', { token: 'x', password: NEW_PASSWORD }],
+    ];
+
+    for (const [path, body] of routes) {
+      const res = await post(path, body);
+      expect({
+        path,
+        limit: limitOf(res),
+        counted: Number(res.headers['x-ratelimit-remaining']),
+      }).toEqual({
+        path,
+        limit: anonymous,
+        counted: expect.any(Number),
+      });
+    }
+    // The bearer budget is another one: the anonymous tier is what these routes spend.
+    expect(limitOf(await t.http.get('/v1/rate-limit').set(t.user))).not.toBe(anonymous);
+  });
+
+  it('should count the mails sent by template', async () => {
+    await registered();
+
+    const metrics = (await t.http.get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(
+      /^petstore_mails_total\{template="verification",outcome="sent"\} [1-9]\d*$/m,
+    );
   });
 });
 

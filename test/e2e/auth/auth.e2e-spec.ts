@@ -102,16 +102,27 @@ describe('Auth (e2e)', () => {
       expect(ratio).toBeLessThan(2);
     });
 
-    it.each([
-      [1, 'disabled'],
-      [2, 'pending'],
-    ])('should refuse a %s (%s) user with INVALID_CREDENTIALS', async (userStatus) => {
-      const user = await createUser(t, { userStatus });
+    it('should refuse a disabled user with INVALID_CREDENTIALS', async () => {
+      const user = await createUser(t, { userStatus: 1 });
       const res = await t.http
         .post('/v1/auth/login')
         .send({ username: user.username, password: user.password });
       expect(res.status).toBe(401);
       expect(res.body).toEqual(errorBody('INVALID_CREDENTIALS'));
+    });
+
+    it('should refuse a pending user 403 EMAIL_NOT_VERIFIED with the right password only', async () => {
+      const user = await createUser(t, { userStatus: 2 });
+      const right = await t.http
+        .post('/v1/auth/login')
+        .send({ username: user.username, password: user.password });
+      expect(right.status).toBe(403);
+      expect(right.body).toEqual(errorBody('EMAIL_NOT_VERIFIED'));
+      const wrong = await t.http
+        .post('/v1/auth/login')
+        .send({ username: user.username, password: 'not the password' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual(errorBody('INVALID_CREDENTIALS'));
     });
 
     it('should refuse a body without a password', async () => {

@@ -51,14 +51,19 @@ describe('OpenAPI description (e2e)', () => {
       expect(committed).toEqual(document);
     });
 
-    it('should require a credential on every /v1 operation but login, refresh and logout', () => {
+    it('should require a credential on every /v1 operation but login, refresh, logout and the account routes', () => {
       const open = operations()
         .filter(({ path, operation }) => path.startsWith('/v1/') && !operation.security?.length)
         .map(({ path, method }) => `${method} ${path}`);
       expect(open.sort()).toEqual([
+        'post /v1/auth/forgot-password',
         'post /v1/auth/login',
         'post /v1/auth/logout',
         'post /v1/auth/refresh',
+        'post /v1/auth/register',
+        'post /v1/auth/resend-verification',
+        'post /v1/auth/reset-password',
+        'post /v1/auth/verify-email',
       ]);
     });
 

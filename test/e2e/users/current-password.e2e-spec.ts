@@ -79,7 +79,13 @@ describe('Own password, email and username changes take currentPassword (e2e)', 
         currentPassword: user.password,
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: user.id, ...email, ...username });
+      // The new email waits for its mailed link (e2e/auth/accounts.e2e-spec.ts).
+      expect(res.body).toMatchObject({
+        id: user.id,
+        email: user.email,
+        pendingEmail: email.email,
+        ...username,
+      });
       expect(res.body).not.toHaveProperty('currentPassword');
       expect(res.text).not.toContain(user.password);
       await put(user.id, user.headers, { ...password, currentPassword: user.password }).expect(200);
@@ -100,7 +106,7 @@ describe('Own password, email and username changes take currentPassword (e2e)', 
       );
       const res = await put(admin.id, admin.headers, { ...email, currentPassword: admin.password });
       expect(res.status).toBe(200);
-      expect(res.body.email).toBe(email.email);
+      expect(res.body.pendingEmail).toBe(email.email);
     });
 
     it('should take currentPassword from an API key changing its owner’s email, and still refuse it a password', async () => {
@@ -121,7 +127,7 @@ describe('Own password, email and username changes take currentPassword (e2e)', 
       );
       const res = await put(user.id, key, { ...email, currentPassword: user.password });
       expect(res.status).toBe(200);
-      expect(res.body.email).toBe(email.email);
+      expect(res.body.pendingEmail).toBe(email.email);
     });
 
     it.each([
