@@ -187,7 +187,7 @@ export interface paths {
     put?: never;
     /**
      * Log in
-     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS; the right password of an account awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED.
+     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS; the right password of an account awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly cookie instead of answered, and the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED).
      */
     post: operations['login'];
     delete?: never;
@@ -207,7 +207,7 @@ export interface paths {
     put?: never;
     /**
      * Refresh a bearer token
-     * @description Spends a refresh token for a new bearer token and a new refresh token of the same session, whose expiry is renewed. No credential needed; rate limited by client address. Unknown, expired, revoked and spent tokens all answer 401 INVALID_REFRESH_TOKEN; a spent one also revokes its session (every token descended from its login).
+     * @description Spends a refresh token for a new bearer token and a new refresh token of the same session, whose expiry is renewed. No credential needed; rate limited by client address. Unknown, expired, revoked and spent tokens all answer 401 INVALID_REFRESH_TOKEN; a spent one also revokes its session (every token descended from its login). Without `refreshToken` in the body, the web console’s refresh cookie is spent: the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED), the new refresh token replaces the cookie, and a refused one clears it.
      */
     post: operations['refreshToken'];
     delete?: never;
@@ -227,7 +227,7 @@ export interface paths {
     put?: never;
     /**
      * Log out
-     * @description Revokes the session of a refresh token: its refresh token stops at once, its bearer tokens within 60 s. No credential needed; rate limited by client address. A token that belongs to no active session answers the same `{}`.
+     * @description Revokes the session of a refresh token: its refresh token stops at once, its bearer tokens within 60 s. No credential needed; rate limited by client address. A token that belongs to no active session answers the same `{}`. Without `refreshToken` in the body, the web console’s refresh cookie is read (the request must carry the service’s own Origin, 403 ORIGIN_NOT_ALLOWED) and cleared.
      */
     post: operations['logout'];
     delete?: never;
@@ -1085,6 +1085,12 @@ export interface components {
       username: string;
       /** Format: password */
       password: string;
+      /**
+       * @description Where the refresh token goes. `cookie` (the web console): an HttpOnly cookie scoped to POST /v1/auth/refresh and /logout, left out of the body; the request must then carry the service’s own `Origin` (else 403 ORIGIN_NOT_ALLOWED)
+       * @default body
+       * @enum {string}
+       */
+      refreshTokenIn?: 'body' | 'cookie';
     };
     LoginUser: {
       /**
@@ -1110,8 +1116,8 @@ export interface components {
        * @enum {integer}
        */
       expiresIn: 3600;
-      /** @description Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and refresh token; presenting it again revokes the session */
-      refreshToken: string;
+      /** @description Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and refresh token; presenting it again revokes the session. Left out when it went into the web console’s cookie (`refreshTokenIn: cookie`, or a refresh through the cookie) */
+      refreshToken?: string;
       /**
        * Format: int32
        * @description Refresh token lifetime in seconds (REFRESH_TOKEN_TTL_SECONDS, default 30 days), renewed by each refresh
@@ -1119,8 +1125,8 @@ export interface components {
       refreshExpiresIn: number;
     };
     RefreshTokenDto: {
-      /** @description The refresh token of the last login or refresh (`rt_…`) */
-      refreshToken: string;
+      /** @description The refresh token of the last login or refresh (`rt_…`). Required, unless the request carries the web console’s refresh cookie (login with `refreshTokenIn: cookie`) */
+      refreshToken?: string;
     };
     RegisterDto: {
       /** @description Unique regardless of case */
@@ -1679,6 +1685,7 @@ export interface components {
         | 'INVALID_REFRESH_TOKEN'
         | 'INSUFFICIENT_PERMISSIONS'
         | 'INVALID_CURRENT_PASSWORD'
+        | 'ORIGIN_NOT_ALLOWED'
         | 'EMAIL_NOT_VERIFIED'
         | 'REGISTRATION_CLOSED'
         | 'NOT_FOUND'
@@ -3502,6 +3509,8 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           /** @description The token is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
+          /** @description Only for the web console’s refresh cookie: sets `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3541,7 +3550,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: EMAIL_NOT_VERIFIED */
+      /** @description The credential does not allow this: EMAIL_NOT_VERIFIED, ORIGIN_NOT_ALLOWED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3553,7 +3562,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'EMAIL_NOT_VERIFIED';
+            code?: 'EMAIL_NOT_VERIFIED' | 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
@@ -3663,6 +3672,8 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           /** @description The token is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
+          /** @description Only for the web console’s refresh cookie: replaces `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3699,6 +3710,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INVALID_REFRESH_TOKEN';
+          };
+        };
+      };
+      /** @description The credential does not allow this: ORIGIN_NOT_ALLOWED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
@@ -3806,6 +3833,8 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description Only for the web console’s refresh cookie: clears `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3825,6 +3854,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description The credential does not allow this: ORIGIN_NOT_ALLOWED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'ORIGIN_NOT_ALLOWED';
           };
         };
       };

@@ -1,7 +1,7 @@
 import type { Middleware } from 'openapi-fetch';
 import { createPetstoreClient, type Schemas } from '../../client/index.js';
 import { plainFieldMessage } from './field-messages';
-import { SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
+import { RENEW_BEFORE_MS, SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 
 export type Pet = Schemas['PetResponse'];
 export type Inventory = Schemas['InventoryResponse'];
@@ -16,6 +16,7 @@ export type Webhook = Schemas['WebhookResponse'];
 export type WebhookWithSecret = Schemas['WebhookWithSecretResponse'] & { secret: string };
 export type WebhookDelivery = Schemas['DeliveryResponse'];
 export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
+export type SignInSession = Schemas['SessionResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */
@@ -63,30 +64,102 @@ function errorOf(status: number, body: unknown): ApiError {
   );
 }
 
-/** A 401 on a signed-in call means the token no longer works: sign out, saying why. */
-function signOutWhenRefused(status: number, body: unknown): void {
-  if (status !== 401 || !session.current) return;
-  const expired = (body as Partial<ErrorBody> | null)?.code === 'EXPIRED_TOKEN';
-  session.signOut(expired ? SIGNED_OUT_EXPIRED : SIGNED_OUT_REFUSED);
+/** The client for calls that carry no bearer token: the refresh cookie's routes. */
+const cookieClient = createPetstoreClient({ baseUrl: location.origin });
+
+let renewing: Promise<boolean> | undefined;
+
+/**
+ * Gets a new access token through the HttpOnly refresh cookie (the browser sends it; the
+ * console never sees it). One renewal at a time, across tabs too (Web Locks): the cookie's
+ * token is spent by each refresh, and two refreshes with one token would be taken for a
+ * stolen token and end the session.
+ */
+export function renewSession(): Promise<boolean> {
+  renewing ??= (async () => {
+    try {
+      const refresh = async () => {
+        const { data, response } = await cookieClient.POST('/v1/auth/refresh', { body: {} });
+        if (!response.ok || !data) return false;
+        session.signIn(data.token, data.expiresIn);
+        return true;
+      };
+      return await (navigator.locks
+        ? navigator.locks.request('petstore.console.refresh', refresh)
+        : refresh());
+    } catch {
+      return false;
+    } finally {
+      renewing = undefined;
+    }
+  })();
+  return renewing;
+}
+session.renewWith(renewSession);
+
+/** On loading the page: a session of an earlier visit comes back through the cookie. */
+export function restoreSession(): void {
+  void renewSession().then((renewed) => {
+    if (!renewed) session.restored();
+  });
 }
 
+/** Ends the session on the service (the cookie's session is revoked, the cookie cleared). */
+export async function signOut(): Promise<void> {
+  try {
+    await cookieClient.POST('/v1/auth/logout', { body: {} });
+  } finally {
+    session.signOut();
+  }
+}
+
+/** The token to send now: renewed first when it is about to end. */
+async function freshToken(): Promise<string | undefined> {
+  const current = session.current;
+  if (current && current.expiresAt - Date.now() < RENEW_BEFORE_MS / 2) await renewSession();
+  return session.current?.token;
+}
+
+/**
+ * A 401 on a signed-in call: renew through the cookie once; when that fails, the session is
+ * over, and the user is signed out, saying why.
+ */
+async function renewedAfterRefusal(status: number, body: unknown): Promise<boolean> {
+  if (status !== 401 || !session.current) return false;
+  if (await renewSession()) return true;
+  const expired = (body as Partial<ErrorBody> | null)?.code === 'EXPIRED_TOKEN';
+  session.signOut(expired ? SIGNED_OUT_EXPIRED : SIGNED_OUT_REFUSED);
+  return false;
+}
+
+// Requests sent with a token, kept until answered so that a refused one can be sent again.
+const sentWithToken = new Map<string, Request>();
+
 const bearerToken: Middleware = {
-  onRequest({ request }) {
-    const token = session.current?.token;
-    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+  async onRequest({ request, id }) {
+    const token = await freshToken();
+    if (!token) return request;
+    request.headers.set('Authorization', `Bearer ${token}`);
+    sentWithToken.set(id, request.clone());
     return request;
   },
-  async onResponse({ response }) {
-    if (response.status === 401) {
-      signOutWhenRefused(
-        401,
-        await response
-          .clone()
-          .json()
-          .catch(() => null),
-      );
-    }
-    return response;
+  async onResponse({ response, id }) {
+    const sent = sentWithToken.get(id);
+    sentWithToken.delete(id);
+    if (response.status !== 401 || !sent) return response;
+    const body: unknown = await response
+      .clone()
+      .json()
+      .catch(() => null);
+    if (!(await renewedAfterRefusal(401, body))) return response;
+    sent.headers.set('Authorization', `Bearer ${session.current!.token}`);
+    const retried = await fetch(sent);
+    // Refused with a token just issued: the account itself is refused.
+    if (retried.status === 401) session.signOut(SIGNED_OUT_REFUSED);
+    return retried;
+  },
+  onError({ id }) {
+    sentWithToken.delete(id);
   },
 };
 
@@ -159,21 +232,24 @@ export function uploadPetImage(
   form: FormData,
   onProgress: (fraction: number) => void,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', `/v1/pets/${petId}/upload-image`);
-    const token = session.current?.token;
-    if (token) request.setRequestHeader('Authorization', `Bearer ${token}`);
-    request.responseType = 'json';
-    request.upload.addEventListener('progress', (event) => {
-      if (event.lengthComputable) onProgress(event.loaded / event.total);
-    });
-    request.addEventListener('load', () => {
-      if (request.status === 201) return resolve();
-      signOutWhenRefused(request.status, request.response);
-      reject(errorOf(request.status, request.response));
-    });
-    request.addEventListener('error', () => reject(new TypeError('upload failed')));
-    request.send(form);
-  });
+  return freshToken().then(
+    (token) =>
+      new Promise((resolve, reject) => {
+        const request = new XMLHttpRequest();
+        request.open('POST', `/v1/pets/${petId}/upload-image`);
+        if (token) request.setRequestHeader('Authorization', `Bearer ${token}`);
+        request.responseType = 'json';
+        request.upload.addEventListener('progress', (event) => {
+          if (event.lengthComputable) onProgress(event.loaded / event.total);
+        });
+        request.addEventListener('load', () => {
+          if (request.status === 201) return resolve();
+          // Renewed after a 401, the user uploads again with the new token.
+          void renewedAfterRefusal(request.status, request.response);
+          reject(errorOf(request.status, request.response));
+        });
+        request.addEventListener('error', () => reject(new TypeError('upload failed')));
+        request.send(form);
+      }),
+  );
 }

@@ -1,8 +1,16 @@
 import type { JSX } from 'preact';
+import { signOut } from './api';
+import {
+  ForgotPasswordPage,
+  RegisterPage,
+  ResetPasswordPage,
+  VerifyEmailPage,
+} from './pages/accounts';
 import { ApiKeysPage } from './pages/api-keys';
 import { PetDetailPage } from './pages/pet-detail';
 import { PetFormPage } from './pages/pet-form';
 import { PetsPage } from './pages/pets-list';
+import { SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
 import { DeliveryPage } from './pages/webhook-deliveries';
@@ -21,6 +29,7 @@ function pageOf(path: string): JSX.Element {
     return pet[2] ? <PetFormPage key={`edit-${id}`} id={id} /> : <PetDetailPage key={id} id={id} />;
   }
   if (path === '/settings/api-keys') return <ApiKeysPage />;
+  if (path === '/settings/sessions') return <SessionsPage />;
   if (path === '/users') return <UsersPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   const webhook = /^\/webhooks\/(\d+)(?:\/deliveries\/(\d+))?$/.exec(path);
@@ -62,6 +71,9 @@ function Header({ current, path }: { current: Session; path: string }) {
         <NavLink href="/settings/api-keys" path={path}>
           API keys
         </NavLink>
+        <NavLink href="/settings/sessions" path={path}>
+          Sessions
+        </NavLink>
         {current.role === 'admin' && (
           <>
             <NavLink href="/users" path={path}>
@@ -77,7 +89,7 @@ function Header({ current, path }: { current: Session; path: string }) {
         <span>
           Signed in as <strong>{current.username}</strong> ({current.role})
         </span>
-        <button type="button" class="button-secondary" onClick={() => session.signOut()}>
+        <button type="button" class="button-secondary" onClick={() => void signOut()}>
           Sign out
         </button>
       </div>
@@ -85,10 +97,27 @@ function Header({ current, path }: { current: Session; path: string }) {
   );
 }
 
+/** Pages for the signed out: the ways into an account, and the targets of mailed links. */
+const ACCOUNT_PAGES: Record<string, () => JSX.Element> = {
+  '/register': RegisterPage,
+  '/verify-email': VerifyEmailPage,
+  '/forgot-password': ForgotPasswordPage,
+  '/reset-password': ResetPasswordPage,
+};
+
 export function App() {
   const current = useSession();
   const { path } = useLocation();
-  // Signed out, every route shows the sign-in form; the route is kept for afterwards.
+  const AccountPage = ACCOUNT_PAGES[path];
+  if (AccountPage) return <AccountPage />;
+  if (session.restoring) {
+    return (
+      <main id="main" class="sign-in">
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+  // Signed out, every other route shows the sign-in form; the route is kept for afterwards.
   if (!current) return <SignInPage />;
   return (
     <>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-export type Role = 'admin' | 'user';
+export type Role = 'admin' | 'user' | 'customer';
 
 export interface Session {
   token: string;
@@ -11,21 +11,27 @@ export interface Session {
   expiresAt: number;
 }
 
-// Session storage: the token survives a reload of the tab but not the tab itself, and it
-// never travels in a cookie (the API reads credentials from headers only).
-const STORAGE_KEY = 'petstore.console.session';
+/**
+ * How long before its end the access token is renewed through the refresh cookie, so that
+ * no call goes out with a token about to expire.
+ */
+export const RENEW_BEFORE_MS = 60_000;
 
 export const SIGNED_OUT_EXPIRED = 'Your session has expired. Sign in again.';
 export const SIGNED_OUT_REFUSED = 'The service no longer accepts your sign-in. Sign in again.';
 
+// The access token lives in this module only: never in storage a script or extension could
+// read later. A reload gets a new one through the HttpOnly refresh cookie (docs/console.md).
 let current: Session | undefined;
+let restoring = true;
 let notice: string | undefined;
-let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+let renewTimer: ReturnType<typeof setTimeout> | undefined;
+let renewal: (() => Promise<boolean>) | undefined;
 const listeners = new Set<() => void>();
 
 /**
  * Who is signed in, from the token's claims (the API verifies the token; the console only
- * reads it). The end comes from the login's `expiresIn` measured on this machine's clock,
+ * reads it). The end comes from the answer's `expiresIn` measured on this machine's clock,
  * not from `exp`, so that a clock set wrong here does not end the session early or late.
  */
 function sessionOf(token: string, expiresAt: number): Session {
@@ -45,23 +51,25 @@ function changed(): void {
   for (const listener of listeners) listener();
 }
 
-function begin(session: Session): void {
-  if (session.expiresAt <= Date.now()) return end(SIGNED_OUT_EXPIRED);
-  current = session;
-  sessionStorage.setItem(
-    STORAGE_KEY,
-    JSON.stringify({ token: session.token, expiresAt: session.expiresAt }),
+/** Renews shortly before the token ends; if that fails, the session ends with the token. */
+function scheduleRenewal(expiresAt: number): void {
+  clearTimeout(renewTimer);
+  renewTimer = setTimeout(
+    () => {
+      void (renewal?.() ?? Promise.resolve(false)).then((renewed) => {
+        if (renewed || current?.expiresAt !== expiresAt) return;
+        clearTimeout(renewTimer);
+        renewTimer = setTimeout(() => end(SIGNED_OUT_EXPIRED), expiresAt - Date.now());
+      });
+    },
+    Math.max(0, expiresAt - RENEW_BEFORE_MS - Date.now()),
   );
-  clearTimeout(expiryTimer);
-  expiryTimer = setTimeout(() => end(SIGNED_OUT_EXPIRED), session.expiresAt - Date.now());
-  changed();
 }
 
 function end(message?: string): void {
   current = undefined;
   notice = message;
-  sessionStorage.removeItem(STORAGE_KEY);
-  clearTimeout(expiryTimer);
+  clearTimeout(renewTimer);
   changed();
 }
 
@@ -69,12 +77,28 @@ export const session = {
   get current(): Session | undefined {
     return current;
   },
-  /** After a login: the token and its lifetime in seconds, as the API answered them. */
+  /** True until the first silent refresh after loading the page has been answered. */
+  get restoring(): boolean {
+    return restoring;
+  },
+  /** After a login or refresh: the token and its lifetime in seconds, as the API answered. */
   signIn(token: string, expiresIn: number): void {
-    begin(sessionOf(token, Date.now() + expiresIn * 1000));
+    current = sessionOf(token, Date.now() + expiresIn * 1000);
+    restoring = false;
+    scheduleRenewal(current.expiresAt);
+    changed();
   },
   signOut(message?: string): void {
     end(message);
+  },
+  /** The first silent refresh after loading the page found no session. */
+  restored(): void {
+    restoring = false;
+    changed();
+  },
+  /** How to get a new token through the refresh cookie (api.ts), true when it did. */
+  renewWith(renew: () => Promise<boolean>): void {
+    renewal = renew;
   },
   /** Why the last session ended, once. */
   takeNotice(): string | undefined {
@@ -88,19 +112,14 @@ export const session = {
   },
 };
 
-const stored = sessionStorage.getItem(STORAGE_KEY);
-if (stored) {
-  try {
-    const { token, expiresAt } = JSON.parse(stored) as { token: string; expiresAt: number };
-    begin(sessionOf(token, expiresAt));
-  } catch {
-    end();
-  }
-}
-
-/** The current session; re-renders the caller when it starts or ends. */
+/** The current session; re-renders the caller when it starts, ends or is restored. */
 export function useSession(): Session | undefined {
   const [, setVersion] = useState(0);
   useEffect(() => session.subscribe(() => setVersion((version) => version + 1)), []);
   return session.current;
+}
+
+/** Customers read pets and categories; changing them is for users and admins. */
+export function canEditPets(current: Session | undefined): boolean {
+  return current !== undefined && current.role !== 'customer';
 }

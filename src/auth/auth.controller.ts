@@ -1,7 +1,10 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { Public } from '../common/decorators/public.decorator.js';
-import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
+import { ApiException } from '../common/errors/api-exception.js';
+import { CACHE_CONTROL_HEADER, SET_COOKIE_HEADER } from '../common/http/header-names.js';
+import { appConfig, type AppConfig } from '../config/app.config.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiJsonBody,
@@ -13,8 +16,27 @@ import { AuthService } from './auth.service.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { RefreshTokenDto } from './dto/refresh-token.dto.js';
+import {
+  assertOwnOrigin,
+  clearRefreshCookie,
+  REFRESH_COOKIE_NAME,
+  REFRESH_COOKIE_PATHS,
+  refreshCookieOf,
+  setRefreshCookie,
+} from './sessions/refresh-cookie.js';
 import { CurrentSessionClient, type SessionClient } from './sessions/session-client.decorator.js';
 import { SessionsService } from './sessions/sessions.service.js';
+
+/** Documents the web console's refresh cookie on the routes that set or clear it. */
+const refreshCookieHeader = (action: 'sets' | 'replaces' | 'clears') => ({
+  [SET_COOKIE_HEADER]: {
+    description:
+      `Only for the web console’s refresh cookie: ${action} \`${REFRESH_COOKIE_NAME}\` ` +
+      `(HttpOnly; Secure; SameSite=Strict), once for Path=${REFRESH_COOKIE_PATHS.join(' and once for Path=')}`,
+    required: false,
+    schema: { type: 'string', maxLength: 512, pattern: `^${REFRESH_COOKIE_NAME}=` },
+  },
+});
 
 @ApiTags('auth')
 @Controller('auth')
@@ -22,6 +44,7 @@ export class AuthController {
   constructor(
     private readonly authService: AuthService,
     private readonly sessionsService: SessionsService,
+    @Inject(appConfig.KEY) private readonly app: AppConfig,
   ) {}
 
   @Public()
@@ -36,25 +59,32 @@ export class AuthController {
       'session whose refresh token gets the next one (POST /v1/auth/refresh). No credential ' +
       'needed; rate limited by client address. Unknown user, wrong password and inactive ' +
       'account all answer 401 INVALID_CREDENTIALS; the right password of an account ' +
-      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED.',
+      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. With ' +
+      '`refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly ' +
+      'cookie instead of answered, and the request must carry the service’s own Origin ' +
+      '(403 ORIGIN_NOT_ALLOWED).',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
   @ApiErrors({
     401: ['INVALID_CREDENTIALS'],
-    403: ['EMAIL_NOT_VERIFIED'],
+    403: ['EMAIL_NOT_VERIFIED', 'ORIGIN_NOT_ALLOWED'],
     503: ['SERVICE_UNAVAILABLE'],
   })
   @ApiOkResponse({
     type: LoginResponse,
     description: 'Logged in',
-    headers: noStoreResponseHeaders('token'),
+    headers: { ...noStoreResponseHeaders('token'), ...refreshCookieHeader('sets') },
   })
-  login(
+  async login(
     @Body() dto: LoginDto,
     @CurrentSessionClient() client: SessionClient,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<LoginResponse> {
-    return this.authService.login(dto, client);
+    if (dto.refreshTokenIn !== 'cookie') return this.authService.login(dto, client);
+    assertOwnOrigin(request, this.app.publicBaseUrl);
+    return intoCookie(response, await this.authService.login(dto, client));
   }
 
   @Public()
@@ -69,18 +99,37 @@ export class AuthController {
       'session, whose expiry is renewed. No credential needed; rate limited by client ' +
       'address. Unknown, expired, revoked and spent tokens all answer 401 ' +
       'INVALID_REFRESH_TOKEN; a spent one also revokes its session (every token descended ' +
-      'from its login).',
+      'from its login). Without `refreshToken` in the body, the web console’s refresh cookie ' +
+      'is spent: the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED), ' +
+      'the new refresh token replaces the cookie, and a refused one clears it.',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
-  @ApiErrors({ 401: ['INVALID_REFRESH_TOKEN'], 503: ['SERVICE_UNAVAILABLE'] })
+  @ApiErrors({
+    401: ['INVALID_REFRESH_TOKEN'],
+    403: ['ORIGIN_NOT_ALLOWED'],
+    503: ['SERVICE_UNAVAILABLE'],
+  })
   @ApiOkResponse({
     type: LoginResponse,
     description: 'Refreshed',
-    headers: noStoreResponseHeaders('token'),
+    headers: { ...noStoreResponseHeaders('token'), ...refreshCookieHeader('replaces') },
   })
-  refresh(@Body() dto: RefreshTokenDto): Promise<LoginResponse> {
-    return this.authService.refresh(dto.refreshToken);
+  async refresh(
+    @Body() dto: RefreshTokenDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<LoginResponse> {
+    if (dto.refreshToken !== undefined) return this.authService.refresh(dto.refreshToken);
+    const cookie = this.ownCookie(request);
+    try {
+      return intoCookie(response, await this.authService.refresh(cookie));
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 'INVALID_REFRESH_TOKEN') {
+        clearRefreshCookie(response);
+      }
+      throw error;
+    }
   }
 
   @Public()
@@ -92,14 +141,54 @@ export class AuthController {
     description:
       'Revokes the session of a refresh token: its refresh token stops at once, its bearer ' +
       'tokens within 60 s. No credential needed; rate limited by client address. A token ' +
-      'that belongs to no active session answers the same `{}`.',
+      'that belongs to no active session answers the same `{}`. Without `refreshToken` in ' +
+      'the body, the web console’s refresh cookie is read (the request must carry the ' +
+      'service’s own Origin, 403 ORIGIN_NOT_ALLOWED) and cleared.',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
-  @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
-  @ApiOkResponse({ type: EmptyResponse, description: 'Logged out; the body is `{}`' })
-  async logout(@Body() dto: RefreshTokenDto): Promise<EmptyResponse> {
-    await this.sessionsService.logout(dto.refreshToken);
+  @ApiErrors({ 403: ['ORIGIN_NOT_ALLOWED'], 503: ['SERVICE_UNAVAILABLE'] })
+  @ApiOkResponse({
+    type: EmptyResponse,
+    description: 'Logged out; the body is `{}`',
+    headers: refreshCookieHeader('clears'),
+  })
+  async logout(
+    @Body() dto: RefreshTokenDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<EmptyResponse> {
+    if (dto.refreshToken !== undefined) {
+      await this.sessionsService.logout(dto.refreshToken);
+      return {};
+    }
+    await this.sessionsService.logout(this.ownCookie(request));
+    clearRefreshCookie(response);
     return {};
   }
+
+  /**
+   * The refresh cookie of a request without `refreshToken` in its body, sent by the service's
+   * own pages; with no cookie either, the body's field was required.
+   */
+  private ownCookie(request: Request): string {
+    const cookie = refreshCookieOf(request);
+    if (cookie === undefined) {
+      throw ApiException.validation([
+        {
+          field: 'refreshToken',
+          message: 'refreshToken is required (or the web console’s refresh cookie)',
+        },
+      ]);
+    }
+    assertOwnOrigin(request, this.app.publicBaseUrl);
+    return cookie;
+  }
+}
+
+/** The answer with its refresh token moved into the cookie, out of script's reach. */
+function intoCookie(response: Response, answer: LoginResponse): LoginResponse {
+  const { refreshToken, ...rest } = answer;
+  if (refreshToken !== undefined) setRefreshCookie(response, refreshToken, rest.refreshExpiresIn);
+  return rest;
 }

@@ -96,7 +96,13 @@ describeInBrowser('Web console in Chromium', () => {
       await page.keyboard.press('Enter');
       await heading(page, 'Pets').waitFor();
       expect(await page.getByText(`Signed in as ${t.adminUser.username}`).count()).toBe(1);
-      expect(await page.context().cookies()).toEqual([]);
+      // The only cookies: the refresh token's, out of the script's reach.
+      const cookies = await page.context().cookies();
+      expect(cookies.map(({ name, path, httpOnly }) => ({ name, path, httpOnly }))).toEqual([
+        { name: 'petstore_refresh', path: '/v1/auth/refresh', httpOnly: true },
+        { name: 'petstore_refresh', path: '/v1/auth/logout', httpOnly: true },
+      ]);
+      expect(await page.evaluate(() => document.cookie)).toBe('');
     });
 
     it('should refuse a wrong password with the API message', async () => {
@@ -111,30 +117,47 @@ describeInBrowser('Web console in Chromium', () => {
       await heading(page, 'Sign in').waitFor();
     });
 
-    it('should sign out when the token expires, saying so', async () => {
+    it('should renew the token through the cookie before it expires', async () => {
+      const member = await createUser(t);
       const page = await newPage();
       await page.clock.install();
       await page.goto('/console/settings/api-keys');
-      await signIn(page, t.adminUser.username, t.adminUser.password);
+      await signIn(page, member.username, member.password);
       await heading(page, 'API keys').waitFor();
+      const renewed = page.waitForResponse(
+        (response) => response.url().endsWith('/v1/auth/refresh') && response.status() === 200,
+      );
+      await page.clock.fastForward('01:00:01');
+      await renewed;
+      await page.getByRole('link', { name: 'Pets' }).click();
+      await heading(page, 'Pets').waitFor();
+      expect(await page.getByRole('button', { name: 'Sign out', exact: true }).count()).toBe(1);
+    });
+
+    it('should sign out when the token expires and the session cannot be renewed, saying so', async () => {
+      const member = await createUser(t);
+      const page = await newPage();
+      await page.clock.install();
+      await page.goto('/console/settings/api-keys');
+      await signIn(page, member.username, member.password);
+      await heading(page, 'API keys').waitFor();
+      // The refresh cookie dies with the session (as on another device's "sign out everywhere").
+      await t.http.delete(`/v1/users/${member.id}/sessions`).set(t.admin).expect(200);
       await page.clock.fastForward('01:00:01');
       await heading(page, 'Sign in').waitFor();
       expect(await page.getByRole('status').first().textContent()).toBe(
         'Your session has expired. Sign in again.',
       );
-      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     });
 
-    it('should sign out, saying so, when the API refuses the token', async () => {
-      const page = await signedInPage('admin', '/console/settings/api-keys');
+    it('should sign out, saying so, when the API refuses the token and the session', async () => {
+      const member = await createUser(t);
+      const page = await newPage();
+      await page.goto('/console/settings/api-keys');
+      await signIn(page, member.username, member.password);
       await heading(page, 'API keys').waitFor();
-      // A token whose signature no longer matches, as after a change of JWT_SECRET.
-      await page.evaluate(() => {
-        const key = 'petstore.console.session';
-        const stored = JSON.parse(sessionStorage.getItem(key)!);
-        sessionStorage.setItem(key, JSON.stringify({ ...stored, token: `${stored.token}x` }));
-      });
-      await page.reload();
+      await t.http.delete(`/v1/users/${member.id}/sessions`).set(t.admin).expect(200);
+      await page.getByRole('link', { name: 'Pets' }).click();
       await heading(page, 'Sign in').waitFor();
       expect(await page.getByRole('status').first().textContent()).toBe(
         'The service no longer accepts your sign-in. Sign in again.',
@@ -627,11 +650,12 @@ describeInBrowser('Web console in Chromium', () => {
       const admin = await signedInPage();
       await admin.getByRole('link', { name: 'Users' }).click();
       await heading(admin, 'Users').waitFor();
+      const form = admin.getByRole('form', { name: 'Create a user' });
       const create = async (username: string) => {
-        await admin.getByLabel('Username').fill(username);
-        await admin.getByLabel('Email').fill(`${username}@example.com`);
-        await admin.getByLabel('Password').fill('console user password');
-        await admin.getByRole('button', { name: 'Create user' }).click();
+        await form.getByLabel('Username').fill(username);
+        await form.getByLabel('Email').fill(`${username}@example.com`);
+        await form.getByLabel('Password').fill('console user password');
+        await form.getByRole('button', { name: 'Create user' }).click();
       };
       await create('console.clerk');
       await admin.getByText('User console.clerk created.').waitFor();

@@ -26,6 +26,7 @@ import {
   useSubmit,
 } from '../ui';
 import { PetHistory } from './pet-history';
+import { canEditPets, useSession } from '../session';
 import { StatusBadge } from './status-badge';
 
 export function PetDetailPage({ id }: { id: number }) {
@@ -41,6 +42,7 @@ export function PetDetailPage({ id }: { id: number }) {
   const [deleting, setDeleting] = useState(false);
   const action = useSubmit();
   const statusHeading = useRef<HTMLHeadingElement>(null);
+  const editable = canEditPets(useSession());
 
   if (!pet.data) {
     return (
@@ -114,11 +116,17 @@ export function PetDetailPage({ id }: { id: number }) {
           Now <StatusBadge status={current.status} />
         </p>
         <div class="actions">
-          {moves.map((status) => (
-            <button key={status} type="button" disabled={action.busy} onClick={() => move(status)}>
-              Mark as {status}
-            </button>
-          ))}
+          {editable &&
+            moves.map((status) => (
+              <button
+                key={status}
+                type="button"
+                disabled={action.busy}
+                onClick={() => move(status)}
+              >
+                Mark as {status}
+              </button>
+            ))}
         </div>
       </section>
 
@@ -140,14 +148,16 @@ export function PetDetailPage({ id }: { id: number }) {
           <dt>Updated</dt>
           <dd>{formatDate(current.updatedAt)}</dd>
         </dl>
-        <div class="actions">
-          <Link class="button" href={`/pets/${id}/edit`}>
-            Edit
-          </Link>
-          <button type="button" class="button-danger" onClick={() => setDeleting(true)}>
-            Delete
-          </button>
-        </div>
+        {editable && (
+          <div class="actions">
+            <Link class="button" href={`/pets/${id}/edit`}>
+              Edit
+            </Link>
+            <button type="button" class="button-danger" onClick={() => setDeleting(true)}>
+              Delete
+            </button>
+          </div>
+        )}
       </section>
 
       <section aria-labelledby="photos-title">
@@ -169,13 +179,15 @@ export function PetDetailPage({ id }: { id: number }) {
           ))}
         </ul>
         <OtherPhotoLinks pet={current} />
-        <UploadForm
-          petId={id}
-          onUploaded={() => {
-            images.reload();
-            pet.reload();
-          }}
-        />
+        {editable && (
+          <UploadForm
+            petId={id}
+            onUploaded={() => {
+              images.reload();
+              pet.reload();
+            }}
+          />
+        )}
       </section>
 
       <PetHistory petId={id} version={etag} />

@@ -3,6 +3,7 @@ import { PET_STATUSES } from '../../../src/pets/pet-status.js';
 import { api, type Inventory, isOwnImage, ok, type Pet } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
+import { canEditPets, useSession } from '../session';
 import { StatusBadge } from './status-badge';
 
 const PAGE_SIZE = 20;
@@ -60,14 +61,17 @@ export function PetsPage() {
     );
   };
 
+  const current = useSession();
   return (
     <>
       <PageHeading>Pets</PageHeading>
-      <p>
-        <Link class="button" href="/pets/new">
-          Add a pet
-        </Link>
-      </p>
+      {canEditPets(current) && (
+        <p>
+          <Link class="button" href="/pets/new">
+            Add a pet
+          </Link>
+        </p>
+      )}
       {inventory.data && (
         <InventorySummary inventory={inventory.data} category={filters.category} />
       )}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api';
 import { session } from '../session';
+import { Link } from '../router';
 import { ErrorAlert, Field, formErrors, PageHeading, useSubmit } from '../ui';
 
 export function SignInPage() {
@@ -13,7 +14,8 @@ export function SignInPage() {
     event.preventDefault();
     void run(async () => {
       const { token, expiresIn } = await ok(
-        api.POST('/v1/auth/login', { body: { username, password } }),
+        // The refresh token goes into an HttpOnly cookie, out of this script's reach.
+        api.POST('/v1/auth/login', { body: { username, password, refreshTokenIn: 'cookie' } }),
       );
       session.signIn(token, expiresIn);
     });
@@ -55,6 +57,10 @@ export function SignInPage() {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <p class="form-links">
+        <Link href="/forgot-password">Forgot your password?</Link>
+        <Link href="/register">Create an account</Link>
+      </p>
     </main>
   );
 }

@@ -17,8 +17,12 @@ import {
 } from '../ui';
 
 const PAGE_SIZE = 100;
-const ROLES: User['role'][] = ['user', 'admin'];
-const ROLE_NAMES: Record<User['role'], string> = { admin: 'an admin', user: 'a user' };
+const ROLES: User['role'][] = ['customer', 'user', 'admin'];
+const ROLE_NAMES: Record<User['role'], string> = {
+  admin: 'an admin',
+  user: 'a user',
+  customer: 'a customer',
+};
 const STATUS_NAMES: Record<User['userStatus'], string> = {
   [UserStatus.Active]: 'Active',
   [UserStatus.Disabled]: 'Disabled',
@@ -60,19 +64,26 @@ function UserAdministration({ ownId }: { ownId: number }) {
       announce(done);
     });
 
+  const added = (done: string) => {
+    announce(done);
+    // Users are listed oldest first: the new one is on the last page.
+    const total = (users.data?.pagination.total ?? 0) + 1;
+    const last = Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE;
+    if (last === offset) users.reload();
+    else navigate(routeOf(last));
+  };
+
   return (
     <>
       <PageHeading>Users</PageHeading>
-      <CreateUserForm
-        onCreated={(user) => {
-          announce(`User ${user.username} created.`);
-          // Users are listed oldest first: the new one is on the last page.
-          const total = (users.data?.pagination.total ?? 0) + 1;
-          const last = Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE;
-          if (last === offset) users.reload();
-          else navigate(routeOf(last));
-        }}
-      />
+      <div class="panels">
+        <CreateUserForm onCreated={(user) => added(`User ${user.username} created.`)} />
+        <InviteUserForm
+          onInvited={(user) =>
+            added(`${user.username} invited: a mail to ${user.email} lets them set a password.`)
+          }
+        />
+      </div>
       <h2>All users</h2>
       <StatusMessage>{announcement}</StatusMessage>
       <ErrorAlert error={users.error ?? change.error} />
@@ -105,20 +116,21 @@ function UserAdministration({ ownId }: { ownId: number }) {
                     <td data-label="Status">{STATUS_NAMES[user.userStatus]}</td>
                     <td data-label="Created">{formatDate(user.createdAt)}</td>
                     <td class="row-actions">
-                      {!self && (
-                        <button
-                          type="button"
-                          class="button-secondary"
-                          disabled={change.busy}
-                          onClick={() => {
-                            const role = user.role === 'admin' ? 'user' : 'admin';
-                            update(user, { role }, `${user.username} is now ${ROLE_NAMES[role]}.`);
-                          }}
-                        >
-                          Make {user.role === 'admin' ? 'user' : 'admin'}
-                          <span class="visually-hidden"> {user.username}</span>
-                        </button>
-                      )}
+                      {!self &&
+                        ROLES.filter((role) => role !== user.role).map((role) => (
+                          <button
+                            key={role}
+                            type="button"
+                            class="button-secondary"
+                            disabled={change.busy}
+                            onClick={() =>
+                              update(user, { role }, `${user.username} is now ${ROLE_NAMES[role]}.`)
+                            }
+                          >
+                            Make {role}
+                            <span class="visually-hidden"> {user.username}</span>
+                          </button>
+                        ))}
                       {!self &&
                         (user.userStatus === UserStatus.Disabled ? (
                           <button
@@ -196,8 +208,8 @@ function CreateUserForm({ onCreated }: { onCreated: (user: User) => void }) {
   };
 
   return (
-    <form class="panel" onSubmit={onSubmit} noValidate>
-      <h2>Create a user</h2>
+    <form class="panel" onSubmit={onSubmit} noValidate aria-labelledby="create-title">
+      <h2 id="create-title">Create a user</h2>
       {!conflictShown && <ErrorAlert error={general} />}
       <Field
         name="username"
@@ -254,6 +266,96 @@ function CreateUserForm({ onCreated }: { onCreated: (user: User) => void }) {
       </Field>
       <button type="submit" disabled={busy}>
         Create user
+      </button>
+    </form>
+  );
+}
+
+/** Both forms show a taken username or email (CONFLICT naming its field) under that field. */
+function conflictOf(error: unknown, formFields: string[]): string | undefined {
+  const field =
+    error instanceof ApiError && error.code === 'CONFLICT'
+      ? (error.body.details as { field?: string } | undefined)?.field
+      : undefined;
+  return field !== undefined && formFields.includes(field) ? field : undefined;
+}
+
+/** An account whose owner sets the password, from a mailed link (`invite: true`). */
+function InviteUserForm({ onInvited }: { onInvited: (user: User) => void }) {
+  const empty = { username: '', email: '', firstName: '', lastName: '' };
+  const [values, setValues] = useState(empty);
+  const { busy, error, run } = useSubmit();
+  const { fields, general } = formErrors(error, Object.keys(empty));
+  const conflictField = conflictOf(error, Object.keys(empty));
+  const errorOf = (name: string) =>
+    fields[name] ?? (conflictField === name ? messageOf(error) : undefined);
+  const set = (name: keyof typeof empty) => (event: { currentTarget: { value: string } }) =>
+    setValues({ ...values, [name]: event.currentTarget.value });
+
+  const onSubmit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      // Names left empty are left out: the API refuses an empty one.
+      const { firstName, lastName, ...required } = values;
+      const body = {
+        ...required,
+        invite: true,
+        ...(firstName ? { firstName } : {}),
+        ...(lastName ? { lastName } : {}),
+      };
+      onInvited(await ok(api.POST('/v1/users', { body })));
+      setValues(empty);
+    });
+  };
+
+  return (
+    <form class="panel" onSubmit={onSubmit} noValidate aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite a user</h2>
+      <p>They get a mail with a link to set their password, valid for 7 days.</p>
+      {conflictField === undefined && <ErrorAlert error={general} />}
+      <Field name="invite-username" label="Username" error={errorOf('username')}>
+        {(control) => (
+          <input
+            {...control}
+            autocomplete="off"
+            value={values.username}
+            onInput={set('username')}
+          />
+        )}
+      </Field>
+      <Field name="invite-email" label="Email" error={errorOf('email')}>
+        {(control) => (
+          <input
+            {...control}
+            type="email"
+            autocomplete="off"
+            value={values.email}
+            onInput={set('email')}
+          />
+        )}
+      </Field>
+      <Field name="invite-firstName" label="First name (optional)" error={errorOf('firstName')}>
+        {(control) => (
+          <input
+            {...control}
+            autocomplete="off"
+            value={values.firstName}
+            onInput={set('firstName')}
+          />
+        )}
+      </Field>
+      <Field name="invite-lastName" label="Last name (optional)" error={errorOf('lastName')}>
+        {(control) => (
+          <input
+            {...control}
+            autocomplete="off"
+            value={values.lastName}
+            onInput={set('lastName')}
+          />
+        )}
+      </Field>
+      <button type="submit" disabled={busy}>
+        Invite
       </button>
     </form>
   );

@@ -40,10 +40,11 @@ export class LoginResponse {
   @ApiTextProperty(
     46,
     'Opaque refresh token: spend it once with POST /v1/auth/refresh for a new token and ' +
-      'refresh token; presenting it again revokes the session',
-    { pattern: '^rt_[A-Za-z0-9_-]{43}$' },
+      'refresh token; presenting it again revokes the session. Left out when it went into ' +
+      'the web console’s cookie (`refreshTokenIn: cookie`, or a refresh through the cookie)',
+    { pattern: '^rt_[A-Za-z0-9_-]{43}$', required: false },
   )
-  refreshToken: string;
+  refreshToken?: string;
 
   @ApiProperty({
     type: 'integer',

@@ -1,5 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, Length } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/dto/optional.js';
+
+export const REFRESH_TOKEN_TRANSPORTS = ['body', 'cookie'] as const;
+export type RefreshTokenTransport = (typeof REFRESH_TOKEN_TRANSPORTS)[number];
 
 /** Loose bounds: a login reports a wrong pair, not which rule a stored value follows. */
 export class LoginDto {
@@ -12,4 +16,17 @@ export class LoginDto {
   @IsString()
   @Length(1, 1024)
   password: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    enum: REFRESH_TOKEN_TRANSPORTS,
+    default: 'body',
+    description:
+      'Where the refresh token goes. `cookie` (the web console): an HttpOnly cookie scoped to ' +
+      'POST /v1/auth/refresh and /logout, left out of the body; the request must then carry ' +
+      'the service’s own `Origin` (else 403 ORIGIN_NOT_ALLOWED)',
+  })
+  @IsOptionalNotNull()
+  @IsIn(REFRESH_TOKEN_TRANSPORTS)
+  refreshTokenIn?: RefreshTokenTransport;
 }

@@ -18,3 +18,6 @@ export const CACHE_CONTROL_HEADER = 'Cache-Control';
 export const ETAG_HEADER = 'ETag';
 export const IF_MATCH_HEADER = 'If-Match';
 export const IF_NONE_MATCH_HEADER = 'If-None-Match';
+export const COOKIE_HEADER = 'Cookie';
+export const SET_COOKIE_HEADER = 'Set-Cookie';
+export const ORIGIN_HEADER = 'Origin';
