@@ -30,37 +30,45 @@ export class AddPetSearch1795782675976 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE TABLE "search_words" ("word" text PRIMARY KEY)`);
 
+    // PL/pgSQL throughout: its statements' plans are kept for the session, where an SQL
+    // function's were made again on every call (most of a trigger's cost).
     await queryRunner.query(`
-      CREATE FUNCTION "pet_document"(pet_id bigint, name text, breed text, description text,
-                                     category_id bigint)
-      RETURNS tsvector LANGUAGE sql STABLE AS $$
-        SELECT setweight(to_tsvector('pet_search', name), 'A')
-            || setweight(to_tsvector('pet_search', concat_ws(' ', breed,
-                 (SELECT string_agg(t.name, ' ') FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
-                   WHERE pt.pet_id = $1))), 'B')
-            || setweight(to_tsvector('pet_search', concat_ws(' ',
-                 (SELECT c.name FROM categories c WHERE c.id = category_id), description)), 'C')
-      $$`);
+      CREATE FUNCTION "pet_document"(pet bigint, pet_name text, pet_breed text,
+                                     pet_description text, category bigint)
+      RETURNS tsvector LANGUAGE plpgsql STABLE AS $$
+      DECLARE
+        tag_names text;
+        category_name text;
+      BEGIN
+        SELECT string_agg(t.name, ' ') INTO tag_names
+          FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = pet;
+        SELECT c.name INTO category_name FROM categories c WHERE c.id = category;
+        RETURN setweight(to_tsvector('pet_search', pet_name), 'A')
+            || setweight(to_tsvector('pet_search', concat_ws(' ', pet_breed, tag_names)), 'B')
+            || setweight(to_tsvector('pet_search', concat_ws(' ', category_name, pet_description)), 'C');
+      END $$`);
     // Rows in id order and words in byte order: two writers lock them in one order (no 40P01).
     // A document equal to the stored one is not written again (a pet and its tags are
     // written by one statement, and both tables' triggers ask for the same document).
     await queryRunner.query(`
-      CREATE FUNCTION "pet_documents_refresh"(ids bigint[]) RETURNS void LANGUAGE sql AS $$
-        INSERT INTO pet_documents (pet_id, document)
+      CREATE FUNCTION "pet_documents_refresh"(ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO pet_documents AS d (pet_id, document)
         SELECT p.id, pet_document(p.id, p.name, p.breed, p.description, p.category_id)
           FROM pets p WHERE p.id IN (SELECT unnest(ids)) ORDER BY p.id
         ON CONFLICT (pet_id) DO UPDATE SET document = EXCLUDED.document
-         WHERE pet_documents.document IS DISTINCT FROM EXCLUDED.document
-      $$`);
+         WHERE d.document IS DISTINCT FROM EXCLUDED.document;
+      END $$`);
     await queryRunner.query(`
-      CREATE FUNCTION "search_words_add"(texts text[]) RETURNS void LANGUAGE sql AS $$
+      CREATE FUNCTION "search_words_add"(texts text[]) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
         INSERT INTO search_words (word)
         SELECT DISTINCT w COLLATE "C" FROM unnest(texts) AS x(text),
                unnest(tsvector_to_array(to_tsvector('pet_search', x.text))) AS w
          WHERE w ~ '^[[:alnum:]]{3,}$'
          ORDER BY 1
-        ON CONFLICT (word) DO NOTHING
-      $$`);
+        ON CONFLICT (word) DO NOTHING;
+      END $$`);
 
     await queryRunner.query(`
       CREATE FUNCTION "pets_search_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$

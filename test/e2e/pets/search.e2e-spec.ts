@@ -41,7 +41,7 @@ describe('Pet search (e2e)', () => {
     await pet('Scout', dogs.id, { description: 'Part puppy, part labrador' });
     await pet('Crème Brûlée', cats.id, { breed: 'Siamese', tags: ['Calm', 'small'], age: 2 });
     await pet('Tom', cats.id, { breed: 'Poodle', tags: ['calm'], status: 'sold' });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await t.close();
   });
