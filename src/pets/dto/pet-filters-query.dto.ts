@@ -135,6 +135,7 @@ export class PetFiltersQueryDto {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    maxLength: 32,
     description: 'Pets created after this instant (exclusive); RFC 3339, with its zone',
   })
   @IsOptional()
@@ -146,6 +147,7 @@ export class PetFiltersQueryDto {
   @ApiPropertyOptional({
     type: 'string',
     format: 'date-time',
+    maxLength: 32,
     description: 'Pets created before this instant (exclusive); RFC 3339, with its zone',
   })
   @IsOptional()
