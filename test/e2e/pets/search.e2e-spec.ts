@@ -94,6 +94,46 @@ describe('Pet search (e2e)', () => {
       expect(await names('q=calm&sort=name')).toEqual(['Crème Brûlée', 'Tom']);
     });
 
+    it('should match no pet for common words only', async () => {
+      const res = await list('q=the%20and%20a').expect(200);
+      expect(res.body).toEqual({
+        pets: [],
+        pagination: { limit: 20, offset: 0, total: 0, hasMore: false },
+      });
+    });
+
+    it('should follow every change of what a pet is found by', async () => {
+      const birds = await category('Birds');
+      const res = await t.http
+        .post('/v1/pets')
+        .set(t.user)
+        .send({ name: 'Kiwi', categoryId: birds.id, status: 'available', tags: ['noisy'] })
+        .expect(201);
+      const id = res.body.id as number;
+      const found = async (q: string) => pageIds((await list(`q=${q}`).expect(200)).body);
+      expect(await found('noisy')).toEqual([id]);
+
+      await t.http
+        .put(`/v1/pets/${id}`)
+        .set(t.user)
+        .send({ name: 'Polly', breed: 'Cockatoo', description: 'Talks a lot', tags: ['quiet'] })
+        .expect(200);
+      expect(await found('kiwi')).toEqual([]);
+      expect(await found('noisy')).toEqual([]);
+      expect(await found('polly%20cockatoo%20talks%20quiet')).toEqual([id]);
+
+      await t.http
+        .put(`/v1/categories/${birds.id}`)
+        .set(t.admin)
+        .send({ name: 'Parrots' })
+        .expect(200);
+      expect(await found('birds')).toEqual([]);
+      expect(await found('parrots')).toEqual([id]);
+
+      await t.http.delete(`/v1/pets/${id}`).set(t.user).expect(200);
+      expect(await found('polly')).toEqual([]);
+    });
+
     it('should count the matches exactly, and page a search by cursor', async () => {
       const first = await list('q=labrador&limit=4').expect(200);
       expect(first.body.pagination).toEqual({
