@@ -321,6 +321,8 @@ export async function run(): Promise<void> {
       met: tail.app.p99 <= 2 * tail.baseline!.p99,
     });
 
+    await searchScenarios(rows, origins, auth);
+
     if (!QUICK) {
       console.log('bench: 7. no decay over 60 s');
       const long = await measure(app, filtered, { auth, seconds: 60 });
@@ -375,6 +377,69 @@ export async function run(): Promise<void> {
   }
 
   report(rows);
+}
+
+/*
+ * Issue 28's search rows. The seed's pets (`seed --pets`) are named `Pet N` with a breed
+ * `Breed K` (K = N mod 50), no tags and no description: `q=7` matches the breed `Breed 7`
+ * (2 %), `bread` is a typo of the word every breed has. Override with BENCH_SEARCH_* for
+ * richer data. The raw baseline has no search: these rows compare the app with the app-SQL
+ * baseline (the same SQL) only.
+ */
+const SEARCH = {
+  word: process.env.BENCH_SEARCH_WORD ?? '7',
+  typo: process.env.BENCH_SEARCH_TYPO ?? 'bread',
+  tag: process.env.BENCH_SEARCH_TAG ?? 'friendly',
+};
+const SEARCH_SORTS = ['-createdAt', 'createdAt', 'name', '-name', 'age', '-age', 'relevance'];
+
+async function searchScenarios(
+  rows: Row[],
+  origins: Partial<Record<Server, string>>,
+  auth: string[],
+): Promise<void> {
+  const app = origins.app!;
+  const appAndBaseline = (path: string) =>
+    sideBySide({
+      app: () => measure(app, path, { auth }),
+      baseline: () => measure(origins.baseline!, path, { auth }),
+    });
+  const row = async (scenario: string, path: string, p50: number) => {
+    console.log(`bench: ${scenario}`);
+    const measured = await appAndBaseline(path);
+    rows.push({ scenario, ...measured, target: `p50 ≤ ${p50} ms`, met: measured.app.p50 <= p50 });
+    return measured;
+  };
+  await row('11. GET /pets?q (one word), by relevance', `/v1/pets?q=${SEARCH.word}`, 50);
+  await row('12. GET /pets?q (a typo)', `/v1/pets?q=${SEARCH.typo}`, 80);
+  await row(
+    '13. GET /pets?tag&minAge&sort=name',
+    `/v1/pets?tag=${SEARCH.tag}&minAge=3&sort=name`,
+    30,
+  );
+  await row('14. GET /pets/facets?q', `/v1/pets/facets?q=${SEARCH.word}`, 100);
+  for (const sort of SEARCH_SORTS) {
+    const base = `/v1/pets?limit=20&sort=${sort}${sort === 'relevance' ? `&q=${SEARCH.word}` : ''}`;
+    let cursor = '';
+    for (let page = 1; page < 50; page++) {
+      const res = await json<{ pagination: { nextCursor: string } }>(
+        await fetch(`${app}${base}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          headers: { Authorization: `Bearer ${auth[page % auth.length]}` },
+        }),
+      );
+      cursor = res.pagination.nextCursor;
+    }
+    console.log(`bench: 15. sort=${sort}, page 1 and page 50 by cursor`);
+    const first = await appAndBaseline(base);
+    const fiftieth = await appAndBaseline(`${base}&cursor=${encodeURIComponent(cursor)}`);
+    rows.push({
+      scenario: `15. sort=${sort} page 50 by cursor`,
+      ...fiftieth,
+      target: 'p50 ≤ page-1 p50',
+      met: fiftieth.app.p50 <= Math.max(first.app.p50, 1),
+      note: `page 1 p50 ${first.app.p50} ms`,
+    });
+  }
 }
 
 function report(rows: Row[]): void {

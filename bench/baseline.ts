@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import type { EntityManager } from 'typeorm';
 import type { CreatePetDto } from '../src/pets/dto/create-pet.dto.js';
+import type { PetFiltersQueryDto } from '../src/pets/dto/pet-filters-query.dto.js';
+import type { PetSort } from '../src/pets/pet-sort.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
@@ -58,18 +60,37 @@ const events = {
 } as Pick<DomainEvents, 'publish'> as DomainEvents;
 const pets = new PetsService(repository, events, txHost);
 
+/** The list's and the facets' filters, unvalidated (the bench sends only valid ones). */
+const filtersOf = (query: URLSearchParams): PetFiltersQueryDto => {
+  const number = (name: string) => (query.has(name) ? Number(query.get(name)) : undefined);
+  return {
+    category: query.get('category') ?? undefined,
+    status: (query.get('status') as PetStatus | null) ?? undefined,
+    q: query.get('q') ?? undefined,
+    tag: query.has('tag') ? query.getAll('tag') : undefined,
+    breed: query.get('breed') ?? undefined,
+    minAge: number('minAge'),
+    maxAge: number('maxAge'),
+    createdAfter: query.get('createdAfter') ?? undefined,
+    createdBefore: query.get('createdBefore') ?? undefined,
+  };
+};
+
 serve('baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
   if (req.method === 'GET' && url.pathname === '/v1/pets') {
     const query = url.searchParams;
     const page = await pets.list({
+      ...filtersOf(query),
       limit: Number(query.get('limit') ?? 20),
       offset: query.has('offset') ? Number(query.get('offset')) : undefined,
-      category: query.get('category') ?? undefined,
-      status: (query.get('status') as PetStatus | null) ?? undefined,
+      sort: (query.get('sort') as PetSort | null) ?? undefined,
       cursor: query.get('cursor') ?? undefined,
     });
     return send(res, 200, { pets: page.pets.map(toPetResponse), pagination: page.pagination });
+  }
+  if (req.method === 'GET' && url.pathname === '/v1/pets/facets') {
+    return send(res, 200, await pets.facets(filtersOf(url.searchParams)));
   }
   if (req.method === 'GET' && id) return send(res, 200, toPetResponse(await pets.findOne(+id)));
   if (req.method === 'POST' && url.pathname === '/v1/pets') {

@@ -93,7 +93,7 @@ export interface paths {
     };
     /**
      * List pets
-     * @description Newest first (createdAt, then id, descending). Page with limit/offset, or with `cursor` = the previous page’s `pagination.nextCursor` (same filters, no offset).
+     * @description Filtered by category, status, a search (`q`), tags, breed, age and creation time; sorted by `sort` (newest first by default, by relevance with `q`), ties by id descending. `pagination.total` is exact. Page with limit/offset, or with `cursor` = the previous page’s `pagination.nextCursor` (same filters and sort, no offset).
      */
     get: operations['listPets'];
     put?: never;
@@ -102,6 +102,26 @@ export interface paths {
      * @description name, categoryId and status are required; tags are created on first use.
      */
     post: operations['createPet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pets/facets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count the pets a search matches
+     * @description The filters of GET /pets (no paging, no sort): the matching pets overall, by status, by category (those with matches, most first, then by name) and the 20 most frequent tags (then by name).
+     */
+    get: operations['getPetFacets'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -966,6 +986,58 @@ export interface components {
       description?: string | null;
       /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
       tags?: string[];
+    };
+    FacetStatusCounts: {
+      /**
+       * Format: int64
+       * @description Matching pets available
+       */
+      available: number;
+      /**
+       * Format: int64
+       * @description Matching pets pending
+       */
+      pending: number;
+      /**
+       * Format: int64
+       * @description Matching pets sold
+       */
+      sold: number;
+    };
+    CategoryFacet: {
+      /**
+       * Format: int64
+       * @description Category id
+       */
+      id: number;
+      /** @description Category name */
+      name: string;
+      /**
+       * Format: int64
+       * @description Matching pets in the category
+       */
+      count: number;
+    };
+    TagFacet: {
+      /** @description Tag name */
+      name: string;
+      /**
+       * Format: int64
+       * @description Matching pets with the tag
+       */
+      count: number;
+    };
+    PetFacetsResponse: {
+      /**
+       * Format: int64
+       * @description Matching pets
+       */
+      total: number;
+      status: components['schemas']['FacetStatusCounts'];
+      /** @description The categories with matching pets, most first, then by name */
+      categories: components['schemas']['CategoryFacet'][];
+      /** @description The 20 tags most frequent among the matching pets, then by name */
+      tags: components['schemas']['TagFacet'][];
     };
     CategoryInventory: {
       /**
@@ -2359,14 +2431,30 @@ export interface operations {
   listPets: {
     parameters: {
       query?: {
+        /** @description Category name, any case; an unknown name gives an empty page */
+        category?: string;
+        status?: 'available' | 'pending' | 'sold';
+        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones. */
+        q?: string;
+        /** @description Repeatable (`tag=a&tag=b`): pets with all of these tags, any case */
+        tag?: string[];
+        /** @description Exactly this breed, any case */
+        breed?: string;
+        /** @description Pets at least this old (years); not above maxAge. Pets without an age never match */
+        minAge?: number;
+        /** @description Pets at most this old (years) */
+        maxAge?: number;
+        /** @description Pets created after this instant (exclusive); RFC 3339, with its zone */
+        createdAfter?: string;
+        /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
+        createdBefore?: string;
         /** @description Page size; out of range is 400, never clamped */
         limit?: number;
         /** @description Items to skip */
         offset?: number;
-        /** @description Category name, any case; an unknown name gives an empty page */
-        category?: string;
-        status?: 'available' | 'pending' | 'sold';
-        /** @description pagination.nextCursor of the previous page, with the same category and status and without offset */
+        /** @description Default: `relevance` with q, `-createdAt` (newest first) without; `relevance` only with q. Names compare by lower case; pets without an age come last either way; ties by id, descending */
+        sort?: '-createdAt' | 'createdAt' | 'name' | '-name' | 'age' | '-age' | 'relevance';
+        /** @description pagination.nextCursor of the previous page, with the same filters and sort and without offset */
         cursor?: string;
       };
       header?: never;
@@ -2635,6 +2723,132 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getPetFacets: {
+    parameters: {
+      query?: {
+        /** @description Category name, any case; an unknown name gives an empty page */
+        category?: string;
+        status?: 'available' | 'pending' | 'sold';
+        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones. */
+        q?: string;
+        /** @description Repeatable (`tag=a&tag=b`): pets with all of these tags, any case */
+        tag?: string[];
+        /** @description Exactly this breed, any case */
+        breed?: string;
+        /** @description Pets at least this old (years); not above maxAge. Pets without an age never match */
+        minAge?: number;
+        /** @description Pets at most this old (years) */
+        maxAge?: number;
+        /** @description Pets created after this instant (exclusive); RFC 3339, with its zone */
+        createdAfter?: string;
+        /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
+        createdBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Counts of the matching pets */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetFacetsResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
           };
         };
       };

@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataDirectoryLock } from './data-dir-lock.js';
 
@@ -12,6 +14,13 @@ import { DataDirectoryLock } from './data-dir-lock.js';
  * "Memory", has the figures.
  */
 const SMALL_MEMORY = ['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_mem=16MB'];
+
+/**
+ * The contrib extensions the migrations create (pet search: trigrams for typos, accents
+ * folded). PGlite ships them as bundles that must be handed to it here, before
+ * `CREATE EXTENSION` can find them.
+ */
+const EXTENSIONS = { pg_trgm, unaccent };
 
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) behind a loopback socket, so that the app
@@ -36,6 +45,7 @@ export class EmbeddedPostgres {
       await mkdir(dir, { recursive: true });
       const db = await PGlite.create(dir, {
         startParams: [...PGlite.defaultStartParams, ...SMALL_MEMORY],
+        extensions: EXTENSIONS,
       });
       const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
       await server.start();

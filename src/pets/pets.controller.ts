@@ -33,6 +33,8 @@ import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
 import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import { PetFacetsResponse } from './dto/pet-facets-response.dto.js';
+import { PetFiltersQueryDto } from './dto/pet-filters-query.dto.js';
 import { PetHistoryQueryDto, PetHistoryResponse } from './dto/pet-history.dto.js';
 import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
@@ -57,8 +59,10 @@ export class PetsController {
     operationId: 'listPets',
     summary: 'List pets',
     description:
-      'Newest first (createdAt, then id, descending). Page with limit/offset, or with ' +
-      '`cursor` = the previous page’s `pagination.nextCursor` (same filters, no offset).',
+      'Filtered by category, status, a search (`q`), tags, breed, age and creation time; ' +
+      'sorted by `sort` (newest first by default, by relevance with `q`), ties by id ' +
+      'descending. `pagination.total` is exact. Page with limit/offset, or with `cursor` = ' +
+      'the previous page’s `pagination.nextCursor` (same filters and sort, no offset).',
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: PetListResponse, description: 'One page of pets' })
@@ -81,6 +85,23 @@ export class PetsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<PetResponse> {
     return toPetResponse(await this.petsService.create(dto, actorOf(principal)));
+  }
+
+  // Before ':petId', which would take "facets" for an id.
+  @Get('facets')
+  @AnyRole()
+  @ApiOperation({
+    operationId: 'getPetFacets',
+    summary: 'Count the pets a search matches',
+    description:
+      'The filters of GET /pets (no paging, no sort): the matching pets overall, by ' +
+      'status, by category (those with matches, most first, then by name) and the 20 most ' +
+      'frequent tags (then by name).',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: PetFacetsResponse, description: 'Counts of the matching pets' })
+  facets(@Query() query: PetFiltersQueryDto): Promise<PetFacetsResponse> {
+    return this.petsService.facets(query);
   }
 
   // Before ':petId', which would take "inventory" for an id.

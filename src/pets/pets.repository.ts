@@ -8,13 +8,19 @@ import { petEventsOf, type PetEvent, type RecordedPetEvent } from './pet-events.
 import {
   CURRENT_VERSION_TAG,
   INVENTORY,
-  listPetsQuery,
   SELECT_PET_BY_ID,
   type InventoryRow,
-  type PetListFilters,
   type PetRow,
   type PetState,
 } from './sql/pet-reads.sql.js';
+import {
+  listPetsQuery,
+  petFacetsQuery,
+  type PetFacetsRow,
+  type PetFilters,
+  type PetListFilters,
+  type PetPageRow,
+} from './sql/pet-search.sql.js';
 import {
   appendPhotoUrlQuery,
   deletePetQuery,
@@ -58,21 +64,31 @@ export class PetsRepository {
     private readonly prepared: PreparedStatements,
   ) {}
 
-  /** A page and the filters' total; an empty page past the start counts on its own. */
-  async findPage(filters: PetListFilters): Promise<{ pets: PetRow[]; total: number }> {
-    const { sql, params, countSql, countParams } = listPetsQuery(filters);
-    const pets = await this.prepared.query<(PetRow & { total: number })[]>(
-      this.txHost.tx,
-      sql,
-      params,
-    );
+  /**
+   * A page, each pet with its value of the sort key, and the filters' total; an empty page
+   * past the start counts on its own.
+   */
+  async findPage(
+    filters: PetListFilters,
+  ): Promise<{ pets: Omit<PetPageRow, 'total'>[]; total: number }> {
+    const { sql, params, countSql, countParams, prepare } = listPetsQuery(filters);
+    const rows = prepare
+      ? await this.prepared.query<PetPageRow[]>(this.txHost.tx, sql, params)
+      : await this.txHost.tx.query<PetPageRow[]>(sql, params);
     // An empty page carries no total; only past the start can there still be matches.
     const total =
-      pets[0]?.total ??
-      (filters.offset > 0
+      rows[0]?.total ??
+      (filters.offset > 0 || filters.after
         ? (await this.txHost.tx.query<{ total: number }[]>(countSql, countParams))[0].total
         : 0);
-    return { pets, total };
+    return { pets: rows.map(({ total: _, ...pet }) => pet), total };
+  }
+
+  /** Counts of the pets the filters match (see petFacetsQuery). */
+  async facets(filters: PetFilters): Promise<PetFacetsRow> {
+    const { sql, params } = petFacetsQuery(filters);
+    const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);
+    return row;
   }
 
   /** Pets by status in every category (see INVENTORY). */

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { DomainEvent } from '../events/domain-event.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetActor } from './pet-actor.js';
-import { decodeCursor } from './pet-cursor.js';
+import { decodeCursor, filtersTag } from './pet-cursor.js';
 import {
   PET_CHANGED_FIELDS,
   petEventsOf,
@@ -77,6 +77,7 @@ const updated = (
 function fakeRepository() {
   return {
     findPage: jest.fn<PetsRepository['findPage']>(),
+    facets: jest.fn<PetsRepository['facets']>(),
     findById: jest.fn<PetsRepository['findById']>(),
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
@@ -120,44 +121,86 @@ describe(PetsService.name, () => {
   });
 
   describe('list', () => {
-    it('should give a cursor to the next page that carries the filters and the position', async () => {
-      repository.findPage.mockResolvedValue({ pets: [petRow(9), petRow(8)], total: 5 });
+    /** A page row: the pet and its value of the sort key. */
+    const pageRow = (
+      id: number,
+      sortKey: Date | string | number | null = petRow(id).createdAt,
+    ) => ({
+      ...petRow(id),
+      sortKey,
+    });
+
+    it('should give a cursor to the next page that carries the filters, sort and position', async () => {
+      repository.findPage.mockResolvedValue({ pets: [pageRow(9), pageRow(8)], total: 5 });
 
       const page = await sut.list(query({ status: 'available' }));
 
       expect(repository.findPage).toHaveBeenCalledWith({
         category: undefined,
         status: 'available',
+        q: undefined,
+        tags: undefined,
+        breed: undefined,
+        minAge: undefined,
+        maxAge: undefined,
+        createdAfter: undefined,
+        createdBefore: undefined,
+        sort: '-createdAt',
         limit: 2,
         offset: 0,
         after: undefined,
       });
       expect(page.pagination).toMatchObject({ limit: 2, offset: 0, total: 5, hasMore: true });
-      const next = decodeCursor(page.pagination.nextCursor!, query({ status: 'available' }));
+      const next = decodeCursor(page.pagination.nextCursor!, { status: 'available' }, '-createdAt');
       expect(next).toEqual({
-        createdAt: petRow(8).createdAt.toISOString(),
+        key: petRow(8).createdAt.toISOString(),
         id: 8,
         offset: 2,
-        category: null,
-        status: 'available',
+        filters: filtersTag({ status: 'available' }, '-createdAt'),
       });
     });
 
-    it('should read after the cursor, from its offset', async () => {
-      repository.findPage.mockResolvedValue({ pets: [petRow(9), petRow(8)], total: 3 });
-      const first = await sut.list(query({}));
-      repository.findPage.mockResolvedValue({ pets: [petRow(7)], total: 3 });
+    it('should sort by relevance by default with q, and carry the rank in the cursor', async () => {
+      repository.findPage.mockResolvedValue({
+        pets: [pageRow(9, 0.5), pageRow(8, 0.25)],
+        total: 3,
+      });
 
-      const second = await sut.list(query({ cursor: first.pagination.nextCursor }));
+      const page = await sut.list(query({ q: 'labrador' }));
+
+      expect(repository.findPage).toHaveBeenCalledWith(
+        expect.objectContaining({ q: 'labrador', sort: 'relevance' }),
+      );
+      expect(decodeCursor(page.pagination.nextCursor!, { q: 'labrador' }, 'relevance')).toEqual(
+        expect.objectContaining({ key: 0.25, id: 8 }),
+      );
+    });
+
+    it('should read after the cursor, from its offset', async () => {
+      repository.findPage.mockResolvedValue({ pets: [pageRow(9, 'b'), pageRow(8, 'a')], total: 3 });
+      const first = await sut.list(query({ sort: 'name' }));
+      repository.findPage.mockResolvedValue({ pets: [pageRow(7, null)], total: 3 });
+
+      const second = await sut.list(query({ sort: 'name', cursor: first.pagination.nextCursor }));
 
       expect(repository.findPage).toHaveBeenLastCalledWith(
-        expect.objectContaining({
-          offset: 2,
-          after: { createdAt: petRow(8).createdAt.toISOString(), id: 8 },
-        }),
+        expect.objectContaining({ sort: 'name', offset: 2, after: { key: 'a', id: 8 } }),
       );
       expect(second.pagination).toMatchObject({ offset: 2, total: 3, hasMore: false });
       expect(second.pagination.nextCursor).toBeUndefined();
+    });
+
+    it('should refuse a cursor of another sort', async () => {
+      repository.findPage.mockResolvedValue({ pets: [pageRow(9, 'b'), pageRow(8, 'a')], total: 3 });
+      const first = await sut.list(query({ sort: 'name' }));
+
+      const error = await refusal(
+        sut.list(query({ sort: '-name', cursor: first.pagination.nextCursor })),
+      );
+
+      expect(error.details).toEqual({
+        fields: [{ field: 'cursor', message: expect.stringContaining('other filters') }],
+      });
     });
   });
 

@@ -12,13 +12,16 @@ import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
+import type { PetFiltersQueryDto } from './dto/pet-filters-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
 import type { PetActor } from './pet-actor.js';
-import { decodeCursor, encodeCursor } from './pet-cursor.js';
+import { decodeCursor, encodeCursor, filtersTag } from './pet-cursor.js';
+import { defaultSort } from './pet-sort.js';
 import { petNotFound } from './pet-not-found.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 import { PetsRepository, UnknownCategoryError, type PetWrite } from './pets.repository.js';
 import type { InventoryRow, PetRow } from './sql/pet-reads.sql.js';
+import type { PetFacetsRow, PetFilters, SortKey } from './sql/pet-search.sql.js';
 import type { PetChanges } from './sql/pet-writes.sql.js';
 
 interface PetPage {
@@ -54,28 +57,36 @@ export class PetsService {
   ) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
-    const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
+    const filters = filtersOf(query);
+    const sort = query.sort ?? defaultSort(query.q);
+    const cursor = query.cursor
+      ? decodeCursor(query.cursor, { ...filters, offset: query.offset }, sort)
+      : undefined;
     const offset = cursor?.offset ?? query.offset ?? 0;
     const { pets, total } = await this.pets.findPage({
-      category: query.category,
-      status: query.status,
+      ...filters,
+      sort,
       limit: query.limit,
       offset,
-      after: cursor && { createdAt: cursor.createdAt, id: cursor.id },
+      after: cursor && { key: cursor.key, id: cursor.id },
     });
 
     const pagination = paginationOf(query.limit, offset, pets.length, total);
     const last = pets.at(-1);
     if (pagination.hasMore && last) {
       pagination.nextCursor = encodeCursor({
-        createdAt: last.createdAt.toISOString(),
+        key: cursorKey(last.sortKey),
         id: last.id,
         offset: offset + pets.length,
-        category: query.category ?? null,
-        status: query.status ?? null,
+        filters: filtersTag(filters, sort),
       });
     }
     return { pets, pagination };
+  }
+
+  /** Counts of the pets the filters match: overall, by status, category and top tags. */
+  facets(query: PetFiltersQueryDto): Promise<PetFacetsRow> {
+    return this.pets.facets(filtersOf(query));
   }
 
   /** Pets by status, overall and per category (every category, by name). */
@@ -209,6 +220,24 @@ export class PetsService {
     }
   }
 }
+
+/** The query's filters as the repository takes them. */
+function filtersOf({ tag, ...query }: PetFiltersQueryDto): PetFilters {
+  return {
+    category: query.category,
+    status: query.status,
+    q: query.q,
+    tags: tag,
+    breed: query.breed,
+    minAge: query.minAge,
+    maxAge: query.maxAge,
+    createdAfter: query.createdAfter,
+    createdBefore: query.createdBefore,
+  };
+}
+
+/** A sort key as a cursor carries it: timestamps as toISOString() writes them. */
+const cursorKey = (key: SortKey | Date): SortKey => (key instanceof Date ? key.toISOString() : key);
 
 /** Tags compare as the API shows them: a set of names. */
 function sameNames(before: string[], after: string[]): boolean {

@@ -571,6 +571,50 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await names.allTextContents()).toEqual(['Felix', 'Tom']);
     });
 
+    it('should search with a typo, keep the search in the URL, and count the matches beside the list', async () => {
+      const dogs = await category();
+      await pet({
+        name: 'Goldie',
+        categoryId: dogs.id,
+        status: 'available',
+        breed: 'Labrador',
+        tags: ['calm'],
+        age: 2,
+      });
+      await pet({
+        name: 'Shadow',
+        categoryId: dogs.id,
+        status: 'pending',
+        breed: 'Labrador',
+        age: 6,
+      });
+      await pet({ name: 'Whiskers', categoryId: dogs.id, status: 'available', breed: 'Siamese' });
+      const page = await signedInPage();
+      await page.getByLabel('Search').fill('labrdor');
+      await page.getByLabel('Sort').selectOption('name');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('Showing 1–2 of 2').waitFor();
+      const names = page.locator('.pet-card h2');
+      expect(await names.allTextContents()).toEqual(['Goldie', 'Shadow']);
+      expect(new URL(page.url()).search).toBe('?q=labrdor&sort=name');
+      const facets = page.getByRole('region', { name: 'Matching pets' });
+      await facets.getByText('2 matching: 1 available · 1 pending · 0 sold').waitFor();
+
+      await facets.getByRole('link', { name: 'calm (1)' }).click();
+      await page.getByText('Showing 1–1 of 1').waitFor();
+      expect(await names.allTextContents()).toEqual(['Goldie']);
+      expect(new URL(page.url()).search).toBe('?q=labrdor&tag=calm&sort=name');
+
+      await page.reload();
+      await page.getByText('Showing 1–1 of 1').waitFor();
+      await page.getByRole('link', { name: 'Remove tag calm' }).click();
+      await page.getByText('Showing 1–2 of 2').waitFor();
+      await page.getByLabel('Min age').fill('5');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('Showing 1–1 of 1').waitFor();
+      expect(await names.allTextContents()).toEqual(['Shadow']);
+    });
+
     it('should sum up the pets by status, overall and for the filtered category', async () => {
       const birds = await category();
       await pet({ name: 'Tweety', categoryId: birds.id, status: 'available' });

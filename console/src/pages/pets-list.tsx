@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
+import type { operations, Schemas } from '../../../client/index.js';
 import { api, type Inventory, isOwnImage, ok, type Pet } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
@@ -8,54 +9,112 @@ import { StatusBadge } from './status-badge';
 
 const PAGE_SIZE = 20;
 
+type Facets = Schemas['PetFacetsResponse'];
+type Sort = NonNullable<NonNullable<operations['listPets']['parameters']['query']>['sort']>;
+const SORTS: { value: Sort; label: string }[] = [
+  { value: '-createdAt', label: 'Newest first' },
+  { value: 'createdAt', label: 'Oldest first' },
+  { value: 'name', label: 'Name A–Z' },
+  { value: '-name', label: 'Name Z–A' },
+  { value: 'age', label: 'Youngest first' },
+  { value: '-age', label: 'Oldest (age) first' },
+  { value: 'relevance', label: 'Best match' },
+];
+
+/** Everything the list shows, as the page's URL holds it (so a search can be shared). */
 interface Filters {
+  q: string;
   category: string;
   status: string;
+  tags: string[];
+  minAge: string;
+  maxAge: string;
+  sort: string;
   offset: number;
 }
 
-function routeOf({ category, status, offset }: Filters): string {
+function routeOf({ q, category, status, tags, minAge, maxAge, sort, offset }: Filters): string {
   const query = new URLSearchParams();
+  if (q) query.set('q', q);
   if (category) query.set('category', category);
   if (status) query.set('status', status);
+  for (const tag of tags) query.append('tag', tag);
+  if (minAge) query.set('minAge', minAge);
+  if (maxAge) query.set('maxAge', maxAge);
+  if (sort) query.set('sort', sort);
   if (offset > 0) query.set('offset', String(offset));
   const search = query.toString();
   return search ? `/pets?${search}` : '/pets';
 }
 
+/** The API's filters of the page's filters (the list's and the facets'). */
+function apiFilters(filters: Filters) {
+  const age = (value: string) => (value === '' ? undefined : Number(value));
+  return {
+    q: filters.q || undefined,
+    category: filters.category || undefined,
+    status: (filters.status || undefined) as Pet['status'] | undefined,
+    tag: filters.tags.length > 0 ? filters.tags : undefined,
+    minAge: age(filters.minAge),
+    maxAge: age(filters.maxAge),
+  };
+}
+
 export function PetsPage() {
   const { query } = useLocation();
   const filters: Filters = {
+    q: query.get('q') ?? '',
     category: query.get('category') ?? '',
     status: query.get('status') ?? '',
+    tags: query.getAll('tag'),
+    minAge: query.get('minAge') ?? '',
+    maxAge: query.get('maxAge') ?? '',
+    sort: query.get('sort') ?? '',
     offset: offsetOf(query),
   };
+  const key = routeOf({ ...filters, offset: 0 });
   const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
   const inventory = useLoad(() => ok(api.GET('/v1/pets/inventory')), []);
+  const facets = useLoad(
+    () => ok(api.GET('/v1/pets/facets', { params: { query: apiFilters(filters) } })),
+    [key],
+  );
   const pets = useLoad(
     () =>
       ok(
         api.GET('/v1/pets', {
           params: {
             query: {
+              ...apiFilters(filters),
               limit: PAGE_SIZE,
               offset: filters.offset,
-              category: filters.category || undefined,
-              status: (filters.status || undefined) as Pet['status'] | undefined,
+              sort: (filters.sort || undefined) as Sort | undefined,
             },
           },
         }),
       ),
-    [filters.category, filters.status, filters.offset],
+    [key, filters.offset],
   );
 
   const onFilter = (event: SubmitEvent) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
+    const text = (name: string) => ((form.get(name) as string | null) ?? '').trim();
+    const q = text('q');
+    const sort = text('sort');
     navigate(
       routeOf({
-        category: (form.get('category') as string | null) ?? '',
-        status: (form.get('status') as string | null) ?? '',
+        q,
+        category: text('category'),
+        status: text('status'),
+        tags: text('tags')
+          .split(',')
+          .map((tag) => tag.trim())
+          .filter(Boolean),
+        minAge: text('minAge'),
+        maxAge: text('maxAge'),
+        // Relevance needs a search: without one, the default order.
+        sort: sort === 'relevance' && !q ? '' : sort,
         offset: 0,
       }),
     );
@@ -75,10 +134,14 @@ export function PetsPage() {
       {inventory.data && (
         <InventorySummary inventory={inventory.data} category={filters.category} />
       )}
-      <form class="filters" onSubmit={onFilter} aria-label="Filter pets">
+      <form class="filters" onSubmit={onFilter} aria-label="Filter pets" key={key}>
+        <div class="field">
+          <label for="filter-q">Search</label>
+          <input id="filter-q" name="q" type="search" maxLength={200} defaultValue={filters.q} />
+        </div>
         <div class="field">
           <label for="filter-category">Category</label>
-          <select id="filter-category" name="category" key={filters.category}>
+          <select id="filter-category" name="category">
             <option value="">All categories</option>
             {categories.data?.categories.map((category) => (
               <option
@@ -93,7 +156,7 @@ export function PetsPage() {
         </div>
         <div class="field">
           <label for="filter-status">Status</label>
-          <select id="filter-status" name="status" key={filters.status}>
+          <select id="filter-status" name="status">
             <option value="">Any status</option>
             {PET_STATUSES.map((status) => (
               <option key={status} value={status} selected={status === filters.status}>
@@ -102,10 +165,67 @@ export function PetsPage() {
             ))}
           </select>
         </div>
+        <div class="field">
+          <label for="filter-tags">Tags (all of, comma-separated)</label>
+          <input id="filter-tags" name="tags" defaultValue={filters.tags.join(', ')} />
+        </div>
+        <div class="field">
+          <label for="filter-min-age">Min age</label>
+          <input
+            id="filter-min-age"
+            name="minAge"
+            type="number"
+            min={0}
+            max={100}
+            defaultValue={filters.minAge}
+          />
+        </div>
+        <div class="field">
+          <label for="filter-max-age">Max age</label>
+          <input
+            id="filter-max-age"
+            name="maxAge"
+            type="number"
+            min={0}
+            max={100}
+            defaultValue={filters.maxAge}
+          />
+        </div>
+        <div class="field">
+          <label for="filter-sort">Sort</label>
+          <select id="filter-sort" name="sort">
+            <option value="">{filters.q ? 'Best match' : 'Newest first'}</option>
+            {SORTS.filter((sort) => sort.value !== 'relevance' || filters.q).map((sort) => (
+              <option key={sort.value} value={sort.value} selected={sort.value === filters.sort}>
+                {sort.label}
+              </option>
+            ))}
+          </select>
+        </div>
         <button type="submit">Filter</button>
       </form>
+      {filters.tags.length > 0 && (
+        <ul class="chips" aria-label="Tag filters">
+          {filters.tags.map((tag) => (
+            <li key={tag}>
+              <Link
+                class="chip"
+                href={routeOf({
+                  ...filters,
+                  tags: filters.tags.filter((t) => t !== tag),
+                  offset: 0,
+                })}
+                aria-label={`Remove tag ${tag}`}
+              >
+                {tag} ×
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+      {facets.data && <FacetCounts facets={facets.data} filters={filters} />}
 
-      <ErrorAlert error={pets.error ?? categories.error} />
+      <ErrorAlert error={pets.error ?? categories.error ?? facets.error} />
       {pets.loading && !pets.data && <p role="status">Loading pets…</p>}
       {pets.data && pets.data.pets.length === 0 && <p role="status">No pets match.</p>}
       {pets.data && pets.data.pets.length > 0 && (
@@ -135,6 +255,48 @@ export function PetsPage() {
         </>
       )}
     </>
+  );
+}
+
+/** What the filters match: by status, by category and the most frequent tags (each a link). */
+function FacetCounts({ facets, filters }: { facets: Facets; filters: Filters }) {
+  return (
+    <section class="facets" aria-labelledby="facets-title">
+      <h2 id="facets-title" class="visually-hidden">
+        Matching pets
+      </h2>
+      <p>
+        {facets.total} matching: {facets.status.available} available · {facets.status.pending}{' '}
+        pending · {facets.status.sold} sold
+      </p>
+      {facets.categories.length > 0 && (
+        <p>
+          {facets.categories.map((category, n) => (
+            <span key={category.id}>
+              {n > 0 && ' · '}
+              <Link href={routeOf({ ...filters, category: category.name, offset: 0 })}>
+                {category.name}
+              </Link>{' '}
+              ({category.count})
+            </span>
+          ))}
+        </p>
+      )}
+      {facets.tags.length > 0 && (
+        <ul class="chips" aria-label="Tags of the matching pets">
+          {facets.tags.map((tag) => (
+            <li key={tag.name}>
+              <Link
+                class="chip"
+                href={routeOf({ ...filters, tags: [...filters.tags, tag.name], offset: 0 })}
+              >
+                {tag.name} ({tag.count})
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

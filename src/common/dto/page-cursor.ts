@@ -3,7 +3,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiException } from '../errors/api-exception.js';
 
-const MAX_CURSOR_LENGTH = 512;
+// Room for a sort key of 100 characters of up to 4 bytes each, as base64url JSON.
+const MAX_CURSOR_LENGTH = 1024;
 
 /** The `cursor` query parameter of a keyset-paged list: an earlier page's `nextCursor`. */
 export const CursorQuery = (description: string) =>

@@ -37,6 +37,8 @@ describe('The customer role (e2e)', () => {
       await t.http.get('/v1/pets').set(headers).expect(200);
       await t.http.get(`/v1/pets/${petId}`).set(headers).expect(200);
       await t.http.get('/v1/pets/inventory').set(headers).expect(200);
+      await t.http.get('/v1/pets/facets').set(headers).expect(200);
+      await t.http.get('/v1/pets?q=rex').set(headers).expect(200);
       await t.http.get(`/v1/pets/${petId}/history`).set(headers).expect(200);
       await t.http.get('/v1/categories').set(headers).expect(200);
       await t.http.get(`/v1/categories/${categoryId}`).set(headers).expect(200);

@@ -10,7 +10,8 @@ import {
 } from '../../../src/pets/pet-events.js';
 import type { PetStatus } from '../../../src/pets/pet-status.js';
 import { PetsRepository, UnknownCategoryError } from '../../../src/pets/pets.repository.js';
-import type { PetListFilters, PetRow } from '../../../src/pets/sql/pet-reads.sql.js';
+import type { PetRow } from '../../../src/pets/sql/pet-reads.sql.js';
+import type { PetListFilters } from '../../../src/pets/sql/pet-search.sql.js';
 import type { PetWriteFields } from '../../../src/pets/sql/pet-writes.sql.js';
 import {
   createRepositoryHarness,
@@ -194,7 +195,7 @@ describe(PetsRepository.name, () => {
       const dogs = await category();
       const pets: PetRow[] = [];
       for (const name of ['P1', 'P2', 'P3', 'P4', 'P5']) pets.push(await insert(dogs, { name }));
-      const after = (pet: PetRow) => ({ createdAt: pet.createdAt.toISOString(), id: pet.id });
+      const after = (pet: PetRow) => ({ key: pet.createdAt.toISOString(), id: pet.id });
 
       expect(await page({ limit: 2, offset: 0 })).toEqual({ names: ['P5', 'P4'], total: 5 });
       expect(await page({ limit: 2, offset: 2 })).toEqual({ names: ['P3', 'P2'], total: 5 });
@@ -212,7 +213,7 @@ describe(PetsRepository.name, () => {
     it('should still count the matches on an empty page past the end', async () => {
       const [dogs, cats] = [await category('Dogs'), await category('Cats')];
       const [oldest] = [await insert(dogs), await insert(dogs), await insert(cats)];
-      const afterOldest = { createdAt: oldest.createdAt.toISOString(), id: oldest.id };
+      const afterOldest = { key: oldest.createdAt.toISOString(), id: oldest.id };
 
       expect(await page({ limit: 10, offset: 3 })).toEqual({ names: [], total: 3 });
       expect(await page({ category: 'dogs', limit: 10, offset: 5 })).toEqual({
