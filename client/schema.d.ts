@@ -2852,6 +2852,22 @@ export interface operations {
           };
         };
       };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
       /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {

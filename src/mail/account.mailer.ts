@@ -57,7 +57,10 @@ export class AccountMailer {
     await this.mail.deliverOnce(messageId, event.to, this.render(event, user));
   }
 
-  private render({ mail, token = '' }: AccountMailRequested, { username }: { username: string }): Mail {
+  private render(
+    { mail, token = '' }: AccountMailRequested,
+    { username }: { username: string },
+  ): Mail {
     switch (mail) {
       case 'verification':
         return verificationMail({
