@@ -31,7 +31,14 @@ export const AUDIT_CREDENTIALS = ['jwt', 'api-key', 'none'] as const;
 export type AuditCredential = (typeof AUDIT_CREDENTIALS)[number];
 
 /** What an entry can be about. */
-export const AUDIT_TARGET_TYPES = ['user', 'session', 'api_key', 'category', 'pet', 'webhook'] as const;
+export const AUDIT_TARGET_TYPES = [
+  'user',
+  'session',
+  'api_key',
+  'category',
+  'pet',
+  'webhook',
+] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** A field's value before and after the change; null where it had none. */
@@ -61,14 +68,14 @@ const SECRET_FIELDS = new Set([
   'previousSecret',
 ]);
 
+const redacted = (value: unknown) => (value === null || value === undefined ? null : REDACTED);
+
 /** `changes` with every secret field's values replaced by REDACTED (a missing value stays null). */
 export function redactSecrets(changes: AuditChanges): AuditChanges {
   return Object.fromEntries(
     Object.entries(changes).map(([field, change]) => [
       field,
-      SECRET_FIELDS.has(field)
-        ? { from: change.from == null ? null : REDACTED, to: change.to == null ? null : REDACTED }
-        : change,
+      SECRET_FIELDS.has(field) ? { from: redacted(change.from), to: redacted(change.to) } : change,
     ]),
   );
 }

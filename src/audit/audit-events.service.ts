@@ -53,7 +53,8 @@ export class AuditEventsService implements OnApplicationBootstrap, BeforeApplica
 
   /** Newest first; a page one entry longer than asked tells whether another follows. */
   async list(query: ListAuditEventsQueryDto): Promise<AuditPage> {
-    const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor).beforeId;
+    const beforeId =
+      query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor).beforeId;
     const filters: AuditFilters = {
       action: query.action,
       actorId: query.actorId,

@@ -2,10 +2,7 @@ import type { DomainEventBase } from '../events/domain-event.js';
 import type { WebhookSubscription } from './webhook-subscription.entity.js';
 
 export type WebhookSubscriptionEventType =
-  | 'webhook.created'
-  | 'webhook.updated'
-  | 'webhook.deleted'
-  | 'webhook.secret_rotated';
+  'webhook.created' | 'webhook.updated' | 'webhook.deleted' | 'webhook.secret_rotated';
 
 /** A subscription's fields as an event carries them: never its secrets. */
 export type WebhookSubscriptionSnapshot = Pick<

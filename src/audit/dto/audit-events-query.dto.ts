@@ -1,12 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsOptional,
-  IsString,
-  ValidateBy,
-  type ValidationArguments,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, ValidateBy, type ValidationArguments } from 'class-validator';
 import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { IntegerText } from '../../common/dto/transforms.js';
 import { ID_SCHEMA, TIMESTAMP_SCHEMA } from '../../openapi/schemas.js';
@@ -45,7 +39,10 @@ const TimestampQuery = (description: string, after?: string) =>
             validator: {
               validate: (value: unknown, { object }: ValidationArguments) => {
                 const earlier = (object as Record<string, unknown>)[after];
-                return !isTimestamp(earlier) || Date.parse(value as string) > Date.parse(earlier as string);
+                return (
+                  !isTimestamp(earlier) ||
+                  Date.parse(value as string) > Date.parse(earlier as string)
+                );
               },
               defaultMessage: ({ property }: ValidationArguments) =>
                 `${property} must be later than ${after}`,
@@ -91,7 +88,10 @@ export class ListAuditEventsQueryDto extends AuditRangeQueryDto {
   @IdQuery('Only entries made by this user')
   actorId?: number;
 
-  @ApiPropertyOptional({ enum: AUDIT_TARGET_TYPES, description: 'Only entries about this kind of thing' })
+  @ApiPropertyOptional({
+    enum: AUDIT_TARGET_TYPES,
+    description: 'Only entries about this kind of thing',
+  })
   @IsOptional()
   @IsIn(AUDIT_TARGET_TYPES)
   targetType?: AuditTargetType;
