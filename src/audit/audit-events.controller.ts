@@ -1,5 +1,5 @@
 import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +13,8 @@ import { AuditRangeQueryDto, ListAuditEventsQueryDto } from './dto/audit-events-
 import { AuditEventListResponse, AuditEventResponse } from './dto/audit-event-response.dto.js';
 
 const NDJSON = 'application/x-ndjson';
+// UTF-8 like every JSON answer; said, since the type has no default charset.
+const NDJSON_UTF8 = `${NDJSON}; charset=utf-8`;
 
 @ApiTags('audit')
 @ApiAuth()
@@ -51,17 +53,16 @@ export class AuditEventsController {
       'per line, streamed as it is read.',
   })
   @ApiValidatedQuery()
-  @ApiProduces(NDJSON)
   @ApiOkResponse({
-    type: AuditEventResponse,
-    description: 'One entry per line (`application/x-ndjson`)',
+    description: 'One entry per line, each as `listAuditEvents` shows it',
+    content: { [NDJSON]: { schema: { $ref: getSchemaPath(AuditEventResponse) } } },
   })
   async export(@Query() query: AuditRangeQueryDto, @Res() res: Response): Promise<void> {
     const entries = this.auditEvents.export(query);
     // The first batch is read before answering, so a database that cannot be read still
     // gets its error response (503) rather than a 200 cut short.
     const first = await entries.next();
-    res.status(200).type(NDJSON);
+    res.status(200).type(NDJSON_UTF8);
     const lines = async function* (): AsyncGenerator<string> {
       if (first.done) return;
       yield line(first.value);
