@@ -360,7 +360,7 @@ describe('Audit log (e2e)', () => {
       expect(first.body.auditEvents).toHaveLength(50);
       expect(first.body.pagination).toEqual({ limit: 50, nextCursor: expect.any(String) });
 
-      const seen: number[] = [];
+      const seen: unknown[] = [];
       let cursor: string | undefined;
       let pages = 0;
       do {
@@ -369,7 +369,7 @@ describe('Audit log (e2e)', () => {
           .query({ limit: 45, ...(cursor ? { cursor } : {}) })
           .set(t.admin)
           .expect(200);
-        seen.push(...res.body.auditEvents.map((e: AuditEntry) => e.target));
+        seen.push(...(res.body.auditEvents as AuditEntry[]).map((e) => e.target));
         cursor = res.body.pagination.nextCursor;
         pages += 1;
       } while (cursor);
