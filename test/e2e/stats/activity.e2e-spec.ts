@@ -137,7 +137,7 @@ describe('Activity statistics (e2e)', () => {
 
   it('should take 1 to 90 days and answer 400 naming days otherwise', async () => {
     const one = await t.http.get('/v1/stats/activity?days=1').set(t.admin).expect(200);
-    expect(one.body.days.map((d: { date: string }) => d.date)).toEqual([day(0)]);
+    expect((one.body.days as { date: string }[]).map((d) => d.date)).toEqual([day(0)]);
     const ninety = await t.http.get('/v1/stats/activity?days=90').set(t.admin).expect(200);
     expect(ninety.body.days).toHaveLength(90);
 
