@@ -67,7 +67,8 @@ export class AuditLog implements BeforeApplicationShutdown {
   /**
    * Records a refused login on a connection of its own, whatever happens to the caller's
    * work, without waiting for it: a slow or failing database neither delays nor fails the
-   * 401. A failure to record is logged.
+   * 401, and on the embedded database, whose one connection a caller's transaction holds
+   * until it ends, the write simply waits for it. A failure to record is logged.
    */
   recordFailedLogin(login: FailedLogin): void {
     const entry = entryOf({
