@@ -47,7 +47,9 @@ export class CategoriesService {
       const category = await refusingTakenName(() =>
         this.categories.insert({ name: dto.name, description: dto.description ?? null }),
       );
-      await this.events.publish(categoryEvent('category.created', null, category));
+      await this.events.publish(
+        categoryEvent('category.created', { before: null, after: category }),
+      );
       return category;
     });
   }
@@ -61,7 +63,7 @@ export class CategoriesService {
       );
       if (!updated) throw preconditionFailed(rowVersionTag(before));
       const category = await this.findOne(id);
-      await this.events.publish(categoryEvent('category.updated', before, category));
+      await this.events.publish(categoryEvent('category.updated', { before, after: category }));
       return category;
     });
   }
@@ -83,7 +85,7 @@ export class CategoriesService {
         throw error;
       }
       if (!deleted) throw preconditionFailed(rowVersionTag(before));
-      await this.events.publish(categoryEvent('category.deleted', before, null));
+      await this.events.publish(categoryEvent('category.deleted', { before, after: null }));
     });
   }
 

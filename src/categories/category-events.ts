@@ -31,12 +31,12 @@ const snapshotOf = ({ id, name, description }: Category): CategorySnapshot => ({
   description,
 });
 
-export function categoryEvent(
-  type: CategoryEventType,
-  before: Category | null,
-  after: Category | null,
-): CategoryEvent {
-  const categoryId = (after ?? before)?.id ?? 0;
+/** The category before and after the change: a creation has no before, a deletion no after. */
+type Change = { before: Category; after: Category | null } | { before: null; after: Category };
+
+export function categoryEvent(type: CategoryEventType, change: Change): CategoryEvent {
+  const { before, after } = change;
+  const categoryId = change.before === null ? change.after.id : change.before.id;
   return {
     type,
     subject: `category:${categoryId}`,

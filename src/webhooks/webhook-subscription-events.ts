@@ -39,12 +39,17 @@ const snapshotOf = (s: WebhookSubscription): WebhookSubscriptionSnapshot => ({
   enabled: s.enabled,
 });
 
+/** The subscription before and after the change: a creation has no before, a deletion no after. */
+type Change =
+  | { before: WebhookSubscription; after: WebhookSubscription | null }
+  | { before: null; after: WebhookSubscription };
+
 export function webhookSubscriptionEvent(
   type: WebhookSubscriptionEventType,
-  before: WebhookSubscription | null,
-  after: WebhookSubscription | null,
+  change: Change,
 ): WebhookSubscriptionEvent {
-  const webhookId = (after ?? before)?.id ?? 0;
+  const { before, after } = change;
+  const webhookId = change.before === null ? change.after.id : change.before.id;
   return {
     type,
     subject: `webhook:${webhookId}`,

@@ -58,7 +58,7 @@ export class WebhooksService {
         secret: generateWebhookSecret(),
       });
       await this.domainEvents.publish(
-        webhookSubscriptionEvent('webhook.created', null, subscription),
+        webhookSubscriptionEvent('webhook.created', { before: null, after: subscription }),
       );
       return subscription;
     });
@@ -100,7 +100,7 @@ export class WebhooksService {
       const subscription = await this.webhooks.updateSubscription(id, defined);
       if (!subscription) throw webhookNotFound(id);
       await this.domainEvents.publish(
-        webhookSubscriptionEvent('webhook.updated', before, subscription),
+        webhookSubscriptionEvent('webhook.updated', { before, after: subscription }),
       );
       return subscription;
     });
@@ -110,7 +110,9 @@ export class WebhooksService {
     return this.txHost.withTransaction(async () => {
       const before = await this.lockedForChange(id);
       if (!(await this.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
-      await this.domainEvents.publish(webhookSubscriptionEvent('webhook.deleted', before, null));
+      await this.domainEvents.publish(
+        webhookSubscriptionEvent('webhook.deleted', { before, after: null }),
+      );
     });
   }
 
@@ -128,7 +130,10 @@ export class WebhooksService {
       );
       if (!subscription) throw webhookNotFound(id);
       await this.domainEvents.publish(
-        webhookSubscriptionEvent('webhook.secret_rotated', subscription, subscription),
+        webhookSubscriptionEvent('webhook.secret_rotated', {
+          before: subscription,
+          after: subscription,
+        }),
       );
       return subscription;
     });
