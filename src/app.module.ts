@@ -1,6 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { ResolveCredentialsGuard } from './auth/guards/resolve-credentials.guard.js';
@@ -29,6 +30,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RATE_LIMIT_STORAGE } from './rate-limit/storage/rate-limit-storage.js';
 import { throttlerOptions } from './rate-limit/throttler-options.js';
 import { rateLimitConfig } from './config/rate-limit.config.js';
+import { StatsModule } from './stats/stats.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -48,6 +50,8 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     MediaModule,
     MailModule,
     WebhooksModule,
+    AuditModule,
+    StatsModule,
     RateLimitModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitModule],

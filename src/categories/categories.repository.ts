@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { In, type Repository } from 'typeorm';
 import {
   isForeignKeyViolation,
   isUniqueViolation,
   violatedConstraint,
 } from '../common/errors/database-errors.js';
+import type { TxHost } from '../database/transactions.js';
 import { Category } from './category.entity.js';
 
 /** The fields a request writes; the id and the timestamps come from the database. */
@@ -28,10 +29,10 @@ export class CategoryInUseError extends Error {
 /** The categories module's only door to the database. */
 @Injectable()
 export class CategoriesRepository {
-  private readonly categories: Repository<Category>;
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    this.categories = dataSource.getRepository(Category);
+  private get categories(): Repository<Category> {
+    return this.txHost.tx.getRepository(Category);
   }
 
   /** By name, then id. */
@@ -41,6 +42,11 @@ export class CategoriesRepository {
 
   findById(id: number): Promise<Category | null> {
     return this.categories.findOneBy({ id });
+  }
+
+  /** Inside a transaction: the row, locked until it ends, as a change starts from it. */
+  findByIdForUpdate(id: number): Promise<Category | null> {
+    return this.categories.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   insert(fields: Required<CategoryFields>): Promise<Category> {

@@ -7,6 +7,9 @@ import {
 import { CategoriesService } from './categories.service.js';
 import type { Category } from './category.entity.js';
 import { refusal } from '../../test/support/errors.js';
+import { fakeTxHost } from '../../test/support/transactions.js';
+import type { DomainEvent } from '../events/domain-event.js';
+import type { DomainEvents } from '../events/domain-events.js';
 
 function category(id: number, name = `category ${id}`): Category {
   const at = new Date(Date.UTC(2026, 0, 1));
@@ -18,6 +21,7 @@ function fakeRepository() {
   return {
     findAll: jest.fn<CategoriesRepository['findAll']>(),
     findById: jest.fn<CategoriesRepository['findById']>(),
+    findByIdForUpdate: jest.fn<CategoriesRepository['findByIdForUpdate']>(),
     insert: jest.fn<CategoriesRepository['insert']>(),
     update: jest.fn<CategoriesRepository['update']>(),
     delete: jest.fn<CategoriesRepository['delete']>(),
@@ -26,11 +30,26 @@ function fakeRepository() {
 
 describe(CategoriesService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
+  let txHost: ReturnType<typeof fakeTxHost>;
+  /** What was published, and whether inside the transaction. */
+  let published: { event: DomainEvent; inTransaction: boolean }[];
   let sut: CategoriesService;
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new CategoriesService(repository as unknown as CategoriesRepository);
+    txHost = fakeTxHost();
+    published = [];
+    const events = {
+      publish: (...events: DomainEvent[]) => {
+        for (const event of events) published.push({ event, inTransaction: txHost.active });
+        return Promise.resolve();
+      },
+    };
+    sut = new CategoriesService(
+      repository as unknown as CategoriesRepository,
+      events as unknown as DomainEvents,
+      txHost.asHost(),
+    );
   });
 
   describe('findOne', () => {
@@ -54,6 +73,25 @@ describe(CategoriesService.name, () => {
       expect(repository.insert).toHaveBeenCalledWith({ name: 'Dogs', description: null });
     });
 
+    it('should publish category.created with the new category, inside its transaction', async () => {
+      repository.insert.mockResolvedValue(category(1, 'Dogs'));
+
+      await sut.create({ name: 'Dogs' });
+
+      expect(published).toEqual([
+        {
+          event: {
+            type: 'category.created',
+            subject: 'category:1',
+            categoryId: 1,
+            before: null,
+            after: { id: 1, name: 'Dogs', description: null },
+          },
+          inTransaction: true,
+        },
+      ]);
+    });
+
     it('should answer 409 CONFLICT naming the field when the name is taken', async () => {
       repository.insert.mockRejectedValue(new CategoryNameTakenError());
 
@@ -67,16 +105,39 @@ describe(CategoriesService.name, () => {
   });
 
   describe('update', () => {
-    it('should answer 404 CATEGORY_NOT_FOUND when nothing matched and the category does not exist', async () => {
-      repository.update.mockResolvedValue(false);
-      repository.findById.mockResolvedValue(null);
+    it('should answer 404 CATEGORY_NOT_FOUND, writing nothing, when the category does not exist', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(null);
 
       const error = await refusal(sut.update(41, { name: 'Cats' }, ['1']));
 
       expect(error.code).toBe('CATEGORY_NOT_FOUND');
+      expect(repository.update).not.toHaveBeenCalled();
+      expect(published).toEqual([]);
+    });
+
+    it('should publish category.updated with the category before and after, inside its transaction', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(category(1, 'Dogs'));
+      repository.update.mockResolvedValue(true);
+      repository.findById.mockResolvedValue(category(1, 'Cats'));
+
+      await sut.update(1, { name: 'Cats' });
+
+      expect(published).toEqual([
+        {
+          event: {
+            type: 'category.updated',
+            subject: 'category:1',
+            categoryId: 1,
+            before: { id: 1, name: 'Dogs', description: null },
+            after: { id: 1, name: 'Cats', description: null },
+          },
+          inTransaction: true,
+        },
+      ]);
     });
 
     it('should write only at the versions If-Match names, and at any for *', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(category(1));
       repository.update.mockResolvedValue(true);
       repository.findById.mockResolvedValue(category(1));
 
@@ -87,17 +148,18 @@ describe(CategoriesService.name, () => {
     });
 
     it('should answer 412 PRECONDITION_FAILED with the current ETag when nothing matched', async () => {
+      repository.findByIdForUpdate.mockResolvedValue({ ...category(1), version: 6 });
       repository.update.mockResolvedValue(false);
-      repository.findById.mockResolvedValue({ ...category(1), version: 6 });
 
       const error = await refusal(sut.update(1, { name: 'Cats' }, ['5']));
 
       expect(error.getStatus()).toBe(412);
       expect(error.details).toEqual({ currentEtag: '"6"' });
+      expect(published).toEqual([]);
     });
 
     it('should answer 409 CONFLICT naming the field when the new name is taken', async () => {
-      repository.findById.mockResolvedValue(category(1, 'Dogs'));
+      repository.findByIdForUpdate.mockResolvedValue(category(1, 'Dogs'));
       repository.update.mockRejectedValue(new CategoryNameTakenError());
 
       const error = await refusal(sut.update(1, { name: 'Cats' }));
@@ -108,17 +170,38 @@ describe(CategoriesService.name, () => {
   });
 
   describe('remove', () => {
-    it('should answer 404 CATEGORY_NOT_FOUND when nothing was deleted and the category does not exist', async () => {
-      repository.delete.mockResolvedValue(false);
-      repository.findById.mockResolvedValue(null);
+    it('should answer 404 CATEGORY_NOT_FOUND, deleting nothing, when the category does not exist', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(null);
 
       const error = await refusal(sut.remove(41));
 
       expect(error.getStatus()).toBe(404);
       expect(error.code).toBe('CATEGORY_NOT_FOUND');
+      expect(repository.delete).not.toHaveBeenCalled();
+    });
+
+    it('should publish category.deleted with the category as it was, inside its transaction', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(category(3, 'Birds'));
+      repository.delete.mockResolvedValue(true);
+
+      await sut.remove(3);
+
+      expect(published).toEqual([
+        {
+          event: {
+            type: 'category.deleted',
+            subject: 'category:3',
+            categoryId: 3,
+            before: { id: 3, name: 'Birds', description: null },
+            after: null,
+          },
+          inTransaction: true,
+        },
+      ]);
     });
 
     it('should answer 409 CATEGORY_IN_USE when pets still belong to the category', async () => {
+      repository.findByIdForUpdate.mockResolvedValue(category(3));
       repository.delete.mockRejectedValue(new CategoryInUseError());
 
       const error = await refusal(sut.remove(3));
@@ -130,6 +213,7 @@ describe(CategoriesService.name, () => {
 
     it('should let any other failure through unchanged', async () => {
       const outage = new Error('connection lost');
+      repository.findByIdForUpdate.mockResolvedValue(category(3));
       repository.delete.mockRejectedValue(outage);
 
       await expect(sut.remove(3)).rejects.toBe(outage);

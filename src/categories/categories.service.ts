@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { ApiException } from '../common/errors/api-exception.js';
 import {
   preconditionFailed,
@@ -6,11 +7,14 @@ import {
   rowVersionTag,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
+import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import {
   CategoriesRepository,
   CategoryInUseError,
   CategoryNameTakenError,
 } from './categories.repository.js';
+import { categoryEvent } from './category-events.js';
 import type { Category } from './category.entity.js';
 import type { CreateCategoryDto } from './dto/create-category.dto.js';
 import type { UpdateCategoryDto } from './dto/update-category.dto.js';
@@ -21,7 +25,11 @@ export const categoryNotFound = (id: number | string) =>
 
 @Injectable()
 export class CategoriesService {
-  constructor(private readonly categories: CategoriesRepository) {}
+  constructor(
+    private readonly categories: CategoriesRepository,
+    private readonly events: DomainEvents,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+  ) {}
 
   findAll(): Promise<Category[]> {
     return this.categories.findAll();
@@ -33,37 +41,59 @@ export class CategoriesService {
     return category;
   }
 
+  /** Each change publishes its event (category-events.ts) in its transaction. */
   create(dto: CreateCategoryDto): Promise<Category> {
-    return refusingTakenName(() =>
-      this.categories.insert({ name: dto.name, description: dto.description ?? null }),
-    );
+    return this.txHost.withTransaction(async () => {
+      const category = await refusingTakenName(() =>
+        this.categories.insert({ name: dto.name, description: dto.description ?? null }),
+      );
+      await this.events.publish(
+        categoryEvent('category.created', { before: null, after: category }),
+      );
+      return category;
+    });
   }
 
   /** With `ifMatch`, only if the category's version is one of it (412 otherwise). */
-  async update(id: number, dto: UpdateCategoryDto, ifMatch?: IfMatch): Promise<Category> {
-    const updated = await refusingTakenName(() =>
-      this.categories.update(id, dto, rowVersionsIn(ifMatch)),
-    );
-    const category = await this.findOne(id);
-    if (!updated) throw preconditionFailed(rowVersionTag(category));
-    return category;
+  update(id: number, dto: UpdateCategoryDto, ifMatch?: IfMatch): Promise<Category> {
+    return this.txHost.withTransaction(async () => {
+      const before = await this.lockedForChange(id);
+      const updated = await refusingTakenName(() =>
+        this.categories.update(id, dto, rowVersionsIn(ifMatch)),
+      );
+      if (!updated) throw preconditionFailed(rowVersionTag(before));
+      const category = await this.findOne(id);
+      await this.events.publish(categoryEvent('category.updated', { before, after: category }));
+      return category;
+    });
   }
 
   /** With `ifMatch`, only if the category's version is one of it (412 otherwise). */
-  async remove(id: number, ifMatch?: IfMatch): Promise<void> {
-    let deleted: boolean;
-    try {
-      deleted = await this.categories.delete(id, rowVersionsIn(ifMatch));
-    } catch (error) {
-      if (error instanceof CategoryInUseError) {
-        throw new ApiException(
-          'CATEGORY_IN_USE',
-          `Category ${id} still has pets; move or delete them first`,
-        );
+  remove(id: number, ifMatch?: IfMatch): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      const before = await this.lockedForChange(id);
+      let deleted: boolean;
+      try {
+        deleted = await this.categories.delete(id, rowVersionsIn(ifMatch));
+      } catch (error) {
+        if (error instanceof CategoryInUseError) {
+          throw new ApiException(
+            'CATEGORY_IN_USE',
+            `Category ${id} still has pets; move or delete them first`,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-    if (!deleted) throw preconditionFailed(rowVersionTag(await this.findOne(id)));
+      if (!deleted) throw preconditionFailed(rowVersionTag(before));
+      await this.events.publish(categoryEvent('category.deleted', { before, after: null }));
+    });
+  }
+
+  /** The category as the change starts from it, locked so that its event's `before` holds. */
+  private async lockedForChange(id: number): Promise<Category> {
+    const category = await this.categories.findByIdForUpdate(id);
+    if (!category) throw categoryNotFound(id);
+    return category;
   }
 }
 

@@ -1,5 +1,6 @@
 import { ConfigModule } from '@nestjs/config';
 import { appConfig } from './app.config.js';
+import { auditConfig } from './audit.config.js';
 import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
 import { mailConfig } from './mail.config.js';
@@ -20,6 +21,7 @@ export const AppConfigModule = ConfigModule.forRoot({
   ignoreEnvFile: true,
   load: [
     appConfig,
+    auditConfig,
     authConfig,
     databaseConfig,
     mailConfig,

@@ -384,6 +384,10 @@ export class EnvironmentVariables {
   /** Attempts per outbox message before it is kept as failed for an operator. */
   @IntegerText(1, 100)
   OUTBOX_MAX_ATTEMPTS = 12;
+
+  /** Days an audit log entry is kept before the purge removes it. */
+  @IntegerText(1, 36_500)
+  AUDIT_RETENTION_DAYS = 365;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -100,6 +100,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly auditEvents = new Counter({
+    name: 'petstore_audit_events_total',
+    help: 'Audit log entries recorded (committed), by action and outcome',
+    labelNames: ['action', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     @Inject(observabilityConfig.KEY) config: ObservabilityConfig,
     @InjectDataSource() dataSource: DataSource,
@@ -181,6 +188,11 @@ export class MetricsService {
   /** Recorded by the outbox worker for each call of a consumer's handler (one batch). */
   observeOutboxHandler(consumer: string, seconds: number): void {
     if (this.enabled) this.outboxHandlerSeconds.observe({ consumer }, seconds);
+  }
+
+  /** Recorded by the audit log for each entry once it is stored. */
+  countAuditEvent(action: string, outcome: string): void {
+    if (this.enabled) this.auditEvents.inc({ action, outcome });
   }
 
   render(): Promise<string> {

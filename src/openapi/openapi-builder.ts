@@ -191,6 +191,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       'webhooks',
       'Subscriptions to pet events (admins), the events POSTed to them, and their delivery log',
     )
+    .addTag('audit', 'The audit log of account, credential and admin actions (admins)')
+    .addTag('stats', 'Activity per day (admins)')
     .addTag('rate-limit', 'Your rate-limit budget')
     .addTag('media', 'Stored images, outside /v1')
     .build();

@@ -4,6 +4,13 @@ import type { TxHost } from '../database/transactions.js';
 import { petSubject, type PetEvent } from './pet-events.js';
 import { historyPageQuery } from './sql/pet-events.sql.js';
 
+/** Pets created and sold on one UTC day (`YYYY-MM-DD`). */
+export interface PetDayCounts {
+  date: string;
+  petsCreated: number;
+  petsSold: number;
+}
+
 /**
  * The pets' change log as a read model: a pet's history. The events are written by the
  * writes themselves (PetsRepository, sql/pet-events.sql.ts), never here.
@@ -27,5 +34,19 @@ export class PetEventsRepository {
       occurredAt: new Date(event.occurredAt).toISOString(),
     }));
     return { events, total: row.total, petExists: row.petExists };
+  }
+
+  /** Creations and moves to sold per UTC day since `since`, for the days that had any. */
+  countPerDay(since: Date): Promise<PetDayCounts[]> {
+    return this.txHost.tx.query<PetDayCounts[]>(
+      `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
+              count(*) FILTER (WHERE type = 'pet.created')::int AS "petsCreated",
+              count(*) FILTER (WHERE type = 'pet.status_changed' AND status_to = 'sold')::int
+                AS "petsSold"
+         FROM pet_events
+        WHERE occurred_at >= $1 AND type IN ('pet.created', 'pet.status_changed')
+        GROUP BY 1`,
+      [since],
+    );
   }
 }

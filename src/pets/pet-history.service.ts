@@ -4,7 +4,7 @@ import type { Principal } from '../common/types/principal.js';
 import type { PetHistoryQueryDto } from './dto/pet-history.dto.js';
 import type { PetEvent } from './pet-events.js';
 import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
-import { PetEventsRepository } from './pet-events.repository.js';
+import { PetEventsRepository, type PetDayCounts } from './pet-events.repository.js';
 import { petNotFound } from './pet-not-found.js';
 
 interface PetHistoryPage {
@@ -43,5 +43,10 @@ export class PetHistoryService {
       });
     }
     return { events, pagination };
+  }
+
+  /** Pets created and sold per UTC day since `since` (the activity statistics). */
+  countPerDay(since: Date): Promise<PetDayCounts[]> {
+    return this.petEvents.countPerDay(since);
   }
 }

@@ -14,6 +14,6 @@ import { PetsService } from './pets.service.js';
   imports: [TypeOrmModule.forFeature([Pet, Tag, PetEventRecord]), IdempotencyModule],
   controllers: [PetsController],
   providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
-  exports: [PetsService],
+  exports: [PetsService, PetHistoryService],
 })
 export class PetsModule {}

@@ -33,5 +33,6 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookFanOut,
     WebhookHttpClient,
   ],
+  exports: [WebhookDeliveriesService],
 })
 export class WebhooksModule {}

@@ -55,6 +55,11 @@ export class WebhooksRepository {
     return this.subscriptions.findOneBy({ id });
   }
 
+  /** Inside a transaction: the row, locked until it ends, as a change starts from it. */
+  findSubscriptionForUpdate(id: number): Promise<WebhookSubscription | null> {
+    return this.subscriptions.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   /**
    * The subscription as updated; null when there is none of this id. `disabledReason` and
    * `failingSince` are cleared only on a subscription that was disabled: one enabled already

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { WebhooksConfig } from '../config/webhooks.config.js';
 import { refusal } from '../../test/support/errors.js';
+import { fakeTxHost } from '../../test/support/transactions.js';
+import type { DomainEvent } from '../events/domain-event.js';
+import type { DomainEvents } from '../events/domain-events.js';
 import type { WebhookSubscription } from './webhook-subscription.entity.js';
 import type { WebhooksRepository } from './webhooks.repository.js';
 import {
@@ -17,6 +20,7 @@ function fakeRepository() {
     insertSubscription: jest.fn<WebhooksRepository['insertSubscription']>(),
     findSubscriptionPage: jest.fn<WebhooksRepository['findSubscriptionPage']>(),
     findSubscription: jest.fn<WebhooksRepository['findSubscription']>(),
+    findSubscriptionForUpdate: jest.fn<WebhooksRepository['findSubscriptionForUpdate']>(),
     updateSubscription: jest.fn<WebhooksRepository['updateSubscription']>(),
     rotateSubscriptionSecret: jest.fn<WebhooksRepository['rotateSubscriptionSecret']>(),
     deleteSubscription: jest.fn<WebhooksRepository['deleteSubscription']>(),
@@ -43,17 +47,30 @@ function subscription(fields: Partial<WebhookSubscription> = {}): WebhookSubscri
 
 describe(WebhooksService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
+  let txHost: ReturnType<typeof fakeTxHost>;
+  /** What was published, and whether inside the transaction. */
+  let published: { event: DomainEvent; inTransaction: boolean }[];
   const serviceWith = (allowPrivateAddresses: boolean) =>
     new WebhooksService(
       repository as unknown as WebhooksRepository,
       {
         allowPrivateAddresses,
       } as WebhooksConfig,
+      {
+        publish: (...events: DomainEvent[]) => {
+          for (const event of events) published.push({ event, inTransaction: txHost.active });
+          return Promise.resolve();
+        },
+      } as unknown as DomainEvents,
+      txHost.asHost(),
     );
   let sut: WebhooksService;
 
   beforeEach(() => {
     repository = fakeRepository();
+    repository.findSubscriptionForUpdate.mockResolvedValue(subscription());
+    txHost = fakeTxHost();
+    published = [];
     sut = serviceWith(false);
   });
 
@@ -154,9 +171,35 @@ describe(WebhooksService.name, () => {
     });
 
     it('should answer 404 WEBHOOK_NOT_FOUND for a subscription that does not exist', async () => {
-      repository.updateSubscription.mockResolvedValue(null);
+      repository.findSubscriptionForUpdate.mockResolvedValue(null);
 
       expect((await refusal(sut.update(4, { enabled: false }))).code).toBe('WEBHOOK_NOT_FOUND');
+      expect(repository.updateSubscription).not.toHaveBeenCalled();
+    });
+
+    it('should publish webhook.updated before and after, without secrets, inside its transaction', async () => {
+      repository.updateSubscription.mockResolvedValue(subscription({ enabled: false }));
+
+      await sut.update(3, { enabled: false });
+
+      const fields = {
+        id: 3,
+        url: 'https://8.8.8.8/hooks',
+        events: ['pet.created'],
+        description: null,
+      };
+      expect(published).toEqual([
+        {
+          event: {
+            type: 'webhook.updated',
+            subject: 'webhook:3',
+            webhookId: 3,
+            before: { ...fields, enabled: true },
+            after: { ...fields, enabled: false },
+          },
+          inTransaction: true,
+        },
+      ]);
     });
   });
 
@@ -172,6 +215,10 @@ describe(WebhooksService.name, () => {
       expect(secret).toMatch(SECRET);
       expect(expiresAt.getTime()).toBeGreaterThanOrEqual(before + PREVIOUS_SECRET_VALIDITY_MS);
       expect(expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + PREVIOUS_SECRET_VALIDITY_MS);
+      expect(published.map(({ event, inTransaction }) => [event.type, inTransaction])).toEqual([
+        ['webhook.secret_rotated', true],
+      ]);
+      expect(JSON.stringify(published)).not.toContain('whsec_');
     });
 
     it('should answer 404 WEBHOOK_NOT_FOUND for a subscription that does not exist', async () => {
@@ -184,7 +231,7 @@ describe(WebhooksService.name, () => {
   describe('findOne and remove', () => {
     it('should answer 404 WEBHOOK_NOT_FOUND for a subscription that does not exist', async () => {
       repository.findSubscription.mockResolvedValue(null);
-      repository.deleteSubscription.mockResolvedValue(false);
+      repository.findSubscriptionForUpdate.mockResolvedValue(null);
 
       expect((await refusal(sut.findOne(4))).code).toBe('WEBHOOK_NOT_FOUND');
       expect((await refusal(sut.remove(4))).code).toBe('WEBHOOK_NOT_FOUND');

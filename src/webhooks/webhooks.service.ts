@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { randomBytes } from 'node:crypto';
 import {
   paginationOf,
@@ -7,9 +8,12 @@ import {
 } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { webhooksConfig, type WebhooksConfig } from '../config/webhooks.config.js';
+import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { urlRefusal } from './outbound/address-policy.js';
+import { webhookSubscriptionEvent } from './webhook-subscription-events.js';
 import type { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhooksRepository, type WebhookSubscriptionChanges } from './webhooks.repository.js';
 
@@ -35,16 +39,28 @@ export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     @Inject(webhooksConfig.KEY) private readonly cfg: WebhooksConfig,
+    private readonly domainEvents: DomainEvents,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
-  /** The subscription with its secret, which the caller shows once and never again. */
+  /**
+   * The subscription with its secret, which the caller shows once and never again. Each
+   * change publishes its event (webhook-subscription-events.ts) in its transaction; the URL
+   * is checked before it opens, as DNS may take seconds.
+   */
   async create(dto: CreateWebhookDto): Promise<WebhookSubscription> {
     await this.assertUrlAllowed(dto.url);
-    return this.webhooks.insertSubscription({
-      url: dto.url,
-      events: dto.events,
-      description: dto.description ?? null,
-      secret: generateWebhookSecret(),
+    return this.txHost.withTransaction(async () => {
+      const subscription = await this.webhooks.insertSubscription({
+        url: dto.url,
+        events: dto.events,
+        description: dto.description ?? null,
+        secret: generateWebhookSecret(),
+      });
+      await this.domainEvents.publish(
+        webhookSubscriptionEvent('webhook.created', { before: null, after: subscription }),
+      );
+      return subscription;
     });
   }
 
@@ -79,13 +95,25 @@ export class WebhooksService {
     const defined = Object.fromEntries(
       Object.entries(changes).filter(([, value]) => value !== undefined),
     ) as WebhookSubscriptionChanges;
-    const subscription = await this.webhooks.updateSubscription(id, defined);
-    if (!subscription) throw webhookNotFound(id);
-    return subscription;
+    return this.txHost.withTransaction(async () => {
+      const before = await this.lockedForChange(id);
+      const subscription = await this.webhooks.updateSubscription(id, defined);
+      if (!subscription) throw webhookNotFound(id);
+      await this.domainEvents.publish(
+        webhookSubscriptionEvent('webhook.updated', { before, after: subscription }),
+      );
+      return subscription;
+    });
   }
 
-  async remove(id: number): Promise<void> {
-    if (!(await this.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
+  remove(id: number): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      const before = await this.lockedForChange(id);
+      if (!(await this.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
+      await this.domainEvents.publish(
+        webhookSubscriptionEvent('webhook.deleted', { before, after: null }),
+      );
+    });
   }
 
   /**
@@ -93,12 +121,27 @@ export class WebhooksService {
    * receivers can switch without dropping deliveries. A second rotation within that day
    * retires the first old secret at once.
    */
-  async rotateSecret(id: number): Promise<WebhookSubscription> {
-    const subscription = await this.webhooks.rotateSubscriptionSecret(
-      id,
-      generateWebhookSecret(),
-      new Date(Date.now() + PREVIOUS_SECRET_VALIDITY_MS),
-    );
+  rotateSecret(id: number): Promise<WebhookSubscription> {
+    return this.txHost.withTransaction(async () => {
+      const subscription = await this.webhooks.rotateSubscriptionSecret(
+        id,
+        generateWebhookSecret(),
+        new Date(Date.now() + PREVIOUS_SECRET_VALIDITY_MS),
+      );
+      if (!subscription) throw webhookNotFound(id);
+      await this.domainEvents.publish(
+        webhookSubscriptionEvent('webhook.secret_rotated', {
+          before: subscription,
+          after: subscription,
+        }),
+      );
+      return subscription;
+    });
+  }
+
+  /** The subscription as the change starts from it, locked so that its event's `before` holds. */
+  private async lockedForChange(id: number): Promise<WebhookSubscription> {
+    const subscription = await this.webhooks.findSubscriptionForUpdate(id);
     if (!subscription) throw webhookNotFound(id);
     return subscription;
   }

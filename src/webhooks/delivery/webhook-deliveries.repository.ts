@@ -8,6 +8,13 @@ import type { DeliveryStatus } from './webhook-delivery.entity.js';
  * A pet event to fan out, with the body sent for it, serialized once: the same bytes for
  * every receiver and every attempt.
  */
+/** Deliveries that ended on one UTC day (`YYYY-MM-DD`), by outcome. */
+export interface DeliveryDayCounts {
+  date: string;
+  deliveriesSucceeded: number;
+  deliveriesFailed: number;
+}
+
 export interface PetEventFanOut {
   event: Pick<PetEvent, 'sequence' | 'id' | 'type' | 'petId' | 'occurredAt'>;
   body: string;
@@ -351,6 +358,19 @@ export class WebhookDeliveriesRepository {
    * Deletes up to `limit` deliveries that ended (succeeded or failed) before `before`, with
    * their attempts; returns how many.
    */
+  /** Deliveries that ended, by outcome, per UTC day since `since`, for the days that had any. */
+  countEndedPerDay(since: Date): Promise<DeliveryDayCounts[]> {
+    return this.txHost.tx.query<DeliveryDayCounts[]>(
+      `SELECT to_char(completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
+              count(*) FILTER (WHERE status = 'succeeded')::int AS "deliveriesSucceeded",
+              count(*) FILTER (WHERE status = 'failed')::int AS "deliveriesFailed"
+         FROM webhook_deliveries
+        WHERE status <> 'pending' AND completed_at >= $1
+        GROUP BY 1`,
+      [since],
+    );
+  }
+
   async deleteEndedBefore(before: Date, limit: number): Promise<number> {
     const [, deleted] = await this.txHost.tx.query<[unknown[], number]>(
       // Checked again outside: a retry may have made one pending while the DELETE waited.

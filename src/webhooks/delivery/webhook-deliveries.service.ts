@@ -16,6 +16,7 @@ import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js'
 import {
   WebhookDeliveriesRepository,
   type AttemptRow,
+  type DeliveryDayCounts,
   type DeliveryRow,
 } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -63,6 +64,14 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
       (limit) => this.deliveries.deleteEndedBefore(before, limit),
       SWEEP_BATCH,
     );
+  }
+
+  /**
+   * Deliveries that ended, by outcome, per UTC day since `since` (the activity statistics):
+   * only those the log still keeps.
+   */
+  countEndedPerDay(since: Date): Promise<DeliveryDayCounts[]> {
+    return this.deliveries.countEndedPerDay(since);
   }
 
   private async sweep(): Promise<void> {

@@ -1,0 +1,67 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import type { Request } from 'express';
+import { Observable } from 'rxjs';
+import type { AuditCredential } from './audit-actions.js';
+
+/** Who acted, and from where: what an entry says besides the change itself. */
+export interface AuditContext {
+  actorUserId: number | null;
+  actorUsername: string | null;
+  actorCredential: AuditCredential;
+  actorApiKeyPrefix: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+const USER_AGENT_MAX_LENGTH = 256;
+
+const requests = new AsyncLocalStorage<Request>();
+
+/**
+ * The request being handled, kept by AuditContextInterceptor: the audit reads the actor, the
+ * client address and the request id from it, so that neither the features' method signatures
+ * nor their domain events carry them. Read when an entry is made, after the guards have set
+ * the principal.
+ */
+export function currentAuditContext(): AuditContext {
+  const req = requests.getStore();
+  const principal = req?.principal;
+  const userAgent = req?.headers['user-agent'];
+  return {
+    actorUserId: principal?.userId ?? null,
+    actorUsername: null,
+    actorCredential: principal ? (principal.kind === 'api-key' ? 'api-key' : 'jwt') : 'none',
+    actorApiKeyPrefix: principal?.apiKeyPrefix ?? null,
+    ip: req?.ip ?? null,
+    userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
+    requestId: req?.requestId ?? null,
+  };
+}
+
+/** Runs `work` as if handling `req` (tests, and the interceptor below). */
+export function withAuditRequest<T>(req: Request, work: () => T): T {
+  return requests.run(req, work);
+}
+
+/**
+ * Keeps the request for the handler and all it calls. An interceptor rather than a
+ * middleware: body parsing resumes middleware from stream callbacks, outside the storage a
+ * middleware would have entered, while the handler runs inside this subscription.
+ */
+@Injectable()
+export class AuditContextInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<Request>();
+    return new Observable((subscriber) =>
+      withAuditRequest(req, () => next.handle().subscribe(subscriber)),
+    );
+  }
+}

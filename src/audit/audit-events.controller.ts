@@ -1,0 +1,83 @@
+import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Roles } from '../common/decorators/roles.decorator.js';
+import { messageOf } from '../common/errors/message-of.js';
+import { ApiAuth, ApiValidatedQuery } from '../openapi/api-docs.decorators.js';
+import { toAuditEventResponse } from './audit.mapper.js';
+import { AuditEventsService } from './audit-events.service.js';
+import type { AuditEntryRow } from './audit.repository.js';
+import { AuditRangeQueryDto, ListAuditEventsQueryDto } from './dto/audit-events-query.dto.js';
+import { AuditEventListResponse, AuditEventResponse } from './dto/audit-event-response.dto.js';
+
+const NDJSON = 'application/x-ndjson';
+// UTF-8 like every JSON answer; said, since the type has no default charset.
+const NDJSON_UTF8 = `${NDJSON}; charset=utf-8`;
+
+@ApiTags('audit')
+@ApiAuth()
+@Controller('audit-events')
+export class AuditEventsController {
+  private readonly logger = new Logger('Audit');
+
+  constructor(private readonly auditEvents: AuditEventsService) {}
+
+  @Get()
+  @Roles('admin')
+  @ApiOperation({
+    operationId: 'listAuditEvents',
+    summary: 'List audit log entries',
+    description:
+      'Admin only. Newest first, paged by cursor; every filter optional, `since` inclusive, ' +
+      '`until` exclusive.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: AuditEventListResponse, description: 'A page of entries' })
+  async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponse> {
+    const page = await this.auditEvents.list(query);
+    return {
+      auditEvents: page.entries.map(toAuditEventResponse),
+      pagination: { limit: page.limit, nextCursor: page.nextCursor },
+    };
+  }
+
+  @Get('export')
+  @Roles('admin')
+  @ApiOperation({
+    operationId: 'exportAuditEvents',
+    summary: 'Export audit log entries as NDJSON',
+    description:
+      'Admin only. Every entry of the range, oldest first, one JSON object (as in the list) ' +
+      'per line, streamed as it is read.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({
+    description: 'One entry per line, each as `listAuditEvents` shows it',
+    content: { [NDJSON]: { schema: { $ref: getSchemaPath(AuditEventResponse) } } },
+  })
+  async export(@Query() query: AuditRangeQueryDto, @Res() res: Response): Promise<void> {
+    const entries = this.auditEvents.export(query);
+    // The first batch is read before answering, so a database that cannot be read still
+    // gets its error response (503) rather than a 200 cut short.
+    const first = await entries.next();
+    res.status(200).type(NDJSON_UTF8);
+    const lines = async function* (): AsyncGenerator<string> {
+      if (first.done) return;
+      yield line(first.value);
+      for await (const entry of entries) yield line(entry);
+    };
+    try {
+      await pipeline(Readable.from(lines()), res);
+    } catch (error) {
+      // A client that goes away is no error; a failed read mid-stream can only cut it short.
+      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        this.logger.warn(`Audit export cut short: ${messageOf(error)}`);
+      }
+      res.destroy();
+    }
+  }
+}
+
+const line = (entry: AuditEntryRow) => `${JSON.stringify(toAuditEventResponse(entry))}\n`;

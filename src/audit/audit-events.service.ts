@@ -1,0 +1,110 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { messageOf } from '../common/errors/message-of.js';
+import { deleteInBatches } from '../common/scheduling/delete-in-batches.js';
+import { PeriodicTask } from '../common/scheduling/periodic-task.js';
+import { auditConfig, type AuditConfig } from '../config/audit.config.js';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
+import {
+  AuditRepository,
+  type AuditEntryRow,
+  type AuditFilters,
+  type LoginCounts,
+} from './audit.repository.js';
+import type { AuditRangeQueryDto, ListAuditEventsQueryDto } from './dto/audit-events-query.dto.js';
+
+const PURGE_INTERVAL_MS = 60 * 60_000;
+// Deleted per statement: a year's backlog goes in short statements, never one long lock.
+const PURGE_BATCH = 10_000;
+// Read per statement by the export: its memory stays that of one batch, however long the range.
+const EXPORT_BATCH = 1_000;
+
+export interface AuditPage {
+  entries: AuditEntryRow[];
+  limit: number;
+  nextCursor?: string;
+}
+
+const dateOf = (timestamp?: string) => (timestamp === undefined ? undefined : new Date(timestamp));
+
+/** Reading the audit log, and its retention: each instance purges expired entries hourly. */
+@Injectable()
+export class AuditEventsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  private readonly purger = new PeriodicTask(() => this.purge(), PURGE_INTERVAL_MS);
+
+  constructor(
+    private readonly entries: AuditRepository,
+    @Inject(auditConfig.KEY) private readonly config: AuditConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.purger.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.purger.stop();
+  }
+
+  /** Newest first; a page one entry longer than asked tells whether another follows. */
+  async list(query: ListAuditEventsQueryDto): Promise<AuditPage> {
+    const beforeId =
+      query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor).beforeId;
+    const filters: AuditFilters = {
+      action: query.action,
+      actorId: query.actorId,
+      targetType: query.targetType,
+      targetId: query.targetId,
+      since: dateOf(query.since),
+      until: dateOf(query.until),
+    };
+    const rows = await this.entries.findPage(filters, query.limit + 1, beforeId);
+    const entries = rows.slice(0, query.limit);
+    const last = entries.at(-1);
+    return {
+      entries,
+      limit: query.limit,
+      nextCursor:
+        rows.length > query.limit && last ? encodeAuditCursor({ beforeId: last.id }) : undefined,
+    };
+  }
+
+  /** The entries of the range, oldest first, read in batches as the consumer asks for them. */
+  async *export(query: AuditRangeQueryDto): AsyncGenerator<AuditEntryRow> {
+    const range = { since: dateOf(query.since), until: dateOf(query.until) };
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.entries.findBatch(range, afterId, EXPORT_BATCH);
+      yield* batch;
+      const last = batch.at(-1);
+      if (!last || batch.length < EXPORT_BATCH) return;
+      afterId = last.id;
+    }
+  }
+
+  /** Logins per UTC day since `since`, for the activity statistics. */
+  loginsPerDay(since: Date): Promise<LoginCounts[]> {
+    return this.entries.countLoginsPerDay(since);
+  }
+
+  /** Deletes the entries older than the retention period; how many. */
+  purgeExpired(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.retentionMs);
+    return deleteInBatches((limit) => this.entries.deleteOlderThan(before, limit), PURGE_BATCH);
+  }
+
+  private async purge(): Promise<void> {
+    try {
+      const removed = await this.purgeExpired();
+      if (removed > 0) this.logger.log(`Removed ${removed} audit entries past their retention`);
+    } catch (error) {
+      // The next purge tries again.
+      this.logger.warn(`Expired audit entries not removed: ${messageOf(error)}`);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditContextInterceptor } from './audit-context.js';
+import { AuditEventsController } from './audit-events.controller.js';
+import { AuditEventsService } from './audit-events.service.js';
+import { AuditEvent } from './audit-event.entity.js';
+import { AuditLog } from './audit-log.js';
+import { AuditReactions } from './audit-reactions.js';
+import { AuditRepository } from './audit.repository.js';
+
+/**
+ * The audit log (docs/api.md, "Audit log"): entries written in the transaction of the change
+ * they record, by AuditLog (for the modules that call it) and by AuditReactions (for the
+ * domain events of categories, webhooks and pets); read, exported and purged by
+ * AuditEventsService.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([AuditEvent])],
+  controllers: [AuditEventsController],
+  providers: [
+    AuditLog,
+    AuditRepository,
+    AuditEventsService,
+    AuditReactions,
+    // The request an entry is made in: its principal, address and id (audit-context.ts).
+    { provide: APP_INTERCEPTOR, useClass: AuditContextInterceptor },
+  ],
+  exports: [AuditLog, AuditEventsService],
+})
+export class AuditModule {}

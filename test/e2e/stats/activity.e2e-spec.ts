@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectValidationError } from '../../support/errors.js';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The UTC day `daysAgo` days before today, `YYYY-MM-DD`. */
+const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+/** Noon of that day: safely inside it. */
+const noonOf = (daysAgo: number) => `${day(daysAgo)}T12:00:00.000Z`;
+
+const zero = {
+  petsCreated: 0,
+  petsSold: 0,
+  logins: 0,
+  failedLogins: 0,
+  deliveriesSucceeded: 0,
+  deliveriesFailed: 0,
+};
+
+describe('Activity statistics (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+
+    // Pets: three created and two sold today; then one creation and one sale moved to
+    // yesterday, and one creation to five days ago.
+    const category = await t.http.post('/v1/categories').set(t.admin).send({ name: 'Stats' });
+    const petIds: number[] = [];
+    for (const name of ['A', 'B', 'C', 'D']) {
+      const pet = await t.http
+        .post('/v1/pets')
+        .set(t.user)
+        .send({ name, categoryId: category.body.id, status: 'pending' })
+        .expect(201);
+      petIds.push(pet.body.id as number);
+    }
+    for (const id of petIds.slice(0, 2)) {
+      await t.http.put(`/v1/pets/${id}`).set(t.user).send({ status: 'sold' }).expect(200);
+    }
+    const moveEvent = (petId: number, type: string, daysAgo: number) =>
+      t.dataSource.query('UPDATE pet_events SET occurred_at = $3 WHERE pet_id = $1 AND type = $2', [
+        petId,
+        type,
+        noonOf(daysAgo),
+      ]);
+    await moveEvent(petIds[0], 'pet.created', 1);
+    await moveEvent(petIds[0], 'pet.status_changed', 1);
+    await moveEvent(petIds[3], 'pet.created', 5);
+
+    // Logins, as the audit log records them.
+    const logins: [number, 'success' | 'failure'][] = [
+      [0, 'success'],
+      [0, 'success'],
+      [0, 'failure'],
+      [2, 'failure'],
+      [5, 'success'],
+    ];
+    for (const [daysAgo, outcome] of logins) {
+      await t.dataSource.query(
+        `INSERT INTO audit_events (occurred_at, action, outcome, actor_credential)
+         VALUES ($1, 'auth.login', $2, 'none')`,
+        [noonOf(daysAgo), outcome],
+      );
+    }
+    // Other actions count for nothing here.
+    await t.dataSource.query(
+      `INSERT INTO audit_events (action, outcome, actor_credential) VALUES ('auth.logout', 'success', 'jwt')`,
+    );
+
+    // Deliveries that ended on those days (and one still pending), to a subscription whose
+    // events the pets above do not fan out to.
+    const hook = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: 'https://8.8.8.8/hooks', events: ['pet.image_added'] })
+      .expect(201);
+    const deliveries: [number | null, string][] = [
+      [0, 'succeeded'],
+      [0, 'succeeded'],
+      [1, 'failed'],
+      [null, 'pending'],
+      [5, 'succeeded'],
+    ];
+    for (const [i, [daysAgo, status]] of deliveries.entries()) {
+      await t.dataSource.query(
+        `INSERT INTO webhook_deliveries (subscription_id, event_sequence, event_id, event_type,
+            pet_id, body, status, completed_at)
+         VALUES ($1, $2, $3, 'pet.created', $4, '{}', $5, $6)`,
+        [
+          hook.body.id,
+          i + 1,
+          `evt_${String(i).padStart(32, '0')}`,
+          petIds[0],
+          status,
+          daysAgo === null ? null : noonOf(daysAgo),
+        ],
+      );
+    }
+  });
+  afterAll(() => t.close());
+
+  it('should count each UTC day of the window from the database, oldest first, today last', async () => {
+    const res = await t.http.get('/v1/stats/activity?days=3').set(t.admin).expect(200);
+
+    expect(res.body).toEqual({
+      days: [
+        { date: day(2), ...zero, failedLogins: 1 },
+        { date: day(1), ...zero, petsCreated: 1, petsSold: 1, deliveriesFailed: 1 },
+        {
+          date: day(0),
+          ...zero,
+          petsCreated: 2,
+          petsSold: 1,
+          logins: 2,
+          failedLogins: 1,
+          deliveriesSucceeded: 2,
+        },
+      ],
+    });
+  });
+
+  it('should cover the last 30 days by default, days without activity counting 0', async () => {
+    const res = await t.http.get('/v1/stats/activity').set(t.admin).expect(200);
+
+    const days = res.body.days as { date: string }[];
+    expect(days.map((d) => d.date)).toEqual(Array.from({ length: 30 }, (_, i) => day(29 - i)));
+    expect(days[24]).toEqual({
+      date: day(5),
+      ...zero,
+      petsCreated: 1,
+      logins: 1,
+      deliveriesSucceeded: 1,
+    });
+    expect(days.slice(0, 24)).toEqual(days.slice(0, 24).map(({ date }) => ({ date, ...zero })));
+  });
+
+  it('should take 1 to 90 days and answer 400 naming days otherwise', async () => {
+    const one = await t.http.get('/v1/stats/activity?days=1').set(t.admin).expect(200);
+    expect((one.body.days as { date: string }[]).map((d) => d.date)).toEqual([day(0)]);
+    const ninety = await t.http.get('/v1/stats/activity?days=90').set(t.admin).expect(200);
+    expect(ninety.body.days).toHaveLength(90);
+
+    for (const days of ['0', '91', 'week', '1.5']) {
+      expectValidationError(await t.http.get(`/v1/stats/activity?days=${days}`).set(t.admin), [
+        'days',
+      ]);
+    }
+  });
+});
