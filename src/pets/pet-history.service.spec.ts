@@ -46,6 +46,7 @@ function petEvent(sequence: number, fields: Partial<PetEvent> = {}): PetEvent {
 function fakeRepository() {
   return {
     findHistoryPage: jest.fn<PetEventsRepository['findHistoryPage']>(),
+    countPerDay: jest.fn<PetEventsRepository['countPerDay']>(),
   } satisfies Record<keyof PetEventsRepository, unknown>;
 }
 
