@@ -20,6 +20,9 @@ import { Tag } from './tag.entity.js';
 @Index('IDX_pets_created', { synchronize: false })
 @Index('IDX_pets_category_status_created', { synchronize: false })
 @Index('IDX_pets_status_created', { synchronize: false })
+// Serve sort=age and sort=-age (ties by id descending, pets without an age last), migration AddPetSearch.
+@Index('IDX_pets_age', { synchronize: false })
+@Index('IDX_pets_age_desc', { synchronize: false })
 export class Pet {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id: number;
