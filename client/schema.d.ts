@@ -512,6 +512,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List audit log entries
+     * @description Admin only. Newest first, paged by cursor; every filter optional, `since` inclusive, `until` exclusive.
+     */
+    get: operations['listAuditEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit-events/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export audit log entries as NDJSON
+     * @description Admin only. Every entry of the range, oldest first, one JSON object (as in the list) per line, streamed as it is read.
+     */
+    get: operations['exportAuditEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/categories': {
     parameters: {
       query?: never;
@@ -690,46 +730,6 @@ export interface paths {
      * @description Admin, bearer token only. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
      */
     post: operations['retryWebhookDelivery'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/audit-events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List audit log entries
-     * @description Admin only. Newest first, paged by cursor; every filter optional, `since` inclusive, `until` exclusive.
-     */
-    get: operations['listAuditEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/audit-events/export': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Export audit log entries as NDJSON
-     * @description Admin only. Every entry of the range, oldest first, one JSON object (as in the list) per line, streamed as it is read.
-     */
-    get: operations['exportAuditEvents'];
-    put?: never;
-    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1525,6 +1525,94 @@ export interface components {
        */
       currentPassword?: string;
     };
+    AuditActorResponse: {
+      /**
+       * Format: int64
+       * @description The user who acted; absent for a failed login
+       */
+      userId?: number;
+      /** @description The user's name at the time; for a failed login, the username tried */
+      username?: string;
+      /**
+       * @description How the actor authenticated: bearer token, API key, or none (a login)
+       * @enum {string}
+       */
+      credential: 'jwt' | 'api-key' | 'none';
+      /** @description The API key's display prefix, for credential `api-key` */
+      apiKeyPrefix?: string;
+    };
+    AuditTargetResponse: {
+      /** @enum {string} */
+      type: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
+      /**
+       * Format: int64
+       * @description Its id
+       */
+      id: number;
+    };
+    AuditEventResponse: {
+      /**
+       * Format: int64
+       * @description Entry id; later entries have larger ids
+       */
+      id: number;
+      /**
+       * Format: date-time
+       * @description When the change was made
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      occurredAt: string;
+      /** @enum {string} */
+      action:
+        | 'auth.login'
+        | 'auth.logout'
+        | 'auth.registered'
+        | 'auth.email_verified'
+        | 'auth.password_reset_requested'
+        | 'auth.password_reset'
+        | 'session.revoked'
+        | 'api_key.created'
+        | 'api_key.revoked'
+        | 'user.created'
+        | 'user.updated'
+        | 'user.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'pet.deleted'
+        | 'webhook.created'
+        | 'webhook.updated'
+        | 'webhook.deleted'
+        | 'webhook.secret_rotated';
+      /** @enum {string} */
+      outcome: 'success' | 'failure';
+      actor: components['schemas']['AuditActorResponse'];
+      /** @description What the action was about */
+      target?: components['schemas']['AuditTargetResponse'];
+      /** @description The fields the action changed, each `{ from, to }` (null where there was no value); passwords, tokens, keys and secrets appear only as `"[changed]"` */
+      changes?: {
+        [key: string]: {
+          from: unknown;
+          to: unknown;
+        };
+      };
+      /** @description The client's address; absent only for entries made outside a request */
+      ip?: string;
+      userAgent?: string;
+      /** @description The request's X-Request-Id; absent only for entries made outside a request */
+      requestId?: string;
+    };
+    AuditPaginationResponse: {
+      /** Format: int32 */
+      limit: number;
+      /** @description Opaque cursor of the next (older) page; absent on the last page */
+      nextCursor?: string;
+    };
+    AuditEventListResponse: {
+      /** @description Newest first */
+      auditEvents: components['schemas']['AuditEventResponse'][];
+      pagination: components['schemas']['AuditPaginationResponse'];
+    };
     CategoryListResponse: {
       /** @description Every category, ordered by name */
       categories: components['schemas']['CategoryResponse'][];
@@ -1798,94 +1886,6 @@ export interface components {
       lastAttempt?: components['schemas']['DeliveryAttemptSummary'];
       /** @description The latest attempts, newest first */
       attemptLog: components['schemas']['DeliveryAttemptResponse'][];
-    };
-    AuditActorResponse: {
-      /**
-       * Format: int64
-       * @description The user who acted; absent for a failed login
-       */
-      userId?: number;
-      /** @description The user's name at the time; for a failed login, the username tried */
-      username?: string;
-      /**
-       * @description How the actor authenticated: bearer token, API key, or none (a login)
-       * @enum {string}
-       */
-      credential: 'jwt' | 'api-key' | 'none';
-      /** @description The API key's display prefix, for credential `api-key` */
-      apiKeyPrefix?: string;
-    };
-    AuditTargetResponse: {
-      /** @enum {string} */
-      type: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
-      /**
-       * Format: int64
-       * @description Its id
-       */
-      id: number;
-    };
-    AuditEventResponse: {
-      /**
-       * Format: int64
-       * @description Entry id; later entries have larger ids
-       */
-      id: number;
-      /**
-       * Format: date-time
-       * @description When the change was made
-       * @example 2026-11-21T22:27:03.123Z
-       */
-      occurredAt: string;
-      /** @enum {string} */
-      action:
-        | 'auth.login'
-        | 'auth.logout'
-        | 'auth.registered'
-        | 'auth.email_verified'
-        | 'auth.password_reset_requested'
-        | 'auth.password_reset'
-        | 'session.revoked'
-        | 'api_key.created'
-        | 'api_key.revoked'
-        | 'user.created'
-        | 'user.updated'
-        | 'user.deleted'
-        | 'category.created'
-        | 'category.updated'
-        | 'category.deleted'
-        | 'pet.deleted'
-        | 'webhook.created'
-        | 'webhook.updated'
-        | 'webhook.deleted'
-        | 'webhook.secret_rotated';
-      /** @enum {string} */
-      outcome: 'success' | 'failure';
-      actor: components['schemas']['AuditActorResponse'];
-      /** @description What the action was about */
-      target?: components['schemas']['AuditTargetResponse'];
-      /** @description The fields the action changed, each `{ from, to }` (null where there was no value); passwords, tokens, keys and secrets appear only as `"[changed]"` */
-      changes?: {
-        [key: string]: {
-          from: unknown;
-          to: unknown;
-        };
-      };
-      /** @description The client's address; absent only for entries made outside a request */
-      ip?: string;
-      userAgent?: string;
-      /** @description The request's X-Request-Id; absent only for entries made outside a request */
-      requestId?: string;
-    };
-    AuditPaginationResponse: {
-      /** Format: int32 */
-      limit: number;
-      /** @description Opaque cursor of the next (older) page; absent on the last page */
-      nextCursor?: string;
-    };
-    AuditEventListResponse: {
-      /** @description Newest first */
-      auditEvents: components['schemas']['AuditEventResponse'][];
-      pagination: components['schemas']['AuditPaginationResponse'];
     };
     ActivityDayResponse: {
       /**
@@ -6806,6 +6806,296 @@ export interface operations {
       };
     };
   };
+  listAuditEvents: {
+    parameters: {
+      query?: {
+        /** @description Only entries made at or after this time */
+        since?: string;
+        /** @description Only entries made before this time; later than `since` */
+        until?: string;
+        /** @description Page size; out of range is 400, never clamped */
+        limit?: number;
+        /** @description Only entries of this action */
+        action?:
+          | 'auth.login'
+          | 'auth.logout'
+          | 'auth.registered'
+          | 'auth.email_verified'
+          | 'auth.password_reset_requested'
+          | 'auth.password_reset'
+          | 'session.revoked'
+          | 'api_key.created'
+          | 'api_key.revoked'
+          | 'user.created'
+          | 'user.updated'
+          | 'user.deleted'
+          | 'category.created'
+          | 'category.updated'
+          | 'category.deleted'
+          | 'pet.deleted'
+          | 'webhook.created'
+          | 'webhook.updated'
+          | 'webhook.deleted'
+          | 'webhook.secret_rotated';
+        /** @description Only entries made by this user */
+        actorId?: number;
+        /** @description Only entries about this kind of thing */
+        targetType?: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
+        /** @description Only entries about the thing of this id (with `targetType`, or of any type) */
+        targetId?: number;
+        /** @description pagination.nextCursor of the previous page, with the same filters */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of entries */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditEventListResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  exportAuditEvents: {
+    parameters: {
+      query?: {
+        /** @description Only entries made at or after this time */
+        since?: string;
+        /** @description Only entries made before this time; later than `since` */
+        until?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One entry per line, each as `listAuditEvents` shows it */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': components['schemas']['AuditEventResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
   listCategories: {
     parameters: {
       query?: never;
@@ -9141,296 +9431,6 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'IDEMPOTENCY_KEY_REUSED';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  listAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description Only entries made at or after this time */
-        since?: string;
-        /** @description Only entries made before this time; later than `since` */
-        until?: string;
-        /** @description Page size; out of range is 400, never clamped */
-        limit?: number;
-        /** @description Only entries of this action */
-        action?:
-          | 'auth.login'
-          | 'auth.logout'
-          | 'auth.registered'
-          | 'auth.email_verified'
-          | 'auth.password_reset_requested'
-          | 'auth.password_reset'
-          | 'session.revoked'
-          | 'api_key.created'
-          | 'api_key.revoked'
-          | 'user.created'
-          | 'user.updated'
-          | 'user.deleted'
-          | 'category.created'
-          | 'category.updated'
-          | 'category.deleted'
-          | 'pet.deleted'
-          | 'webhook.created'
-          | 'webhook.updated'
-          | 'webhook.deleted'
-          | 'webhook.secret_rotated';
-        /** @description Only entries made by this user */
-        actorId?: number;
-        /** @description Only entries about this kind of thing */
-        targetType?: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
-        /** @description Only entries about the thing of this id (with `targetType`, or of any type) */
-        targetId?: number;
-        /** @description pagination.nextCursor of the previous page, with the same filters */
-        cursor?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of entries */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditEventListResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  exportAuditEvents: {
-    parameters: {
-      query?: {
-        /** @description Only entries made at or after this time */
-        since?: string;
-        /** @description Only entries made before this time; later than `since` */
-        until?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One entry per line, each as `listAuditEvents` shows it */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/x-ndjson': components['schemas']['AuditEventResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
-          };
-        };
-      };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };

@@ -36,8 +36,9 @@ export interface FailedLogin {
 
 /**
  * The audit log's door for the modules that record their own actions (docs/events.md,
- * "The audit log"). Categories, webhooks and pets are recorded by the audit's reactions to
- * their domain events; accounts and credentials call this directly.
+ * "The audit log"). Categories, webhooks, pets and users are recorded by the audit's
+ * reactions to their domain events; logins, sessions, API keys and reset requests call
+ * this directly.
  */
 @Injectable()
 export class AuditLog implements BeforeApplicationShutdown {

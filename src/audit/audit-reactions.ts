@@ -2,8 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { CategoryEvent } from '../categories/category-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { PetEvent } from '../pets/pet-events.js';
+import type {
+  UserCreated,
+  UserDeleted,
+  UserUpdated,
+  UserUpdateOrigin,
+} from '../users/user-events.js';
 import type { WebhookSubscriptionEvent } from '../webhooks/webhook-subscription-events.js';
-import { changesBetween, REDACTED, type AuditChanges } from './audit-actions.js';
+import { changesBetween, REDACTED, type AuditAction, type AuditChanges } from './audit-actions.js';
 import { AuditLog } from './audit-log.js';
 
 const PET_FIELDS = [
@@ -16,6 +22,23 @@ const PET_FIELDS = [
   'tags',
   'photoUrls',
 ] as const;
+
+const USER_FIELDS = [
+  'username',
+  'email',
+  'firstName',
+  'lastName',
+  'phone',
+  'userStatus',
+  'role',
+  'pendingEmail',
+] as const;
+
+const USER_UPDATE_ACTIONS: Record<UserUpdateOrigin, AuditAction> = {
+  edit: 'user.updated',
+  'email-verified': 'auth.email_verified',
+  'password-set': 'auth.password_reset',
+};
 
 /**
  * The audit entries of changes other modules publish as domain events, written in the
@@ -60,6 +83,52 @@ export class AuditReactions {
       action: 'pet.deleted',
       target: { type: 'pet', id: event.petId },
       changes: changesBetween(pet, null, PET_FIELDS),
+    });
+  }
+
+  /**
+   * A sign-up is `auth.registered`, by the new user itself (its request has no credential);
+   * an admin's creation or invitation is `user.created`, by the admin.
+   */
+  @OnDomainEvent('user.created')
+  async onUserCreated(event: UserCreated): Promise<void> {
+    const registered = event.origin === 'registration';
+    await this.audit.record({
+      action: registered ? 'auth.registered' : 'user.created',
+      target: { type: 'user', id: event.userId },
+      changes: changesBetween(null, event.after, USER_FIELDS),
+      ...(registered && {
+        actor: { actorUserId: event.userId, actorUsername: event.after.username },
+      }),
+    });
+  }
+
+  /**
+   * An edit through the users routes is `user.updated`, by whoever sent it; a mailed link's
+   * change is the account flow's action, by the account whose link it was (the request
+   * carries no credential, the link proves the mailbox).
+   */
+  @OnDomainEvent('user.updated')
+  async onUserUpdated(event: UserUpdated): Promise<void> {
+    const changes = changesBetween(event.before, event.after, USER_FIELDS);
+    // The hash is in no event: only that the password changed is known, and recorded.
+    if (event.fields.includes('passwordHash')) {
+      changes.password = { from: REDACTED, to: REDACTED };
+    }
+    await this.audit.record({
+      action: USER_UPDATE_ACTIONS[event.origin],
+      target: { type: 'user', id: event.userId },
+      changes,
+      ...(event.origin !== 'edit' && { actor: { actorUserId: event.userId } }),
+    });
+  }
+
+  @OnDomainEvent('user.deleted')
+  async onUserDeleted(event: UserDeleted): Promise<void> {
+    await this.audit.record({
+      action: 'user.deleted',
+      target: { type: 'user', id: event.userId },
+      changes: changesBetween(event.before, null, USER_FIELDS),
     });
   }
 }

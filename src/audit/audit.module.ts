@@ -12,7 +12,7 @@ import { AuditRepository } from './audit.repository.js';
 /**
  * The audit log (docs/api.md, "Audit log"): entries written in the transaction of the change
  * they record, by AuditLog (for the modules that call it) and by AuditReactions (for the
- * domain events of categories, webhooks and pets); read, exported and purged by
+ * domain events of categories, webhooks, pets and users); read, exported and purged by
  * AuditEventsService.
  */
 @Module({

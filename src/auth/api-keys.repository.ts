@@ -9,6 +9,9 @@ import { ApiKey } from './api-key.entity.js';
 /** What a create records; the id and the creation time come from the database. */
 export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'prefix' | 'keyHash'>;
 
+/** What names a key, without its secret part: what its revocation says of it. */
+export type ApiKeyLabel = Pick<ApiKey, 'id' | 'name' | 'mode' | 'prefix'>;
+
 /** A key as authentication reads it: itself and what its owner may do now. */
 export interface ApiKeyCredentialRow {
   id: number;
@@ -54,10 +57,13 @@ export class ApiKeysRepository {
     return { apiKeys, total };
   }
 
-  /** False when the user holds no key of this id. */
-  async deleteOwned(userId: number, id: number): Promise<boolean> {
-    const result = await this.apiKeys.delete({ id, userId });
-    return Boolean(result.affected);
+  /** The key deleted, null when the user holds none of this id. */
+  async deleteOwned(userId: number, id: number): Promise<ApiKeyLabel | null> {
+    const [rows] = await this.txHost.tx.query<[ApiKeyLabel[], number]>(
+      `DELETE FROM api_keys WHERE id = $1 AND user_id = $2 RETURNING id, name, mode, prefix`,
+      [id, userId],
+    );
+    return rows[0] ?? null;
   }
 
   async deleteAllOfUser(userId: number): Promise<void> {

@@ -1,4 +1,6 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { userSnapshot } from '../../test/support/user-snapshot.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { UserUpdated } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
@@ -58,6 +60,7 @@ describe(ApiKeysService.name, () => {
       cfg,
       users as unknown as UsersService,
       txHost.asHost(),
+      { record: () => Promise.resolve() } as unknown as AuditLog,
     );
   });
 
@@ -126,7 +129,7 @@ describe(ApiKeysService.name, () => {
 
   describe('revoke', () => {
     it('should answer 404 API_KEY_NOT_FOUND when the user holds no such key', async () => {
-      repository.deleteOwned.mockResolvedValue(false);
+      repository.deleteOwned.mockResolvedValue(null);
 
       const error = await refusal(sut.revoke(9, 5));
 
@@ -141,6 +144,9 @@ describe(ApiKeysService.name, () => {
       subject: 'user:9',
       userId: 9,
       fields,
+      origin: 'edit',
+      before: userSnapshot(9),
+      after: userSnapshot(9),
     });
 
     it('should revoke the user’s keys when the update wrote a new password', async () => {

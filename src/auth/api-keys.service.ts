@@ -1,5 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { AuditLog } from '../audit/audit-log.js';
+import { changesBetween } from '../audit/audit-actions.js';
 import {
   paginationOf,
   type Pagination,
@@ -22,6 +24,9 @@ import { messageOf } from '../common/errors/message-of.js';
 
 /** docs/identity.md: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** What an API key's audit entry says of it: never its hash, the prefix is only a label. */
+const AUDITED_FIELDS = ['name', 'mode', 'prefix'] as const;
 
 export interface CreatedApiKey {
   apiKey: ApiKey;
@@ -48,6 +53,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
     private readonly users: UsersService,
     @InjectTransactionHost() private readonly txHost: TxHost,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -80,13 +86,19 @@ export class ApiKeysService implements BeforeApplicationShutdown {
           { limit },
         );
       }
-      return this.apiKeys.insert({
+      const created = await this.apiKeys.insert({
         userId,
         name: dto.name,
         mode: dto.mode,
         prefix: displayPrefixOf(key),
         keyHash: hashApiKey(key),
       });
+      await this.audit.record({
+        action: 'api_key.created',
+        target: { type: 'api_key', id: created.id },
+        changes: changesBetween(null, created, AUDITED_FIELDS),
+      });
+      return created;
     });
     return { apiKey, key };
   }
@@ -99,7 +111,15 @@ export class ApiKeysService implements BeforeApplicationShutdown {
 
   /** Someone else's key is reported as missing, so that key ids do not leak. */
   async revoke(userId: number, id: number): Promise<void> {
-    if (!(await this.apiKeys.deleteOwned(userId, id))) throw apiKeyNotFound(id);
+    await this.txHost.withTransaction(async () => {
+      const revoked = await this.apiKeys.deleteOwned(userId, id);
+      if (!revoked) throw apiKeyNotFound(id);
+      await this.audit.record({
+        action: 'api_key.revoked',
+        target: { type: 'api_key', id },
+        changes: changesBetween(revoked, null, AUDITED_FIELDS),
+      });
+    });
   }
 
   /**

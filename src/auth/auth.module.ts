@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module.js';
 import { AccountToken } from './accounts/account-token.entity.js';
 import { AccountsController } from './accounts/accounts.controller.js';
 import { AccountsRepository } from './accounts/accounts.repository.js';
@@ -36,6 +37,7 @@ import { SessionsService } from './sessions/sessions.service.js';
   imports: [
     TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken, AccountToken, MailQuota]),
     UsersModule,
+    AuditModule,
     IdempotencyModule,
     RateLimitModule,
     // Stateless: what a strategy returns is put on request.principal, never in a session.

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { AuditLog } from '../audit/audit-log.js';
+import type { TxHost } from '../database/transactions.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { UserStatus } from '../users/user-status.js';
@@ -19,13 +22,16 @@ export class AuthService {
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockoutService,
     private readonly sessions: SessionsService,
+    private readonly audit: AuditLog,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /**
    * Unknown user, wrong password, inactive account and locked username all answer
    * INVALID_CREDENTIALS after one argon2 verification each, so that neither body nor
    * timing tells them apart; the right password of an account awaiting verification answers
-   * EMAIL_NOT_VERIFIED. A login starts a session.
+   * EMAIL_NOT_VERIFIED. A login starts a session, recorded with it as `auth.login`; a
+   * refused one is recorded without delaying the answer, with the username tried.
    */
   async login(dto: LoginDto, client: SessionClient): Promise<LoginResponse> {
     const [locked, user] = await Promise.all([
@@ -35,13 +41,25 @@ export class AuthService {
     const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
     // Only the right password learns that the address awaits verification.
     if (!locked && user && valid && user.userStatus === UserStatus.Pending) {
+      this.audit.recordFailedLogin({ username: dto.username });
       throw AuthErrors.emailNotVerified();
     }
     if (locked || !user || !valid || user.userStatus !== UserStatus.Active) {
+      this.audit.recordFailedLogin({ username: dto.username });
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
-    return this.loggedIn(user, await this.sessions.start(user.id, client));
+    const issued = await this.txHost.withTransaction(async () => {
+      const session = await this.sessions.start(user.id, client);
+      // The request carries no credential: the account logging in is the actor.
+      await this.audit.record({
+        action: 'auth.login',
+        target: { type: 'session', id: session.sessionId },
+        actor: { actorUserId: user.id, actorUsername: user.username, actorCredential: 'none' },
+      });
+      return session;
+    });
+    return this.loggedIn(user, issued);
   }
 
   /** The login answer again, for the session of `refreshToken`, which is spent. */

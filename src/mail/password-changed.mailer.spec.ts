@@ -1,4 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
+import { userSnapshot } from '../../test/support/user-snapshot.js';
 import { userNotFound, type UsersService } from '../users/users.service.js';
 import type { UserUpdated } from '../users/user-events.js';
 import type { MailService } from './mail.service.js';
@@ -10,6 +11,9 @@ const updated = (userId: number, fields: UserUpdated['fields']): UserUpdated => 
   subject: `user:${userId}`,
   userId,
   fields,
+  origin: 'edit',
+  before: userSnapshot(userId),
+  after: userSnapshot(userId),
 });
 
 function setUp({ refusedFor = [] as string[], deleted = [] as number[] } = {}) {

@@ -1,5 +1,42 @@
 import type { DomainEventBase } from '../events/domain-event.js';
+import type { User } from './user.entity.js';
 import type { UserFields } from './users.repository.js';
+
+/**
+ * A user's fields as an event carries them: no secret (the password hash) and no
+ * bookkeeping (token cut-off, timestamps), since events are kept in the outbox.
+ */
+export type UserSnapshot = Pick<
+  User,
+  | 'id'
+  | 'username'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'phone'
+  | 'userStatus'
+  | 'role'
+  | 'pendingEmail'
+>;
+
+export const snapshotOfUser = (user: User): UserSnapshot => ({
+  id: user.id,
+  username: user.username,
+  email: user.email,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  phone: user.phone,
+  userStatus: user.userStatus,
+  role: user.role,
+  pendingEmail: user.pendingEmail,
+});
+
+/**
+ * What made an update: an edit through the users routes, or a mailed link of the account
+ * flows: an address verified (a sign-up's or an email change's), a password set (a reset's
+ * or an invitation's).
+ */
+export type UserUpdateOrigin = 'edit' | 'email-verified' | 'password-set';
 
 /** A user's account changed (docs/events.md, "Domain events"). */
 export interface UserUpdated extends DomainEventBase {
@@ -7,6 +44,9 @@ export interface UserUpdated extends DomainEventBase {
   userId: number;
   /** The fields the update wrote (`passwordHash` for a new password). */
   fields: (keyof UserFields)[];
+  origin: UserUpdateOrigin;
+  before: UserSnapshot;
+  after: UserSnapshot;
 }
 
 /** How an account came to be. */
@@ -17,11 +57,20 @@ export interface UserCreated extends DomainEventBase {
   type: 'user.created';
   userId: number;
   origin: UserOrigin;
+  after: UserSnapshot;
+}
+
+/** An account was deleted, with its sessions and API keys (docs/events.md, "Domain events"). */
+export interface UserDeleted extends DomainEventBase {
+  type: 'user.deleted';
+  userId: number;
+  before: UserSnapshot;
 }
 
 declare module '../events/domain-event.js' {
   interface DomainEventMap {
     'user.created': UserCreated;
     'user.updated': UserUpdated;
+    'user.deleted': UserDeleted;
   }
 }

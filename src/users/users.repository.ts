@@ -53,6 +53,11 @@ export class UsersRepository {
     return this.users.findOneBy({ id });
   }
 
+  /** The user, its row locked until the transaction ends: what a change starts from. */
+  findForUpdate(id: number): Promise<User | null> {
+    return this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
   /** Usernames are unique case-insensitively, so this finds at most one. */
   findByUsername(username: string): Promise<User | null> {
     return this.users

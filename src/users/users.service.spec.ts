@@ -36,9 +36,12 @@ function user(id: number, fields: Partial<User> = {}): User {
 
 /** Every repository method a stub. */
 function fakeRepository() {
+  const findById = jest.fn<UsersRepository['findById']>();
   return {
     findPage: jest.fn<UsersRepository['findPage']>(),
-    findById: jest.fn<UsersRepository['findById']>(),
+    findById,
+    // The same user, as the stubbed findById gives it.
+    findForUpdate: jest.fn<UsersRepository['findForUpdate']>((id) => findById(id)),
     findByUsername: jest.fn<UsersRepository['findByUsername']>(),
     findByEmail: jest.fn<UsersRepository['findByEmail']>(),
     findAccess: jest.fn<UsersRepository['findAccess']>(),
@@ -152,7 +155,17 @@ describe(UsersService.name, () => {
         passwordHash: expect.stringMatching(/^hash of [0-9a-f-]{36}$/),
       });
       expect(published).toEqual([
-        { type: 'user.created', subject: 'user:9', userId: 9, origin: 'invitation' },
+        {
+          type: 'user.created',
+          subject: 'user:9',
+          userId: 9,
+          origin: 'invitation',
+          after: expect.objectContaining({
+            id: 9,
+            username: 'bob',
+            userStatus: UserStatus.Pending,
+          }),
+        },
       ]);
     });
 
@@ -172,6 +185,7 @@ describe(UsersService.name, () => {
 
   describe('mailed-link changes', () => {
     beforeEach(() => {
+      repository.findById.mockImplementation((id) => Promise.resolve(user(id)));
       repository.updateWhere.mockResolvedValue(true);
     });
 
@@ -329,6 +343,9 @@ describe(UsersService.name, () => {
           subject: 'user:7',
           userId: 7,
           fields: ['passwordHash', 'tokensValidAfter'],
+          origin: 'edit',
+          before: expect.objectContaining({ id: 7 }),
+          after: expect.objectContaining({ id: 7 }),
         },
       ]);
     });
@@ -386,15 +403,25 @@ describe(UsersService.name, () => {
       expect(error.code).toBe('USER_NOT_FOUND');
     });
 
-    it('should make the next access check find the user gone', async () => {
+    it('should make the next access check find the user gone, and publish user.deleted with the user as it was', async () => {
       repository.findAccess.mockResolvedValue(user(7));
       await sut.accessStateOf(7);
+      repository.findById.mockResolvedValue(user(7));
       repository.delete.mockResolvedValue(true);
       repository.findAccess.mockResolvedValue(null);
 
       await sut.remove(7);
 
       expect(await sut.accessStateOf(7)).toBeNull();
+      expect(published).toEqual([
+        {
+          type: 'user.deleted',
+          subject: 'user:7',
+          userId: 7,
+          before: expect.objectContaining({ id: 7, username: user(7).username }),
+        },
+      ]);
+      expect(published[0]).not.toHaveProperty('before.passwordHash');
     });
   });
 

@@ -23,7 +23,7 @@ import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
 import { EMAIL_CHANGE_TTL_SECONDS } from './email-change.js';
-import type { UserOrigin } from './user-events.js';
+import { snapshotOfUser, type UserOrigin, type UserUpdateOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
 import {
@@ -139,6 +139,7 @@ export class UsersService {
         subject: `user:${user.id}`,
         userId: user.id,
         origin,
+        after: snapshotOfUser(user),
       });
       return user;
     });
@@ -146,7 +147,9 @@ export class UsersService {
 
   /** A verified address: userStatus 2 becomes 0; any other status stays as it is. */
   async verifyEmail(id: number): Promise<void> {
-    await this.write(id, { userStatus: UserStatus.Active }, { userStatus: UserStatus.Pending });
+    await this.write(id, { userStatus: UserStatus.Active }, 'email-verified', {
+      userStatus: UserStatus.Pending,
+    });
   }
 
   /**
@@ -159,7 +162,7 @@ export class UsersService {
       const user = await this.findOne(id);
       const changes: UserFields = { passwordHash, tokensValidAfter: new Date() };
       if (user.userStatus === UserStatus.Pending) changes.userStatus = UserStatus.Active;
-      await this.write(id, changes);
+      await this.write(id, changes, 'password-set');
     });
   }
 
@@ -169,28 +172,26 @@ export class UsersService {
    */
   async confirmEmailChange(id: number, email: string): Promise<boolean> {
     return refusingTakenFields(() =>
-      this.write(
-        id,
-        { email, pendingEmail: null, pendingEmailExpiresAt: null },
-        { pendingEmail: email },
-      ),
+      this.write(id, { email, pendingEmail: null, pendingEmailExpiresAt: null }, 'email-verified', {
+        pendingEmail: email,
+      }),
     );
   }
 
-  /** Writes and publishes user.updated in one transaction; false when `where` matched nothing. */
+  /**
+   * A mailed link's change: written and published as user.updated in one transaction; false
+   * when `where` matched nothing.
+   */
   private async write(
     id: number,
     changes: UserFields,
+    origin: Exclude<UserUpdateOrigin, 'edit'>,
     where: { userStatus?: UserStatus; pendingEmail?: string } = {},
   ): Promise<boolean> {
     const written = await this.txHost.withTransaction(async () => {
-      if (!(await this.users.updateWhere({ ...where, id }, changes))) return false;
-      await this.events.publish({
-        type: 'user.updated',
-        subject: `user:${id}`,
-        userId: id,
-        fields: Object.keys(changes) as (keyof UserFields)[],
-      });
+      const before = await this.users.findForUpdate(id);
+      if (!before || !(await this.users.updateWhere({ ...where, id }, changes))) return false;
+      await this.publishUpdated(before, { ...before, ...changes }, changes, origin);
       return true;
     });
     this.accessStates.delete(id);
@@ -222,22 +223,36 @@ export class UsersService {
     if (passwordHash !== undefined) changes.passwordHash = passwordHash;
     if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
     const saved = await this.txHost.withTransaction(async () => {
+      const before = await this.users.findForUpdate(id);
+      if (!before) throw userNotFound(id);
       const updated = await refusingTakenFields(() =>
         this.users.update(id, changes, rowVersionsIn(ifMatch)),
       );
       const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
-      await this.events.publish({
-        type: 'user.updated',
-        subject: `user:${id}`,
-        userId: id,
-        fields: Object.keys(changes) as (keyof UserFields)[],
-      });
+      await this.publishUpdated(before, user, changes, 'edit');
       return user;
     });
     this.accessStates.delete(saved.id);
     return saved;
+  }
+
+  private publishUpdated(
+    before: User,
+    after: User,
+    changes: UserFields,
+    origin: UserUpdateOrigin,
+  ): Promise<void> {
+    return this.events.publish({
+      type: 'user.updated',
+      subject: `user:${before.id}`,
+      userId: before.id,
+      fields: Object.keys(changes) as (keyof UserFields)[],
+      origin,
+      before: snapshotOfUser(before),
+      after: snapshotOfUser(after),
+    });
   }
 
   /**
@@ -273,13 +288,24 @@ export class UsersService {
   }
 
   /**
-   * Its API keys go with it (foreign key ON DELETE CASCADE). With `ifMatch`, only if the
-   * user's version is one of it (412 otherwise).
+   * Its API keys go with it (foreign key ON DELETE CASCADE); user.deleted is published in
+   * the same transaction. With `ifMatch`, only if the user's version is one of it (412
+   * otherwise).
    */
   async remove(id: number, ifMatch?: IfMatch): Promise<void> {
-    if (!(await this.users.delete(id, rowVersionsIn(ifMatch)))) {
-      throw preconditionFailed(rowVersionTag(await this.findOne(id)));
-    }
+    await this.txHost.withTransaction(async () => {
+      const before = await this.users.findForUpdate(id);
+      if (!before) throw userNotFound(id);
+      if (!(await this.users.delete(id, rowVersionsIn(ifMatch)))) {
+        throw preconditionFailed(rowVersionTag(before));
+      }
+      await this.events.publish({
+        type: 'user.deleted',
+        subject: `user:${id}`,
+        userId: id,
+        before: snapshotOfUser(before),
+      });
+    });
     this.accessStates.delete(id);
   }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { AuditLog } from '../../audit/audit-log.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
@@ -57,6 +58,7 @@ export class AccountsService {
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -141,12 +143,20 @@ export class AccountsService {
     });
   }
 
-  /** A disabled account gets no link: setting its password would not let it sign in. */
+  /**
+   * A disabled account gets no link: setting its password would not let it sign in. A
+   * request for an account that may get one is recorded (`auth.password_reset_requested`);
+   * one for an unknown or disabled address is not (docs/api-decisions.md, "Audit log").
+   */
   async forgotPassword(email: string): Promise<void> {
     const user = await this.users.findByEmail(email);
     await this.txHost.withTransaction(async () => {
       if (user && user.userStatus !== UserStatus.Disabled) {
         await this.mailToken(user.id, 'reset-password', 'password-reset', user.email);
+        await this.audit.record({
+          action: 'auth.password_reset_requested',
+          target: { type: 'user', id: user.id },
+        });
       } else {
         await this.takeQuota(email);
       }

@@ -12,6 +12,12 @@ export interface NewSession {
 }
 
 /** A session as its owner's list shows it. */
+/** A session a logout ended, and whose it was. */
+export interface RevokedSession {
+  id: number;
+  userId: number;
+}
+
 export interface SessionRow {
   id: number;
   createdAt: Date;
@@ -78,17 +84,17 @@ export class SessionsRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Revokes the session whose current or a spent token is `tokenHash`; the ids revoked. */
-  async revokeByToken(tokenHash: string): Promise<number[]> {
-    const [rows] = await this.txHost.tx.query<[{ id: number }[], number]>(
+  /** Revokes the session whose current or a spent token is `tokenHash`; those revoked. */
+  async revokeByToken(tokenHash: string): Promise<RevokedSession[]> {
+    const [rows] = await this.txHost.tx.query<[RevokedSession[], number]>(
       `UPDATE sessions SET revoked_at = now()
         WHERE (token_hash = $1
                OR id = (SELECT session_id FROM spent_refresh_tokens WHERE token_hash = $1))
           AND revoked_at IS NULL
-       RETURNING id`,
+       RETURNING id, user_id AS "userId"`,
       [tokenHash],
     );
-    return rows.map((row) => row.id);
+    return rows;
   }
 
   /** False when the user holds no active session of this id. */

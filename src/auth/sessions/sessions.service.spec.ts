@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { fakeTxHost } from '../../../test/support/transactions.js';
+import { userSnapshot } from '../../../test/support/user-snapshot.js';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { UserUpdated } from '../../users/user-events.js';
 import type { UsersService } from '../../users/users.service.js';
@@ -7,6 +10,7 @@ import { ENDED_SESSION_RETENTION_SECONDS, SessionsService } from './sessions.ser
 
 const TTL_MS = 30_000;
 const cfg = { accessStateCacheTtlMs: TTL_MS, refreshTokenTtlSeconds: 600 } as AuthConfig;
+const audit = { record: () => Promise.resolve() } as unknown as AuditLog;
 
 describe(SessionsService.name, () => {
   let live: boolean;
@@ -24,7 +28,13 @@ describe(SessionsService.name, () => {
     rotate.mockClear();
     revokeAllOfUser.mockClear();
     const sessions = { isLive, revokeOwned, rotate, revokeBySpentToken, revokeAllOfUser };
-    sut = new SessionsService(sessions as unknown as SessionsRepository, {} as UsersService, cfg);
+    sut = new SessionsService(
+      sessions as unknown as SessionsRepository,
+      {} as UsersService,
+      cfg,
+      audit,
+      fakeTxHost().asHost(),
+    );
   });
   afterEach(() => {
     jest.useRealTimers();
@@ -56,6 +66,9 @@ describe(SessionsService.name, () => {
       subject: 'user:42',
       userId: 42,
       fields,
+      origin: 'edit',
+      before: userSnapshot(42),
+      after: userSnapshot(42),
     });
 
     it('should revoke every session of a user whose token cut-off moved', async () => {
@@ -99,6 +112,8 @@ describe(SessionsService.name, () => {
         { deleteEnded } as unknown as SessionsRepository,
         {} as UsersService,
         cfg,
+        audit,
+        fakeTxHost().asHost(),
       );
 
       expect(await sut.removeEnded()).toBe(2_503);

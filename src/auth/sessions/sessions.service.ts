@@ -5,12 +5,15 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { AuditLog } from '../../audit/audit-log.js';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { messageOf } from '../../common/errors/message-of.js';
 import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
+import type { TxHost } from '../../database/transactions.js';
 import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
 import type { UserUpdated } from '../../users/user-events.js';
 import { UsersService } from '../../users/users.service.js';
@@ -59,6 +62,8 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sessions: SessionsRepository,
     private readonly users: UsersService,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
+    private readonly audit: AuditLog,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {
     this.liveSessions = new TtlCache(cfg.accessStateCacheTtlMs, LIVE_SESSIONS_MAX_ENTRIES);
   }
@@ -119,10 +124,24 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
     return { sessionId: rotated.id, userId: rotated.userId, refreshToken: next };
   }
 
-  /** Revokes the session of a current or spent token; any other token changes nothing. */
+  /**
+   * Revokes the session of a current or spent token, recorded as `auth.logout` by the
+   * session's user; any other token changes nothing, and records nothing.
+   */
   async logout(refreshToken: string): Promise<void> {
     if (!REFRESH_TOKEN_PATTERN.test(refreshToken)) return;
-    this.forget(await this.sessions.revokeByToken(hashRefreshToken(refreshToken)));
+    const revoked = await this.txHost.withTransaction(async () => {
+      const sessions = await this.sessions.revokeByToken(hashRefreshToken(refreshToken));
+      for (const { id, userId } of sessions) {
+        await this.audit.record({
+          action: 'auth.logout',
+          target: { type: 'session', id },
+          actor: { actorUserId: userId },
+        });
+      }
+      return sessions;
+    });
+    this.forget(revoked.map(({ id }) => id));
   }
 
   listActive(userId: number): Promise<SessionRow[]> {
@@ -131,14 +150,25 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Someone else's session is reported as missing, so that session ids do not leak. */
   async revokeOwn(userId: number, id: number): Promise<void> {
-    if (!(await this.sessions.revokeOwned(userId, id))) throw sessionNotFound(id);
+    await this.txHost.withTransaction(async () => {
+      if (!(await this.sessions.revokeOwned(userId, id))) throw sessionNotFound(id);
+      await this.audit.record({ action: 'session.revoked', target: { type: 'session', id } });
+    });
     this.forget([id]);
   }
 
-  /** Every session of the user; 404 USER_NOT_FOUND for an unknown user. */
+  /**
+   * Every session of the user; 404 USER_NOT_FOUND for an unknown user. One `session.revoked`
+   * entry names the user, however many sessions it had.
+   */
   async revokeAllOfUser(userId: number): Promise<void> {
     await this.users.findOne(userId);
-    this.forget(await this.sessions.revokeAllOfUser(userId));
+    const revoked = await this.txHost.withTransaction(async () => {
+      const ids = await this.sessions.revokeAllOfUser(userId);
+      await this.audit.record({ action: 'session.revoked', target: { type: 'user', id: userId } });
+      return ids;
+    });
+    this.forget(revoked);
   }
 
   /**
