@@ -68,7 +68,7 @@ export class TestCluster {
       headers: { authorization: `Bearer ${this.token}`, ...(init.headers as object) },
     });
     const text = await res.text();
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     } catch {
