@@ -6,6 +6,7 @@ import { startCluster, type Cluster } from '../../scripts/cluster.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../src/common/http/header-names.js';
 import { pngImage } from '../support/images.js';
 import { generousRateLimits } from '../support/rate-limits.js';
+import { waitFor } from '../support/wait.js';
 
 /** Needs a PostgreSQL server and Redis: `DATABASE_URL=… REDIS_URL=… npm run test:cluster`. */
 export const withServers =
@@ -113,19 +114,32 @@ export interface LoadResult {
 
 const TAGS = ['cluster', 'load', 'tagged'];
 
+/** Resolves once the load has answered `count` more requests than now. */
+export function moreRequests(result: LoadResult, count: number): Promise<void> {
+  const target = result.requests.length + count;
+  return waitFor(() => Promise.resolve(result.requests.length >= target), 60_000);
+}
+
+/** A promise to pass as a load's `stop`, and the function that resolves it. */
+export function stopSignal(): { stopped: Promise<void>; stop: () => void } {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  return { stopped, stop };
+}
+
 /**
  * A mixed load through nginx from `workers` concurrent loops (list, get, create with an
  * Idempotency-Key, sent twice one time in five as a client retry, update, image upload)
- * until `stop` resolves. Every create asks for the same three tags, so a half-written pet
+ * until `stop` resolves, recording into `result` as it goes. Every create asks for the same three tags, so a half-written pet
  * would show as one with fewer.
  */
 export async function runLoad(
   t: TestCluster,
   categoryId: number,
   stop: Promise<unknown>,
+  result: LoadResult = { requests: [], created: [] },
   workers = 6,
 ): Promise<LoadResult> {
-  const result: LoadResult = { requests: [], created: [] };
   const image = await pngImage(16, 16);
   let stopped = false;
   void stop.then(() => {
@@ -177,7 +191,7 @@ export async function runLoad(
       } else if (withoutImage.length > 0) {
         const target = withoutImage.shift()!;
         const form = new FormData();
-        form.append('file', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'p.png');
+        form.append('image', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'p.png');
         await attempt('upload', () =>
           t.request(`/v1/pets/${target}/upload-image`, {
             method: 'POST',
