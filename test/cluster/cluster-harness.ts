@@ -3,7 +3,10 @@ import { describe } from '@jest/globals';
 import pg from 'pg';
 import { Agent, FormData, fetch, type RequestInit } from 'undici';
 import { startCluster, type Cluster } from '../../scripts/cluster.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../src/common/http/header-names.js';
+import {
+  AUTHORIZATION_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+} from '../../src/common/http/header-names.js';
 import { pngImage } from '../support/images.js';
 import { generousRateLimits } from '../support/rate-limits.js';
 import { waitFor } from '../support/wait.js';
@@ -60,22 +63,13 @@ export class TestCluster {
     await this.drop();
   }
 
-  /** A request through nginx as the bootstrap admin; never throws on a status. */
+  /** A request through nginx (or `base`) as the bootstrap admin; never throws on a status. */
   async request(path: string, init: RequestInit = {}, base = this.cluster.url): Promise<Answer> {
     this.token ??= await this.login();
-    const res = await fetch(`${base}${path}`, {
-      dispatcher: agent,
+    return send(`${base}${path}`, {
       ...init,
-      headers: { authorization: `Bearer ${this.token}`, ...(init.headers as object) },
+      headers: { [AUTHORIZATION_HEADER]: `Bearer ${this.token}`, ...(init.headers as object) },
     });
-    const text = await res.text();
-    let body: Record<string, unknown>;
-    try {
-      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      body = { text };
-    }
-    return { status: res.status, body, headers: res.headers as unknown as Headers };
   }
 
   json(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -103,6 +97,19 @@ export class TestCluster {
     if (res.status !== 201) throw new Error(`category: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id as number;
   }
+}
+
+/** A request with only the credentials in `init`; never throws on a status. */
+export async function send(url: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(url, { dispatcher: agent, ...init });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, body, headers: res.headers as unknown as Headers };
 }
 
 export interface LoadResult {
