@@ -7,6 +7,7 @@ import {
   AUTHORIZATION_HEADER,
   IDEMPOTENCY_KEY_HEADER,
 } from '../../src/common/http/header-names.js';
+import { messageOf } from '../../src/common/errors/message-of.js';
 import { pngImage } from '../support/images.js';
 import { generousRateLimits } from '../support/rate-limits.js';
 import { waitFor } from '../support/wait.js';
@@ -114,7 +115,7 @@ export async function send(url: string, init: RequestInit = {}): Promise<Answer>
 
 export interface LoadResult {
   /** Every answer: method and path kind, status (0 for a network error) and detail. */
-  requests: { op: string; status: number; detail?: string }[];
+  requests: { op: string; status: number; startedAt: number; detail?: string }[];
   /** The ids of pets whose create got a 2xx, with the key sent and the tags asked for. */
   created: { id: number; key: string; name: string }[];
 }
@@ -152,15 +153,16 @@ export async function runLoad(
   void stop.then(() => {
     stopped = true;
   });
-  const record = (op: string, status: number, detail?: string) =>
-    result.requests.push({ op, status, ...(detail ? { detail } : {}) });
-  const attempt = async (op: string, send: () => Promise<Answer>) => {
+  const attempt = async (op: string, request: () => Promise<Answer>) => {
+    const startedAt = performance.now();
+    const record = (status: number, detail?: string) =>
+      result.requests.push({ op, status, startedAt, ...(detail ? { detail } : {}) });
     try {
-      const answer = await send();
-      record(op, answer.status, answer.status >= 300 ? JSON.stringify(answer.body) : undefined);
+      const answer = await request();
+      record(answer.status, answer.status >= 300 ? JSON.stringify(answer.body) : undefined);
       return answer;
     } catch (error) {
-      record(op, 0, String((error as { cause?: unknown }).cause ?? error));
+      record(0, messageOf((error as { cause?: unknown }).cause ?? error));
       return undefined;
     }
   };
