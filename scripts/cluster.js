@@ -56,7 +56,8 @@ function findBinary(name) {
 
 /** Builds the service when dist/ is missing or older than a file in src/. */
 export function ensureBuilt(log = console.log) {
-  const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0;
+  // The newest output, not main.js: an incremental build rewrites only what changed.
+  const built = existsSync(MAIN) ? newestMtime(join(ROOT, 'dist')) : 0;
   if (built > newestMtime(join(ROOT, 'src'))) return;
   log(built === 0 ? 'dist/ is missing: building' : 'dist/ is older than src/: building');
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
