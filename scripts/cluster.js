@@ -182,7 +182,8 @@ export async function startCluster(options = {}) {
   try {
     return await startIn(dir, options, started);
   } catch (error) {
-    for (const child of started.reverse()) await child.stop('SIGKILL');
+    // SIGTERM, not SIGKILL: nginx's master then takes its workers down with it.
+    for (const child of started.reverse()) await child.stop('SIGTERM');
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
