@@ -42,8 +42,8 @@ console.log(applied.length > 0 ? \`Applied migrations: \${applied.join(', ')}\` 
 export function missingBinaries(names = ['nginx', 'pgbouncer']) {
   const missing = names.filter((name) => !findBinary(name));
   if (missing.length === 0) return undefined;
-  const packages = missing.map((name) => (name === 'redis-server' ? 'redis-server' : name));
-  return `Missing: ${missing.join(', ')}. Install them with: sudo apt-get install ${packages.join(' ')}`;
+  // Debian's package names are the binaries' names.
+  return `Missing: ${missing.join(', ')}. Install them with: sudo apt-get install ${missing.join(' ')}`;
 }
 
 function findBinary(name) {
