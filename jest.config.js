@@ -53,13 +53,24 @@ const projects = [
     globalSetup: '<rootDir>/test/support/global-setup.js',
     globalTeardown: '<rootDir>/test/support/global-teardown.js',
   },
+  {
+    // The local cluster (scripts/cluster.js: nginx, PgBouncer, Redis, three built instances)
+    // driven through nginx. Needs PostgreSQL and Redis (DATABASE_URL, REDIS_URL), nginx and
+    // pgbouncer: `npm run test:cluster` and .ci/run only, never `npm test`.
+    ...esm,
+    displayName: 'cluster',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/cluster/**/*.cluster-spec.ts'],
+  },
 ];
 
 // `npm run test:e2e` and its siblings name their project here, not with --selectProjects:
 // that option takes every word after it as a project name, so the test path in
 // `npm run test:e2e -- test/e2e/pets/pets.e2e-spec.ts` was read as one and every e2e file ran.
 const only = process.env.JEST_PROJECT;
-const selected = only ? projects.filter((project) => project.displayName === only) : projects;
+const selected = only
+  ? projects.filter((project) => project.displayName === only)
+  : projects.filter((project) => project.displayName !== 'cluster');
 if (selected.length === 0) {
   const names = projects.map((project) => project.displayName).join(', ');
   throw new Error(`JEST_PROJECT=${only} names no project (${names})`);

@@ -1,0 +1,50 @@
+// Types of scripts/cluster.js for the cluster test suite (test/cluster/), which drives it.
+export interface ClusterOptions {
+  /** nginx's port: 8080 unless given; 0 for a free one. */
+  port?: number;
+  pgbouncerPort?: number;
+  instancePorts?: number[];
+  databaseUrl?: string;
+  redisUrl?: string;
+  adminPassword?: string;
+  /** More variables for the instances. */
+  env?: Record<string, string>;
+}
+
+export interface ClusterInstance {
+  index: number;
+  port: number;
+  url: string;
+  up: boolean;
+  /** What each migration step before a start printed. */
+  migrations: string[];
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Cluster {
+  url: string;
+  port: number;
+  pgbouncerPort: number;
+  redisUrl: string;
+  redisStarted: boolean;
+  databaseUrl: string;
+  adminPassword: string;
+  dir: string;
+  instances: ClusterInstance[];
+  stopInstance(index: number): Promise<Exit>;
+  startInstance(index: number): Promise<void>;
+  restartInstance(index: number): Promise<Exit>;
+  killInstance(index: number): Promise<Exit>;
+  logs(index: number): string[];
+  stop(): Promise<void>;
+}
+
+export function startCluster(options?: ClusterOptions): Promise<Cluster>;
+export function missingBinaries(names?: string[]): string | undefined;
+export function ensureBuilt(log?: (line: string) => void): void;
+export function freePort(): Promise<number>;
+export function renderNginxConfig(template: string, values: Record<string, string>): string;
