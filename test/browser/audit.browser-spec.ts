@@ -134,9 +134,11 @@ describeInBrowser('Audit log in the console', () => {
     await filter.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/\/console\/audit\?targetType=webhook&targetId=\d+$/);
     await rowsWith(page, 'category.updated').first().waitFor({ state: 'detached' });
-    expect(await page.locator('table.audit > tbody > tr code').allTextContents()).toEqual([
-      'webhook.created',
-    ]);
+    expect(
+      await page
+        .locator('table.audit > tbody > tr > td[data-label="Action"] > code')
+        .allTextContents(),
+    ).toEqual(['webhook.created']);
     await page.goBack();
     await page.waitForURL(/\?action=category\.updated$/);
     await rowsWith(page, 'category.updated').first().waitFor();
