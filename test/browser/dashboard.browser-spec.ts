@@ -12,6 +12,13 @@ import { consoleInBrowser } from '../support/console-browser.js';
 import { waitFor } from '../support/wait.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
+interface Counts {
+  name: string;
+  available: number;
+  pending: number;
+  sold: number;
+}
+
 interface ActivityDay {
   date: string;
   petsCreated: number;
@@ -102,7 +109,8 @@ describeInBrowser('Dashboard in the console', () => {
     await heading(page, 'Dashboard').waitFor();
     const inventoryChart = await chart(page, 'Pets by status per category');
     // Read after the page's sign-in, which is one of the day's logins.
-    const inventory = (await t.http.get('/v1/pets/inventory').set(t.admin).expect(200)).body;
+    const inventory = (await t.http.get('/v1/pets/inventory').set(t.admin).expect(200))
+      .body as Counts & { byCategory: Counts[] };
     const { days } = (await t.http.get('/v1/stats/activity').set(t.admin).expect(200)).body as {
       days: ActivityDay[];
     };
@@ -110,15 +118,13 @@ describeInBrowser('Dashboard in the console', () => {
     const inventoryRows = await tableRows(inventoryChart.getByRole('table'));
     expect(inventoryRows).toContainEqual(['Dash dogs', '2', '1', '1', '4']);
     expect(inventoryRows).toEqual([
-      ...inventory.byCategory.map(
-        (row: { name: string; available: number; pending: number; sold: number }) => [
-          row.name,
-          String(row.available),
-          String(row.pending),
-          String(row.sold),
-          String(row.available + row.pending + row.sold),
-        ],
-      ),
+      ...inventory.byCategory.map((row) => [
+        row.name,
+        String(row.available),
+        String(row.pending),
+        String(row.sold),
+        String(row.available + row.pending + row.sold),
+      ]),
       [
         'All categories',
         ...[inventory.available, inventory.pending, inventory.sold].map(String),

@@ -11,11 +11,11 @@ export interface ConsoleInBrowser {
   readonly t: TestApp;
   readonly origin: string;
   /** A fresh, watched page (its own cookies), closed and checked after the test. */
-  newPage(viewport?: Viewport): Promise<Page>;
+  newPage: (viewport?: Viewport) => Promise<Page>;
   /** Fills the sign-in form and waits until signed in. */
-  signIn(page: Page, username: string, password: string): Promise<void>;
+  signIn: (page: Page, username: string, password: string) => Promise<void>;
   /** A new page at `route`, signed in as the test app's admin or plain user. */
-  signedInPage(as?: 'admin' | 'user', route?: string, viewport?: Viewport): Promise<Page>;
+  signedInPage: (as?: 'admin' | 'user', route?: string, viewport?: Viewport) => Promise<Page>;
 }
 
 /**
@@ -34,7 +34,8 @@ export function consoleInBrowser(env: Record<string, string> = {}): ConsoleInBro
     await t.app.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await launchBrowser();
-  });
+    // Migrating a fresh database and starting Chromium can outlast a test's time on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -66,7 +67,7 @@ export function consoleInBrowser(env: Record<string, string> = {}): ConsoleInBro
     },
     newPage,
     signIn,
-    async signedInPage(as = 'admin', route = '/console', viewport) {
+    signedInPage: async (as = 'admin', route = '/console', viewport) => {
       const page = await newPage(viewport);
       await page.goto(route);
       const account = as === 'admin' ? t!.adminUser : t!.plainUser;
