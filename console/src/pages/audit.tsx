@@ -53,7 +53,7 @@ function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-export function auditRoute(filters: Filters): string {
+function auditRoute(filters: Filters): string {
   const query = new URLSearchParams();
   for (const name of FILTER_NAMES) {
     const value = filters[name];
