@@ -99,7 +99,7 @@ describeInBrowser('Dashboard in the console', () => {
     await waitFor(async () => {
       const { days } = (await t.http.get('/v1/stats/activity').set(t.admin).expect(200)).body;
       return (days as ActivityDay[]).at(-1)!.deliveriesSucceeded === 5;
-    }, 15_000);
+    }, 30_000);
 
     const page = await c.signedInPage();
     await page
