@@ -17,6 +17,8 @@ export type WebhookWithSecret = Schemas['WebhookWithSecretResponse'] & { secret:
 export type WebhookDelivery = Schemas['DeliveryResponse'];
 export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
 export type SignInSession = Schemas['SessionResponse'];
+export type AuditEvent = Schemas['AuditEventResponse'];
+export type ActivityDay = Schemas['ActivityDayResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */

@@ -7,6 +7,8 @@ import {
   VerifyEmailPage,
 } from './pages/accounts';
 import { ApiKeysPage } from './pages/api-keys';
+import { AuditPage } from './pages/audit';
+import { DashboardPage } from './pages/dashboard';
 import { PetDetailPage } from './pages/pet-detail';
 import { PetFormPage } from './pages/pet-form';
 import { PetsPage } from './pages/pets-list';
@@ -32,6 +34,8 @@ function pageOf(path: string): JSX.Element {
   if (path === '/settings/sessions') return <SessionsPage />;
   if (path === '/users') return <UsersPage />;
   if (path === '/webhooks') return <WebhooksPage />;
+  if (path === '/audit') return <AuditPage />;
+  if (path === '/dashboard') return <DashboardPage />;
   const webhook = /^\/webhooks\/(\d+)(?:\/deliveries\/(\d+))?$/.exec(path);
   if (webhook) {
     const id = Number(webhook[1]);
@@ -81,6 +85,12 @@ function Header({ current, path }: { current: Session; path: string }) {
             </NavLink>
             <NavLink href="/webhooks" path={path}>
               Webhooks
+            </NavLink>
+            <NavLink href="/audit" path={path}>
+              Audit
+            </NavLink>
+            <NavLink href="/dashboard" path={path}>
+              Dashboard
             </NavLink>
           </>
         )}

@@ -1,68 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { apiKey, createApiKey, createUser } from '../support/auth.js';
 import {
   accessibilityViolations,
   checkPages,
   describeInBrowser,
   heading,
-  launchBrowser,
-  openPage,
   screenshot,
-  type WatchedPage,
 } from '../support/browser.js';
+import { consoleInBrowser } from '../support/console-browser.js';
 import { jpegImage } from '../support/images.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import type { TestApp } from '../support/test-app.js';
 
 describeInBrowser('Web console in Chromium', () => {
+  const c = consoleInBrowser();
+  const { newPage, signIn, signedInPage } = c;
   let t: TestApp;
   let origin: string;
-  let browser: Browser;
-  let opened: WatchedPage[] = [];
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    browser = await launchBrowser();
+  beforeAll(() => {
+    ({ t, origin } = c);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t.close();
-  });
-  // Every test: nothing loaded from elsewhere, no CSP violation, no script error.
-  afterEach(async () => {
-    const problems = opened.flatMap((watched) => watched.problems);
-    await Promise.all(opened.map((watched) => watched.context.close()));
-    opened = [];
-    expect(problems).toEqual([]);
-  });
-
-  async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
-    const watched = await openPage(browser, origin, viewport);
-    opened.push(watched);
-    return watched.page;
-  }
-
-  async function signIn(page: Page, username: string, password: string): Promise<void> {
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
-
-  async function signedInPage(
-    as: 'admin' | 'user' = 'admin',
-    route = '/console',
-    viewport?: { width: number; height: number },
-  ): Promise<Page> {
-    const page = await newPage(viewport);
-    await page.goto(route);
-    const account = as === 'admin' ? t.adminUser : t.plainUser;
-    await signIn(page, account.username, account.password);
-    return page;
-  }
 
   let categories = 0;
   async function category(): Promise<{ id: number; name: string }> {

@@ -1,70 +1,35 @@
-import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import {
   accessibilityViolations,
   checkPages,
   describeInBrowser,
   fitsWidth,
   heading,
-  launchBrowser,
-  openPage,
   screenshot,
-  type WatchedPage,
 } from '../support/browser.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { consoleInBrowser } from '../support/console-browser.js';
+import type { TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { verified, WebhookReceiver } from '../support/webhook-receiver.js';
 
 describeInBrowser('Webhooks in the console', () => {
-  let t: TestApp;
-  let origin: string;
-  let browser: Browser;
   let receiver: WebhookReceiver;
-  let opened: WatchedPage[] = [];
-
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    t = await createTestApp({
-      // The receiver listens on loopback.
-      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
-      WEBHOOKS_POLL_INTERVAL_MS: '200',
-      // A failed delivery waits for the Retry button rather than a timer.
-      WEBHOOKS_RETRY_BASE_MS: '3600000',
-    });
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await receiver?.stop();
+  afterAll(() => receiver?.stop());
+  const c = consoleInBrowser({
+    // The receiver listens on loopback.
+    WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
+    WEBHOOKS_POLL_INTERVAL_MS: '200',
+    // A failed delivery waits for the Retry button rather than a timer.
+    WEBHOOKS_RETRY_BASE_MS: '3600000',
   });
-  // Every test: nothing loaded from elsewhere, no CSP violation, no script error.
-  afterEach(async () => {
-    const problems = opened.flatMap((watched) => watched.problems);
-    await Promise.all(opened.map((watched) => watched.context.close()));
-    opened = [];
-    expect(problems).toEqual([]);
+  const { signedInPage } = c;
+  let t: TestApp;
+  beforeAll(() => {
+    t = c.t;
   });
-
-  async function signedInPage(
-    as: 'admin' | 'user' = 'admin',
-    route = '/console',
-    viewport?: { width: number; height: number },
-  ): Promise<Page> {
-    const watched = await openPage(browser, origin, viewport);
-    opened.push(watched);
-    const { page } = watched;
-    await page.goto(route);
-    const account = as === 'admin' ? t.adminUser : t.plainUser;
-    await page.getByLabel('Username').fill(account.username);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return page;
-  }
 
   let categoryId: number | undefined;
   async function createPet(name: string): Promise<number> {
