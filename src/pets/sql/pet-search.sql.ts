@@ -68,6 +68,19 @@ const SEARCH_FILTERS = [
   'createdBefore',
 ] as const satisfies readonly (keyof PetFilters)[];
 
+/**
+ * The ids of the tags each requested tag names (any case), keyed by the name as requested:
+ * read before the search, so that its statement holds the ids as values and the planner
+ * knows from `pet_tags`' statistics whether a tag is rare (start from its pets) or common
+ * (walk the sort's index and test each pet), which it cannot know through a sub-query.
+ */
+export type TagIds = ReadonlyMap<string, readonly string[]>;
+
+export const TAG_IDS = `
+  SELECT u.tag, array_agg(t.id) AS ids
+    FROM unnest($1::text[]) AS u(tag) JOIN tags t ON lower(t.name) = lower(u.tag)
+   GROUP BY u.tag`;
+
 /** A pet's rows to search, and the conditions on them. */
 interface Matching {
   /** `WITH search AS (...)` when searching, else empty. */
@@ -78,7 +91,7 @@ interface Matching {
   countedByCounters: boolean;
 }
 
-function matching(filters: PetFilters, param: Param): Matching {
+function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   const conditions: string[] = [];
   let with_ = '';
   let from = 'pets p';
@@ -98,9 +111,11 @@ function matching(filters: PetFilters, param: Param): Matching {
     conditions.push(`p.status = ${param(filters.status)}::pet_status`);
   }
   for (const tag of new Set(filters.tags ?? [])) {
+    const ids = tagIds.get(tag);
     conditions.push(
-      `EXISTS (SELECT 1 FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
-                WHERE pt.pet_id = p.id AND lower(t.name) = lower(${param(tag)}))`,
+      ids
+        ? `EXISTS (SELECT 1 FROM pet_tags pt WHERE pt.pet_id = p.id AND pt.tag_id = ANY(${param(ids)}::int8[]))`
+        : 'false',
     );
   }
   if (filters.breed !== undefined) {
@@ -161,7 +176,10 @@ const orderBy = (sort: SortSpec, key: string) =>
  * a search's shapes are many, and a generic plan would not know how many pets a word or a
  * tag matches.
  */
-export function listPetsQuery(filters: PetListFilters): {
+export function listPetsQuery(
+  filters: PetListFilters,
+  tagIds: TagIds = new Map(),
+): {
   sql: string;
   params: unknown[];
   countSql: string;
@@ -170,7 +188,7 @@ export function listPetsQuery(filters: PetListFilters): {
 } {
   const { params, param } = parameters();
   const sort = SORTS[filters.sort ?? defaultSort(filters.q)];
-  const match = matching(filters, param);
+  const match = matching(filters, tagIds, param);
   // The counters' total alone is a statement of its own, with its own parameters.
   const counters = parameters();
   const countSql = match.countedByCounters
@@ -217,9 +235,12 @@ export const FACET_TAGS = 20;
  * status, by category (most pets first, then by name) and the most frequent tags (then by
  * name, byte order).
  */
-export function petFacetsQuery(filters: PetFilters): { sql: string; params: unknown[] } {
+export function petFacetsQuery(
+  filters: PetFilters,
+  tagIds: TagIds = new Map(),
+): { sql: string; params: unknown[] } {
   const { params, param } = parameters();
-  const match = matching(filters, param);
+  const match = matching(filters, tagIds, param);
   const withMatches = `${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} matches AS MATERIALIZED (
       SELECT p.id, p.status, p.category_id FROM ${match.from}${where(match.conditions)})`;
   const sql = `
