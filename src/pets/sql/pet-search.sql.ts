@@ -89,6 +89,10 @@ interface Matching {
   conditions: string[];
   /** Only category and status: the trigger-kept counters give the total. */
   countedByCounters: boolean;
+  /** `from`, or the documents alone (`d`) when `q` is the only filter. */
+  countFrom: string;
+  /** `q` is the only filter: the conditions are on the document `d` alone. */
+  documentsOnly: boolean;
 }
 
 function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
@@ -130,7 +134,11 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
     conditions.push(`p.created_at < ${param(filters.createdBefore)}::timestamptz`);
   }
   const countedByCounters = SEARCH_FILTERS.every((name) => filters[name] === undefined);
-  return { with: with_, from, conditions, countedByCounters };
+  // `q` alone: the documents count without the pets, whose rows (one random read for each
+  // match) only the page needs.
+  const documentsOnly = filters.q !== undefined && conditions.length === 1;
+  const countFrom = documentsOnly ? 'pet_documents d' : from;
+  return { with: with_, from, countFrom, conditions, countedByCounters, documentsOnly };
 }
 
 /** The total from the per-(category, status) counters, for `countedByCounters` filters. */
@@ -152,22 +160,27 @@ function countersTotal(filters: PetFilters, param: Param): string {
  * (no age) last. A key sorted descending and the id compare as one row, which an index on
  * both serves (IDX_pets_created); ascending, the key's own range bounds the scan.
  */
-function afterCursor(sort: SortSpec, after: { key: SortKey; id: number }, param: Param): string {
+function afterCursor(
+  sort: SortSpec,
+  after: { key: SortKey; id: number },
+  param: Param,
+  petId: string,
+): string {
   const id = `${param(after.id)}::int8`;
-  if (after.key === null) return `(${sort.key} IS NULL AND p.id < ${id})`;
+  if (after.key === null) return `(${sort.key} IS NULL AND ${petId} < ${id})`;
   const key = `${param(after.key)}::${sort.type}`;
   const nullsAfter = sort.nullable ? ` OR ${sort.key} IS NULL` : '';
   if (sort.descending) {
     return sort.nullable
-      ? `(${sort.key} < ${key} OR (${sort.key} = ${key} AND p.id < ${id})${nullsAfter})`
-      : `(${sort.key}, p.id) < (${key}, ${id})`;
+      ? `(${sort.key} < ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`
+      : `(${sort.key}, ${petId}) < (${key}, ${id})`;
   }
   const range = sort.nullable ? '' : `${sort.key} >= ${key} AND `;
-  return `${range}(${sort.key} > ${key} OR (${sort.key} = ${key} AND p.id < ${id})${nullsAfter})`;
+  return `${range}(${sort.key} > ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`;
 }
 
-const orderBy = (sort: SortSpec, key: string) =>
-  `ORDER BY ${key} ${sort.descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}, p.id DESC`;
+const orderBy = (sort: SortSpec, key: string, petId = 'p.id') =>
+  `ORDER BY ${key} ${sort.descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}, ${petId} DESC`;
 
 /**
  * The page and the exact total in one statement; `countSql` counts alone, for an empty page
@@ -193,30 +206,36 @@ export function listPetsQuery(
   const counters = parameters();
   const countSql = match.countedByCounters
     ? countersTotal(filters, counters.param)
-    : `${match.with}SELECT count(*)::int8 AS total FROM ${match.from}${where(match.conditions)}`;
+    : `${match.with}SELECT count(*)::int8 AS total FROM ${match.countFrom}${where(match.conditions)}`;
   const countParams = match.countedByCounters ? counters.params : [...params];
   // By relevance every match is ranked before the page is cut: they are counted on the way
   // (a window over them) rather than found a second time. After a cursor, the page's rows
   // are only those past it, so the total is counted on its own.
   const windowTotal = sort === SORTS.relevance && !filters.after;
+  // By relevance with `q` alone, the page is ranked and cut from the documents (`r`), and
+  // only its pets are read; otherwise the page's pets come from the sub-query itself (`p`).
+  const ranked = match.documentsOnly && sort === SORTS.relevance;
+  const page = ranked ? 'r' : 'p';
+  const petId = ranked ? 'd.pet_id' : 'p.id';
   const total = match.countedByCounters
     ? `(${countersTotal(filters, param)})`
     : windowTotal
-      ? 'p."windowTotal"'
-      : `(SELECT count(*)::int8 FROM ${match.from}${where(match.conditions)})`;
+      ? `${page}."windowTotal"`
+      : `(SELECT count(*)::int8 FROM ${match.countFrom}${where(match.conditions)})`;
   const pageConditions = filters.after
-    ? [...match.conditions, afterCursor(sort, filters.after, param)]
+    ? [...match.conditions, afterCursor(sort, filters.after, param, petId)]
     : match.conditions;
   // The page is cut in a sub-query first: in one query, the tag sub-select and the join ran
   // for every row OFFSET skips too (776 ms instead of 5 ms at offset 10,000).
   const sql = `
-    ${match.with}SELECT ${PET_COLUMNS}, p."sortKey", ${total} AS total
-      FROM (SELECT p.*, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
-              FROM ${match.from}${where(pageConditions)}
-             ${orderBy(sort, sort.key)}
-             LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) p
+    ${match.with}SELECT ${PET_COLUMNS}, ${page}."sortKey", ${total} AS total
+      FROM (SELECT ${ranked ? 'd.pet_id' : 'p.*'}, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
+              FROM ${ranked ? match.countFrom : match.from}${where(pageConditions)}
+             ${orderBy(sort, sort.key, petId)}
+             LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) ${page}
+      ${ranked ? 'JOIN pets p ON p.id = r.pet_id' : ''}
       JOIN categories c ON c.id = p.category_id
-     ${orderBy(sort, 'p."sortKey"')}`;
+     ${orderBy(sort, `${page}."sortKey"`)}`;
   return { sql, params, countSql, countParams, prepare: match.countedByCounters };
 }
 
