@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   BARE_RATE_LIMIT,
   HttpError,
@@ -118,7 +119,22 @@ async function list(query: URLSearchParams) {
   };
   const last = rows.at(-1);
   if (pagination.hasMore && last) {
-    const next = [last.created_at.toISOString(), last.id, offset + rows.length, category, status];
+    // The cursor binds its filters and sort as the app's does: a digest of them, in the
+    // app's canonical order (category, status, q, tags, breed, ages, creation bounds, sort).
+    const bound = JSON.stringify([
+      category,
+      status,
+      null,
+      [],
+      null,
+      null,
+      null,
+      null,
+      null,
+      '-createdAt',
+    ]);
+    const filters = createHash('sha256').update(bound).digest('base64url').slice(0, 22);
+    const next = [last.created_at.toISOString(), last.id, offset + rows.length, filters];
     pagination.nextCursor = Buffer.from(JSON.stringify(next)).toString('base64url');
   }
   return { pets: rows.map(toJson), pagination };

@@ -16,6 +16,8 @@ import {
 import {
   listPetsQuery,
   petFacetsQuery,
+  TAG_IDS,
+  type TagIds,
   type PetFacetsRow,
   type PetFilters,
   type PetListFilters,
@@ -71,7 +73,10 @@ export class PetsRepository {
   async findPage(
     filters: PetListFilters,
   ): Promise<{ pets: Omit<PetPageRow, 'total'>[]; total: number }> {
-    const { sql, params, countSql, countParams, prepare } = listPetsQuery(filters);
+    const { sql, params, countSql, countParams, prepare } = listPetsQuery(
+      filters,
+      await this.tagIds(filters),
+    );
     const rows = prepare
       ? await this.prepared.query<PetPageRow[]>(this.txHost.tx, sql, params)
       : await this.txHost.tx.query<PetPageRow[]>(sql, params);
@@ -86,9 +91,18 @@ export class PetsRepository {
 
   /** Counts of the pets the filters match (see petFacetsQuery). */
   async facets(filters: PetFilters): Promise<PetFacetsRow> {
-    const { sql, params } = petFacetsQuery(filters);
+    const { sql, params } = petFacetsQuery(filters, await this.tagIds(filters));
     const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);
     return row;
+  }
+
+  /** The ids of the filters' tags (see TagIds); none read when there are no tags. */
+  private async tagIds(filters: PetFilters): Promise<TagIds> {
+    if (!filters.tags?.length) return new Map();
+    const rows = await this.txHost.tx.query<{ tag: string; ids: string[] }[]>(TAG_IDS, [
+      filters.tags,
+    ]);
+    return new Map(rows.map((row) => [row.tag, row.ids]));
   }
 
   /** Pets by status in every category (see INVENTORY). */

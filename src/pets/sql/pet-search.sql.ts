@@ -68,6 +68,19 @@ const SEARCH_FILTERS = [
   'createdBefore',
 ] as const satisfies readonly (keyof PetFilters)[];
 
+/**
+ * The ids of the tags each requested tag names (any case), keyed by the name as requested:
+ * read before the search, so that its statement holds the ids as values and the planner
+ * knows from `pet_tags`' statistics whether a tag is rare (start from its pets) or common
+ * (walk the sort's index and test each pet), which it cannot know through a sub-query.
+ */
+export type TagIds = ReadonlyMap<string, readonly string[]>;
+
+export const TAG_IDS = `
+  SELECT u.tag, array_agg(t.id) AS ids
+    FROM unnest($1::text[]) AS u(tag) JOIN tags t ON lower(t.name) = lower(u.tag)
+   GROUP BY u.tag`;
+
 /** A pet's rows to search, and the conditions on them. */
 interface Matching {
   /** `WITH search AS (...)` when searching, else empty. */
@@ -76,9 +89,13 @@ interface Matching {
   conditions: string[];
   /** Only category and status: the trigger-kept counters give the total. */
   countedByCounters: boolean;
+  /** `from`, or the documents alone (`d`) when `q` is the only filter. */
+  countFrom: string;
+  /** `q` is the only filter: the conditions are on the document `d` alone. */
+  documentsOnly: boolean;
 }
 
-function matching(filters: PetFilters, param: Param): Matching {
+function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   const conditions: string[] = [];
   let with_ = '';
   let from = 'pets p';
@@ -98,9 +115,11 @@ function matching(filters: PetFilters, param: Param): Matching {
     conditions.push(`p.status = ${param(filters.status)}::pet_status`);
   }
   for (const tag of new Set(filters.tags ?? [])) {
+    const ids = tagIds.get(tag);
     conditions.push(
-      `EXISTS (SELECT 1 FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
-                WHERE pt.pet_id = p.id AND lower(t.name) = lower(${param(tag)}))`,
+      ids
+        ? `EXISTS (SELECT 1 FROM pet_tags pt WHERE pt.pet_id = p.id AND pt.tag_id = ANY(${param(ids)}::int8[]))`
+        : 'false',
     );
   }
   if (filters.breed !== undefined) {
@@ -115,7 +134,11 @@ function matching(filters: PetFilters, param: Param): Matching {
     conditions.push(`p.created_at < ${param(filters.createdBefore)}::timestamptz`);
   }
   const countedByCounters = SEARCH_FILTERS.every((name) => filters[name] === undefined);
-  return { with: with_, from, conditions, countedByCounters };
+  // `q` alone: the documents count without the pets, whose rows (one random read for each
+  // match) only the page needs.
+  const documentsOnly = filters.q !== undefined && conditions.length === 1;
+  const countFrom = documentsOnly ? 'pet_documents d' : from;
+  return { with: with_, from, countFrom, conditions, countedByCounters, documentsOnly };
 }
 
 /** The total from the per-(category, status) counters, for `countedByCounters` filters. */
@@ -137,22 +160,27 @@ function countersTotal(filters: PetFilters, param: Param): string {
  * (no age) last. A key sorted descending and the id compare as one row, which an index on
  * both serves (IDX_pets_created); ascending, the key's own range bounds the scan.
  */
-function afterCursor(sort: SortSpec, after: { key: SortKey; id: number }, param: Param): string {
+function afterCursor(
+  sort: SortSpec,
+  after: { key: SortKey; id: number },
+  param: Param,
+  petId: string,
+): string {
   const id = `${param(after.id)}::int8`;
-  if (after.key === null) return `(${sort.key} IS NULL AND p.id < ${id})`;
+  if (after.key === null) return `(${sort.key} IS NULL AND ${petId} < ${id})`;
   const key = `${param(after.key)}::${sort.type}`;
   const nullsAfter = sort.nullable ? ` OR ${sort.key} IS NULL` : '';
   if (sort.descending) {
     return sort.nullable
-      ? `(${sort.key} < ${key} OR (${sort.key} = ${key} AND p.id < ${id})${nullsAfter})`
-      : `(${sort.key}, p.id) < (${key}, ${id})`;
+      ? `(${sort.key} < ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`
+      : `(${sort.key}, ${petId}) < (${key}, ${id})`;
   }
   const range = sort.nullable ? '' : `${sort.key} >= ${key} AND `;
-  return `${range}(${sort.key} > ${key} OR (${sort.key} = ${key} AND p.id < ${id})${nullsAfter})`;
+  return `${range}(${sort.key} > ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`;
 }
 
-const orderBy = (sort: SortSpec, key: string) =>
-  `ORDER BY ${key} ${sort.descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}, p.id DESC`;
+const orderBy = (sort: SortSpec, key: string, petId = 'p.id') =>
+  `ORDER BY ${key} ${sort.descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}, ${petId} DESC`;
 
 /**
  * The page and the exact total in one statement; `countSql` counts alone, for an empty page
@@ -161,7 +189,10 @@ const orderBy = (sort: SortSpec, key: string) =>
  * a search's shapes are many, and a generic plan would not know how many pets a word or a
  * tag matches.
  */
-export function listPetsQuery(filters: PetListFilters): {
+export function listPetsQuery(
+  filters: PetListFilters,
+  tagIds: TagIds = new Map(),
+): {
   sql: string;
   params: unknown[];
   countSql: string;
@@ -170,35 +201,41 @@ export function listPetsQuery(filters: PetListFilters): {
 } {
   const { params, param } = parameters();
   const sort = SORTS[filters.sort ?? defaultSort(filters.q)];
-  const match = matching(filters, param);
+  const match = matching(filters, tagIds, param);
   // The counters' total alone is a statement of its own, with its own parameters.
   const counters = parameters();
   const countSql = match.countedByCounters
     ? countersTotal(filters, counters.param)
-    : `${match.with}SELECT count(*)::int8 AS total FROM ${match.from}${where(match.conditions)}`;
+    : `${match.with}SELECT count(*)::int8 AS total FROM ${match.countFrom}${where(match.conditions)}`;
   const countParams = match.countedByCounters ? counters.params : [...params];
   // By relevance every match is ranked before the page is cut: they are counted on the way
   // (a window over them) rather than found a second time. After a cursor, the page's rows
   // are only those past it, so the total is counted on its own.
   const windowTotal = sort === SORTS.relevance && !filters.after;
+  // By relevance with `q` alone, the page is ranked and cut from the documents (`r`), and
+  // only its pets are read; otherwise the page's pets come from the sub-query itself (`p`).
+  const ranked = match.documentsOnly && sort === SORTS.relevance;
+  const page = ranked ? 'r' : 'p';
+  const petId = ranked ? 'd.pet_id' : 'p.id';
   const total = match.countedByCounters
     ? `(${countersTotal(filters, param)})`
     : windowTotal
-      ? 'p."windowTotal"'
-      : `(SELECT count(*)::int8 FROM ${match.from}${where(match.conditions)})`;
+      ? `${page}."windowTotal"`
+      : `(SELECT count(*)::int8 FROM ${match.countFrom}${where(match.conditions)})`;
   const pageConditions = filters.after
-    ? [...match.conditions, afterCursor(sort, filters.after, param)]
+    ? [...match.conditions, afterCursor(sort, filters.after, param, petId)]
     : match.conditions;
   // The page is cut in a sub-query first: in one query, the tag sub-select and the join ran
   // for every row OFFSET skips too (776 ms instead of 5 ms at offset 10,000).
   const sql = `
-    ${match.with}SELECT ${PET_COLUMNS}, p."sortKey", ${total} AS total
-      FROM (SELECT p.*, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
-              FROM ${match.from}${where(pageConditions)}
-             ${orderBy(sort, sort.key)}
-             LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) p
+    ${match.with}SELECT ${PET_COLUMNS}, ${page}."sortKey", ${total} AS total
+      FROM (SELECT ${ranked ? 'd.pet_id' : 'p.*'}, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
+              FROM ${ranked ? match.countFrom : match.from}${where(pageConditions)}
+             ${orderBy(sort, sort.key, petId)}
+             LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) ${page}
+      ${ranked ? 'JOIN pets p ON p.id = r.pet_id' : ''}
       JOIN categories c ON c.id = p.category_id
-     ${orderBy(sort, 'p."sortKey"')}`;
+     ${orderBy(sort, `${page}."sortKey"`)}`;
   return { sql, params, countSql, countParams, prepare: match.countedByCounters };
 }
 
@@ -217,9 +254,12 @@ export const FACET_TAGS = 20;
  * status, by category (most pets first, then by name) and the most frequent tags (then by
  * name, byte order).
  */
-export function petFacetsQuery(filters: PetFilters): { sql: string; params: unknown[] } {
+export function petFacetsQuery(
+  filters: PetFilters,
+  tagIds: TagIds = new Map(),
+): { sql: string; params: unknown[] } {
   const { params, param } = parameters();
-  const match = matching(filters, param);
+  const match = matching(filters, tagIds, param);
   const withMatches = `${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} matches AS MATERIALIZED (
       SELECT p.id, p.status, p.category_id FROM ${match.from}${where(match.conditions)})`;
   const sql = `

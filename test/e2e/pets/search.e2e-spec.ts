@@ -167,6 +167,14 @@ describe('Pet search (e2e)', () => {
       expect(await names('tag=calm&sort=name')).toEqual(['Crème Brûlée', 'Tom']);
     });
 
+    it('should match no pet for a tag no pet carries, beside one that some do', async () => {
+      const res = await list('tag=calm&tag=unheard-of').expect(200);
+      expect(res.body.pets).toEqual([]);
+      expect(res.body.pagination.total).toBe(0);
+      const facets = await t.http.get('/v1/pets/facets?tag=unheard-of').set(t.user).expect(200);
+      expect(facets.body.total).toBe(0);
+    });
+
     it('should filter by breed, any case, exactly', async () => {
       expect(await names('breed=LABRADOR')).toEqual(['Rex']);
       expect(await names('breed=Labra')).toEqual([]);
