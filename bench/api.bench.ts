@@ -1,6 +1,8 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 import {
@@ -16,6 +18,7 @@ import {
   type RequestSetup,
   type Sample,
 } from './load.js';
+import { OtlpSink } from './otlp-sink.js';
 import { waitForHttp } from './processes.js';
 
 /**
@@ -40,6 +43,11 @@ const VARIANT = Object.fromEntries(
 /** Another build's dist-bench/src/main.js, run as the variant. */
 const COMPARE = process.env.BENCH_COMPARE_APP;
 const HAS_VARIANT = Object.keys(VARIANT).length > 0 || COMPARE !== undefined;
+/** The tracing preload, as `npm start` loads it: each app process runs behind it. */
+const preloadOf = (main: string) => {
+  const preload = join(dirname(main), 'tracing', 'preload.js');
+  return existsSync(preload) ? ['--import', `./${preload}`] : [];
+};
 const PETS = QUICK ? 50_000 : 1_000_000;
 const ROUNDS = 3;
 const SECONDS = QUICK ? 3 : 8;
@@ -154,7 +162,7 @@ export async function run(): Promise<void> {
     ...generousRateLimits('100000000'),
   };
   const children = [
-    start('dist-bench/src/main.js', appEnv),
+    start('dist-bench/src/main.js', appEnv, preloadOf('dist-bench/src/main.js')),
     start('dist-bench/bench/baseline.js', { DATABASE_URL: databaseUrl(), PORT: String(basePort) }),
     start('dist-bench/bench/raw-baseline.js', {
       DATABASE_URL: databaseUrl(),
@@ -166,14 +174,12 @@ export async function run(): Promise<void> {
     baseline: `http://127.0.0.1:${basePort}`,
     raw: `http://127.0.0.1:${rawPort}`,
   };
+  const sink = await otlpSinkFor(VARIANT);
   if (HAS_VARIANT) {
     console.log(`bench: variant ${COMPARE ?? ''} ${JSON.stringify(VARIANT)}`);
+    const main = COMPARE ?? 'dist-bench/src/main.js';
     children.push(
-      start(COMPARE ?? 'dist-bench/src/main.js', {
-        ...appEnv,
-        ...VARIANT,
-        PORT: String(variantPort),
-      }),
+      start(main, { ...appEnv, ...VARIANT, PORT: String(variantPort) }, preloadOf(main)),
     );
     origins.variant = `http://127.0.0.1:${variantPort}`;
   }
@@ -374,9 +380,30 @@ export async function run(): Promise<void> {
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    if (sink) {
+      const bytes = sink.requests.reduce((sum, request) => sum + request.bytes, 0);
+      console.log(`bench: the OTLP sink took ${sink.requests.length} exports, ${bytes} bytes`);
+      await sink.stop();
+    }
   }
 
   report(rows);
+}
+
+/**
+ * A variant that traces to an OTLP endpoint on loopback (`--variant=OTEL_EXPORTER_OTLP_ENDPOINT=
+ * http://127.0.0.1:4318`) gets a sink there that accepts and drops every export, so the
+ * variant pays for making, batching and sending its spans, and no collector is needed.
+ */
+async function otlpSinkFor(variant: Record<string, string>): Promise<OtlpSink | undefined> {
+  const endpoint =
+    variant.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? variant.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (endpoint === undefined) return undefined;
+  const url = new URL(endpoint);
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') return undefined;
+  const sink = await OtlpSink.start(Number(url.port || 4318));
+  console.log(`bench: OTLP sink on ${sink.url}`);
+  return sink;
 }
 
 /*
