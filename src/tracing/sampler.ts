@@ -9,7 +9,9 @@ import {
 /**
  * The sampler the standard variables name (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG),
  * which this SDK version no longer reads itself; `parentbased_always_on` by default, as
- * the specification says. An unknown name falls back to the default.
+ * the specification says. Unknown values fall back to the defaults here: the preload runs
+ * before the configuration is validated, and the validation (env.schema.ts) then stops the
+ * start with a message naming the variable.
  */
 export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
   const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() ?? '';

@@ -1,7 +1,7 @@
 /**
  * Whether the process is to trace: an OTLP endpoint is set (for traces or for every signal)
  * and the SDK is not disabled, as the OpenTelemetry specification reads these variables.
- * Read from the process environment only: the preload runs before `.env` is loaded.
+ * The preload asks before the configuration is validated, with `.env` merged in.
  */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
