@@ -11,7 +11,7 @@ import { FAST_DELIVERY, WebhookReceiver } from '../../support/webhook-receiver.j
 
 jest.setTimeout(180_000);
 
-/** Spans as test/support/tracing-preload.mjs writes them, one JSON line each. */
+/** Spans as test/support/tracing-preload.js writes them, one JSON line each. */
 interface SpanLine {
   name: string;
   /** SpanKind: 1 server, 2 client. */
@@ -25,7 +25,7 @@ interface SpanLine {
 
 const SERVER = 1;
 const CLIENT = 2;
-const TRACING_PRELOAD = resolve(import.meta.dirname, '../../support/tracing-preload.mjs');
+const TRACING_PRELOAD = resolve(import.meta.dirname, '../../support/tracing-preload.js');
 const JSON_BODY = { 'content-type': 'application/json' };
 
 /** A W3C traceparent of a caller's own (sampled), and its ids. */
@@ -50,7 +50,7 @@ async function deliverOnePet(app: AppProcess, receiver: WebhookReceiver, name: s
   await post(app, '/v1/webhooks', { url: receiver.url(name), events: ['pet.created'] });
   const category = await post<{ id: number }>(app, '/v1/categories', { name: `C ${randomUUID()}` });
   await post(app, '/v1/pets', { name: 'Rex', categoryId: category.id, status: 'available' });
-  await waitFor(async () => receiver.to(name).length > 0, 30_000);
+  await waitFor(() => Promise.resolve(receiver.to(name).length > 0), 30_000);
   return receiver.to(name)[0];
 }
 
@@ -250,7 +250,7 @@ describe('Tracing (e2e, the built service)', () => {
       expect(line.trace_id).toMatch(/^[0-9a-f]{32}$/);
 
       // Batched: sent within the processor's delay (5 s by default).
-      await waitFor(async () => collector.requests.length > 0, 30_000);
+      await waitFor(() => Promise.resolve(collector.requests.length > 0), 30_000);
       expect(collector.requests[0]).toMatchObject({
         path: '/v1/traces',
         contentType: 'application/x-protobuf',

@@ -2,6 +2,8 @@
 // finished spans kept by the SDK's in-memory exporter and each one also appended as a JSON
 // line to TRACING_TEST_SPANS_FILE, where the test process reads them.
 import { appendFileSync } from 'node:fs';
+import process from 'node:process';
+import { pathToFileURL } from 'node:url';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 
 const file = process.env.TRACING_TEST_SPANS_FILE;
@@ -27,6 +29,6 @@ class JsonLinesExporter extends InMemorySpanExporter {
 }
 
 const { startTracing } = await import(
-  new URL('../../dist/tracing/start-tracing.js', import.meta.url).href
+  pathToFileURL(`${import.meta.dirname}/../../dist/tracing/start-tracing.js`).href
 );
 startTracing({ spanProcessors: [new SimpleSpanProcessor({ exporter: new JsonLinesExporter() })] });
