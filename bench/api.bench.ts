@@ -1,8 +1,6 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
 import {
@@ -18,8 +16,8 @@ import {
   type RequestSetup,
   type Sample,
 } from './load.js';
-import { OtlpSink } from './otlp-sink.js';
 import { waitForHttp } from './processes.js';
+import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
  * `npm run bench [-- --quick] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
@@ -34,20 +32,10 @@ import { waitForHttp } from './processes.js';
  * change to the code, before and after, in the same run.
  */
 const QUICK = process.argv.includes('--quick');
-const VARIANT = Object.fromEntries(
-  process.argv
-    .filter((arg) => arg.startsWith('--variant='))
-    .map((arg) => arg.slice('--variant='.length).split('='))
-    .map(([key, ...value]) => [key, value.join('=')]),
-);
+const VARIANT = variantOf(process.argv);
 /** Another build's dist-bench/src/main.js, run as the variant. */
 const COMPARE = process.env.BENCH_COMPARE_APP;
 const HAS_VARIANT = Object.keys(VARIANT).length > 0 || COMPARE !== undefined;
-/** The tracing preload, as `npm start` loads it: each app process runs behind it. */
-const preloadOf = (main: string) => {
-  const preload = join(dirname(main), 'tracing', 'preload.js');
-  return existsSync(preload) ? ['--import', `./${preload}`] : [];
-};
 const PETS = QUICK ? 50_000 : 1_000_000;
 const ROUNDS = 3;
 const SECONDS = QUICK ? 3 : 8;
@@ -380,30 +368,10 @@ export async function run(): Promise<void> {
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    if (sink) {
-      const bytes = sink.requests.reduce((sum, request) => sum + request.bytes, 0);
-      console.log(`bench: the OTLP sink took ${sink.requests.length} exports, ${bytes} bytes`);
-      await sink.stop();
-    }
+    await closeSink(sink);
   }
 
   report(rows);
-}
-
-/**
- * A variant that traces to an OTLP endpoint on loopback (`--variant=OTEL_EXPORTER_OTLP_ENDPOINT=
- * http://127.0.0.1:4318`) gets a sink there that accepts and drops every export, so the
- * variant pays for making, batching and sending its spans, and no collector is needed.
- */
-async function otlpSinkFor(variant: Record<string, string>): Promise<OtlpSink | undefined> {
-  const endpoint =
-    variant.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? variant.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (endpoint === undefined) return undefined;
-  const url = new URL(endpoint);
-  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') return undefined;
-  const sink = await OtlpSink.start(Number(url.port || 4318));
-  console.log(`bench: OTLP sink on ${sink.url}`);
-  return sink;
 }
 
 /*
