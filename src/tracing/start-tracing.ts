@@ -16,6 +16,19 @@ import { samplerFromEnv } from './sampler.js';
 import { markTracingStarted } from './trace-context.js';
 import { serviceName } from './tracing-env.js';
 
+/**
+ * The modules the ESM loader hook wraps: those instrumented below (the CommonJS ones are
+ * also hooked on require). Left to wrap every module, it parses each one the app imports
+ * and start-up took minutes on a busy two-core machine.
+ */
+const HOOKED_MODULES = [
+  'http',
+  'node:http',
+  'https',
+  'node:https',
+  /\/node_modules\/(@nestjs\/core|express|pg|pg-pool|ioredis)\//,
+];
+
 export interface TracingOptions {
   /** Where finished spans go; by default batched to the OTLP endpoint (http/protobuf). */
   spanProcessors?: SpanProcessor[];
@@ -28,7 +41,9 @@ export interface TracingOptions {
  * patched. The exporter reads the standard OTEL_EXPORTER_OTLP_* variables itself.
  */
 export function startTracing(options: TracingOptions = {}): TracerProvider {
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
+    data: { include: HOOKED_MODULES },
+  });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName(process.env) }),
     sampler: samplerFromEnv(process.env),
