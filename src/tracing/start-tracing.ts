@@ -67,7 +67,8 @@ export function startTracing(options: TracingOptions = {}): TracerProvider {
       new Nest12Instrumentation(),
       // Queries and commands outside a traced operation (the outbox and webhook workers'
       // polls, the rate limiter's housekeeping) would each be a trace of one span.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // A pool checkout per query is a span that says little but what the pool metrics say.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });
