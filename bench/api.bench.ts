@@ -17,6 +17,7 @@ import {
   type Sample,
 } from './load.js';
 import { waitForHttp } from './processes.js';
+import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
  * `npm run bench [-- --quick] [--only=search] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
@@ -31,12 +32,7 @@ import { waitForHttp } from './processes.js';
  * change to the code, before and after, in the same run.
  */
 const QUICK = process.argv.includes('--quick');
-const VARIANT = Object.fromEntries(
-  process.argv
-    .filter((arg) => arg.startsWith('--variant='))
-    .map((arg) => arg.slice('--variant='.length).split('='))
-    .map(([key, ...value]) => [key, value.join('=')]),
-);
+const VARIANT = variantOf(process.argv);
 /** Another build's dist-bench/src/main.js, run as the variant. */
 const COMPARE = process.env.BENCH_COMPARE_APP;
 const HAS_VARIANT = Object.keys(VARIANT).length > 0 || COMPARE !== undefined;
@@ -157,7 +153,7 @@ export async function run(): Promise<void> {
     ...generousRateLimits('100000000'),
   };
   const children = [
-    start('dist-bench/src/main.js', appEnv),
+    start('dist-bench/src/main.js', appEnv, preloadOf('dist-bench/src/main.js')),
     start('dist-bench/bench/baseline.js', { DATABASE_URL: databaseUrl(), PORT: String(basePort) }),
     start('dist-bench/bench/raw-baseline.js', {
       DATABASE_URL: databaseUrl(),
@@ -169,14 +165,12 @@ export async function run(): Promise<void> {
     baseline: `http://127.0.0.1:${basePort}`,
     raw: `http://127.0.0.1:${rawPort}`,
   };
+  const sink = await otlpSinkFor(VARIANT);
   if (HAS_VARIANT) {
     console.log(`bench: variant ${COMPARE ?? ''} ${JSON.stringify(VARIANT)}`);
+    const main = COMPARE ?? 'dist-bench/src/main.js';
     children.push(
-      start(COMPARE ?? 'dist-bench/src/main.js', {
-        ...appEnv,
-        ...VARIANT,
-        PORT: String(variantPort),
-      }),
+      start(main, { ...appEnv, ...VARIANT, PORT: String(variantPort) }, preloadOf(main)),
     );
     origins.variant = `http://127.0.0.1:${variantPort}`;
   }
@@ -387,6 +381,7 @@ export async function run(): Promise<void> {
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    await closeSink(sink);
   }
 
   report(rows);

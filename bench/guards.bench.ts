@@ -15,6 +15,7 @@ import {
   type LoadOptions,
 } from './load.js';
 import { waitForHttp } from './processes.js';
+import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
  * `npm run bench -- guards [--profile]`: CPU time per request of the app process
@@ -32,11 +33,16 @@ import { waitForHttp } from './processes.js';
  * functions that take most of its CPU are printed; the profile stays in bench/results/.
  * With BENCH_COMPARE_APP=<another worktree>/dist-bench/src/main.js, that build answers the
  * same app routes in the same rounds, on the same database: before and after a change, under
- * the same load from the rest of the machine.
+ * the same load from the rest of the machine. With `--variant=KEY=VALUE` (repeatable), this
+ * build with those settings changed is the other one: before and after a setting.
  */
 const PROFILE = process.argv.includes('--profile');
 /** Another build's dist-bench/src/main.js, run alongside in the same rounds: before/after. */
 const COMPARE = process.env.BENCH_COMPARE_APP;
+const VARIANT = variantOf(process.argv);
+/** The other process: another build, or this one with the variant's settings. */
+const OTHER = COMPARE ?? (Object.keys(VARIANT).length > 0 ? 'dist-bench/src/main.js' : undefined);
+const OTHER_LABEL = COMPARE ?? JSON.stringify(VARIANT);
 const DATABASE = 'petstore_bench_quick';
 const ROUNDS = 5;
 const SECONDS = 4;
@@ -89,12 +95,14 @@ export async function run(): Promise<void> {
     DATA_DIR: `/tmp/petstore-bench-${appPort}`,
     ...generousRateLimits('100000000'),
   };
-  const app = start(
-    'dist-bench/src/main.js',
-    appEnv,
-    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
-  );
-  const other = COMPARE ? start(COMPARE, { ...appEnv, PORT: String(otherPort) }) : undefined;
+  const app = start('dist-bench/src/main.js', appEnv, [
+    ...preloadOf('dist-bench/src/main.js'),
+    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+  ]);
+  const sink = await otlpSinkFor(VARIANT);
+  const other = OTHER
+    ? start(OTHER, { ...appEnv, ...VARIANT, PORT: String(otherPort) }, preloadOf(OTHER))
+    : undefined;
   const raw = start('dist-bench/bench/raw-baseline.js', {
     DATABASE_URL: databaseUrl(DATABASE),
     PORT: String(rawPort),
@@ -160,7 +168,7 @@ export async function run(): Promise<void> {
       for (const s of appScenarios) {
         scenarios.push({
           ...s,
-          name: `${s.name} [${COMPARE}]`,
+          name: `${s.name} [${OTHER_LABEL}]`,
           pid: other.pid!,
           origin: otherOrigin,
         });
@@ -204,7 +212,7 @@ export async function run(): Promise<void> {
     if (other) {
       for (const s of appScenarios) {
         const mine = samples.get(s.name)!;
-        const theirs = samples.get(`${s.name} [${COMPARE}]`)!;
+        const theirs = samples.get(`${s.name} [${OTHER_LABEL}]`)!;
         const paired = median(mine.map((v, round) => v - theirs[round]));
         console.log(
           `bench: ${s.name}: this build - the other ${paired.toFixed(3)} ms (paired by round)`,
@@ -214,6 +222,7 @@ export async function run(): Promise<void> {
     console.log(`bench: list query validation ${(await validationMs()).toFixed(3)} ms`);
   } finally {
     for (const child of [app, raw, other]) if (child?.exitCode === null) child.kill('SIGTERM');
+    await closeSink(sink);
   }
 }
 

@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 /** What the benchmarks share about the processes they start: readiness, seeding. */
 
 export async function waitForHttp(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // A start on a loaded two-core machine can take over a minute.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     try {
       await fetch(url);

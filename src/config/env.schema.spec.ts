@@ -143,6 +143,24 @@ describe('validateEnv', () => {
     );
   });
 
+  it('should check the tracing variables, an empty endpoint being none', () => {
+    expect(() =>
+      validateEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+      }),
+    ).not.toThrow();
+    expect(() => validateEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+    expect(() => validateEnv({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => validateEnv({ OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(
+      /OTEL_TRACES_SAMPLER_ARG/,
+    );
+  });
+
   it('should leave HTTP_MAX_CONNECTIONS unlimited unless set', () => {
     expect(validateEnv({}).HTTP_MAX_CONNECTIONS).toBeUndefined();
     expect(validateEnv({ HTTP_MAX_CONNECTIONS: '500' }).HTTP_MAX_CONNECTIONS).toBe(500);

@@ -329,6 +329,35 @@ export class EnvironmentVariables {
   @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16..256 printable characters' })
   METRICS_TOKEN?: string;
 
+  /*
+   * Tracing (docs/operations.md, "Tracing"): these standard OpenTelemetry variables are read
+   * by the preload (src/tracing) before the app starts; they are checked here so that a bad
+   * value stops the start like any other. An empty endpoint is the same as none.
+   */
+  @ValidateIf((_env: EnvironmentVariables, value: unknown) => value !== undefined && value !== '')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @ValidateIf((_env: EnvironmentVariables, value: unknown) => value !== undefined && value !== '')
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsIn([
+    'always_on',
+    'always_off',
+    'traceidratio',
+    'parentbased_always_on',
+    'parentbased_always_off',
+    'parentbased_traceidratio',
+  ])
+  OTEL_TRACES_SAMPLER?: string;
+
+  /** The ratio of the `traceidratio` samplers. */
+  @IsOptional()
+  @Matches(/^(0(\.\d+)?|1(\.0+)?)$/, { message: 'must be a ratio from 0 to 1, such as 0.1' })
+  OTEL_TRACES_SAMPLER_ARG?: string;
+
   /** Browser origins allowed by CORS, comma-separated; none when unset. */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*$/, {

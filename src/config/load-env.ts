@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { loadEnvFile } from 'node:process';
+import { loadDotEnv } from './dot-env.js';
 import { validateEnv, type EnvironmentVariables } from './env.schema.js';
-
-const ENV_FILE = '.env';
 
 let validated: { source: string; env: EnvironmentVariables } | undefined;
 
@@ -15,8 +12,7 @@ let validated: { source: string; env: EnvironmentVariables } | undefined;
  * so that a bad variable is reported on one line, and the app then finds it done.
  */
 export function loadEnv(): EnvironmentVariables {
-  // Tests set their variables themselves; a developer's .env must not change them.
-  if (process.env.NODE_ENV !== 'test' && existsSync(ENV_FILE)) loadEnvFile(ENV_FILE);
+  loadDotEnv();
   const source = JSON.stringify(process.env);
   if (validated?.source !== source) validated = { source, env: validateEnv(process.env) };
   return validated.env;

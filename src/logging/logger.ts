@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { wantsPrettyLogs } from '../config/observability.config.js';
 import { API_KEY_HEADER, AUTHORIZATION_HEADER } from '../common/http/header-names.js';
+import { traceFields, tracingStarted } from '../tracing/trace-context.js';
 
 export type LogLevel = Level | 'silent';
 
@@ -63,6 +64,9 @@ export async function createLogger(options: LoggerOptions): Promise<Logger> {
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    // The active span's trace_id and span_id on every line written within one, only when
+    // the process traces (src/tracing): otherwise no field and no call per line.
+    ...(tracingStarted() ? { mixin: traceFields } : {}),
   };
   if (options.pretty) {
     const pretty = await loadPrettyPrinter(options.destination);

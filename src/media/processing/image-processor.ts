@@ -6,6 +6,7 @@ import { ApiException } from '../../common/errors/api-exception.js';
 import { messageOf } from '../../common/errors/message-of.js';
 import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
+import { inSpan } from '../../tracing/tracer.js';
 import type { ImageFormat } from './image-format.js';
 import { JobLimiter, JobQueueFullError } from './job-limiter.js';
 
@@ -59,7 +60,13 @@ export class ImageProcessor {
    */
   async render(input: Buffer, format: ImageFormat): Promise<Renditions> {
     try {
-      return await this.limiter.run(() => this.timed(() => this.renderNow(input, format)));
+      return await this.limiter.run(() =>
+        inSpan(
+          'image.render',
+          { attributes: { 'image.format': format, 'image.input_bytes': input.length } },
+          () => this.timed(() => this.renderNow(input, format)),
+        ),
+      );
     } catch (error) {
       throw toApiException(error, this.cfg);
     }

@@ -1,8 +1,10 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { context, propagation, type Span } from '@opentelemetry/api';
 import { Agent, buildConnector, request } from 'undici';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
+import { inSpan, SpanKind, SpanStatusCode } from '../../tracing/tracer.js';
 import { dnsFailure, refusedKind, resolvedAddressesRefusal } from './address-policy.js';
 import { BoundedLookup, LookupTimeoutError, systemLookup } from './bounded-lookup.js';
 
@@ -70,8 +72,26 @@ export class WebhookHttpClient implements OnApplicationShutdown {
     });
   }
 
-  /** POSTs `body` to `url`; never throws: every failure is described in the result. */
-  async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+  /**
+   * POSTs `body` to `url`; never throws: every failure is described in the result. The
+   * request is a client span, and carries it as `traceparent` when tracing is on.
+   */
+  post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+    const attributes = { 'http.request.method': 'POST', 'url.full': url };
+    return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const sent = withDefaults(headers);
+      propagation.inject(context.active(), sent);
+      const result = await this.send(url, body, sent);
+      recordOutcome(span, result);
+      return result;
+    });
+  }
+
+  private async send(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let statusCode: number | undefined;
@@ -79,7 +99,7 @@ export class WebhookHttpClient implements OnApplicationShutdown {
       const response = await request(url, {
         dispatcher: this.agent,
         method: 'POST',
-        headers: withDefaults(headers),
+        headers,
         body,
         signal: AbortSignal.timeout(this.config.totalTimeoutMs),
       });
@@ -113,6 +133,15 @@ export class WebhookHttpClient implements OnApplicationShutdown {
 
   onApplicationShutdown(): Promise<void> {
     return this.close();
+  }
+}
+
+function recordOutcome(span: Span, result: AttemptResult): void {
+  if (result.statusCode !== undefined) {
+    span.setAttribute('http.response.status_code', result.statusCode);
+  }
+  if (result.error !== undefined) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
   }
 }
 

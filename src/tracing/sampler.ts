@@ -1,0 +1,34 @@
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
+
+/**
+ * The sampler the standard variables name (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG),
+ * which this SDK version no longer reads itself; `parentbased_always_on` by default, as
+ * the specification says. Unknown values fall back to the defaults here: the preload runs
+ * before the configuration is validated, and the validation (env.schema.ts) then stops the
+ * start with a message naming the variable.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() ?? '';
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
