@@ -18,6 +18,8 @@ import pg from 'pg';
 const ROOT = resolve(import.meta.dirname, '..');
 const TEMPLATE = join(ROOT, 'docker/nginx.conf.template');
 const MAIN = join(ROOT, 'dist/main.js');
+// As npm start runs it: OTEL_ variables in the environment trace the instances too.
+const TRACING_PRELOAD = join(ROOT, 'dist/tracing/preload.js');
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/petstore_cluster';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const INSTANCES = 3;
@@ -277,9 +279,14 @@ async function startIn(dir, options, started) {
 
   const startInstance = async (instance) => {
     await migrate(instance);
-    const child = new Child(`instance-${instance.index}`, process.execPath, [MAIN], {
-      env: { ...baseEnv, PORT: String(instance.port) },
-    });
+    const child = new Child(
+      `instance-${instance.index}`,
+      process.execPath,
+      ['--import', TRACING_PRELOAD, MAIN],
+      {
+        env: { ...baseEnv, PORT: String(instance.port) },
+      },
+    );
     instance.child = child;
     started.push(child);
     await until(
