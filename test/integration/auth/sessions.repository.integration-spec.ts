@@ -144,13 +144,13 @@ describe(SessionsRepository.name, () => {
       expect(await revokedAt(session.id)).toBeInstanceOf(Date);
     });
 
-    it('should revoke by a current or a spent token', async () => {
+    it('should revoke by a current or a spent token, naming each session and its user', async () => {
       const current = await start();
       const spent = await start();
       await sut.rotate(spent.tokenHash, newHash(), TTL_SECONDS);
 
-      expect(await sut.revokeByToken(current.tokenHash)).toEqual([current.id]);
-      expect(await sut.revokeByToken(spent.tokenHash)).toEqual([spent.id]);
+      expect(await sut.revokeByToken(current.tokenHash)).toEqual([{ id: current.id, userId }]);
+      expect(await sut.revokeByToken(spent.tokenHash)).toEqual([{ id: spent.id, userId }]);
       expect(await sut.revokeByToken(newHash())).toEqual([]);
     });
 
