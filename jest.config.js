@@ -67,13 +67,17 @@ const projects = [
 // `npm run test:e2e` and its siblings name their project here, not with --selectProjects:
 // that option takes every word after it as a project name, so the test path in
 // `npm run test:e2e -- test/e2e/pets/pets.e2e-spec.ts` was read as one and every e2e file ran.
-const only = process.env.JEST_PROJECT;
+// A comma-separated list (`JEST_PROJECT=e2e,integration,deploy`) runs several in one Jest
+// process, as .ci/run's PostgreSQL pass does: one start-up, and its workers kept busy.
+// Without it, every project but the cluster's (which needs nginx, PgBouncer and a server).
+const only = process.env.JEST_PROJECT?.split(',');
 const selected = only
-  ? projects.filter((project) => project.displayName === only)
+  ? projects.filter((project) => only.includes(project.displayName))
   : projects.filter((project) => project.displayName !== 'cluster');
-if (selected.length === 0) {
+const unknown = only?.filter((name) => !projects.some((project) => project.displayName === name));
+if (selected.length === 0 || unknown?.length) {
   const names = projects.map((project) => project.displayName).join(', ');
-  throw new Error(`JEST_PROJECT=${only} names no project (${names})`);
+  throw new Error(`JEST_PROJECT=${process.env.JEST_PROJECT} names no project (${names})`);
 }
 
 /** @type {import('jest').Config} */

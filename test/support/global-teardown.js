@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 
-// Removes the migrated PGlite templates that test/support/test-database.ts made per worker
-// in this run (other runs on the machine may still be using theirs).
+// Removes the migrated PGlite template that global-setup.js made for this run (other runs
+// on the machine may still be using theirs).
 export default async function globalTeardown() {
   const prefix = `petstore-pglite-template-${process.env.PETSTORE_TEST_RUN}-`;
   const entries = await readdir(tmpdir());

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '../../src/database/migrate.js';
-import { resolveDatabase } from '../../src/database/typeorm-options.js';
 
 /**
  * A database of the test's own: a fresh PGlite data directory by default, or, when
@@ -24,7 +21,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    await cp(await migratedTemplate(), join(dataDir, 'pgdata'), { recursive: true });
+    await cp(migratedTemplate(), join(dataDir, 'pgdata'), { recursive: true });
     return { env: { DATA_DIR: dataDir }, jwtSecret: newJwtSecret(), drop: removeDataDir };
   }
   const name = `petstore_test_${randomBytes(6).toString('hex')}`;
@@ -43,47 +40,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/**
- * A freshly migrated PGlite data directory, made once per Jest worker and copied for
- * each test app: copying takes a fraction of PGlite's initdb. Removed by global teardown.
- */
-async function migratedTemplate(): Promise<string> {
-  // Named after the test run too (see global-setup.js), so that a run's teardown removes
-  // its own templates and never those of another run on the same machine.
-  const run = process.env.PETSTORE_TEST_RUN ?? 'local';
-  const template = join(tmpdir(), `${TEMPLATE_PREFIX}${run}-${process.pid}`);
-  const pgdata = join(template, 'pgdata');
-  if (existsSync(pgdata)) return pgdata;
-  // A name of its own: a timed-out test may still be building another one in this worker.
-  const building = `${template}.building-${randomBytes(4).toString('hex')}`;
-  const { options, embedded, migrationLockTimeoutMs } = await resolveDatabase({
-    dataDir: building,
-    migrationsRun: true,
-    poolMax: 1,
-    preparedStatements: true,
-    url: undefined,
-    connectTimeoutMs: 30_000,
-    statementTimeoutMs: 30_000,
-    idleTimeoutMs: 30_000,
-    migrationLockTimeoutMs: 30_000,
-  });
-  try {
-    await migrate(options, migrationLockTimeoutMs);
-  } finally {
-    await embedded?.stop();
-  }
-  if (existsSync(pgdata)) {
-    await rm(building, { recursive: true, force: true });
-  } else {
-    await rename(building, template);
-  }
-  return pgdata;
+// Made by the global setup (global-setup.js), once per run.
+function migratedTemplate(): string {
+  const template = process.env.PETSTORE_TEST_TEMPLATE;
+  if (!template) throw new Error('No PGlite template: test/support/global-setup.js makes it');
+  return template;
 }
 
 const newJwtSecret = () => randomBytes(32).toString('base64url');
-
-// Not 'petstore-template-': teardowns of earlier versions remove every directory so named.
-export const TEMPLATE_PREFIX = 'petstore-pglite-template-';
 
 async function withAdmin(serverUrl: string, work: (client: pg.Client) => Promise<unknown>) {
   const client = new pg.Client({ connectionString: serverUrl });
