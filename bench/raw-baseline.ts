@@ -133,7 +133,10 @@ async function list(query: URLSearchParams) {
   };
   const last = rows.at(-1);
   if (pagination.hasMore && last) {
-    const next = [last.created_at.toISOString(), last.id, offset + rows.length, category, status];
+    // Bound to the filters and sort by a digest of them, as the app's cursor is.
+    const filters = [category, status, null, [], null, null, null, null, null, '-createdAt'];
+    const tag = createHash('sha256').update(JSON.stringify(filters)).digest('base64url');
+    const next = [last.created_at.toISOString(), last.id, offset + rows.length, tag.slice(0, 22)];
     pagination.nextCursor = Buffer.from(JSON.stringify(next)).toString('base64url');
   }
   return { pets: rows.map(toJson), pagination };
