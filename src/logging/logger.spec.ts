@@ -87,7 +87,9 @@ describe(createLogger.name, () => {
       query: { token: '[REDACTED]' },
       user: { passwordHash: '[REDACTED]', apiKey: '[REDACTED]' },
     });
-    expect(JSON.stringify(line)).not.toMatch(/[-_=.]secret|p4ssw0rd|t0ken|k3y|argon2|pk_|rt_|whsec/);
+    expect(JSON.stringify(line)).not.toMatch(
+      /[-_=.]secret|p4ssw0rd|t0ken|k3y|argon2|pk_|rt_|whsec/,
+    );
   });
 
   it('should leave the request line and its child binding as they are', async () => {
