@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 
 /** What the benchmarks share about the processes they start: readiness, seeding. */
 
+// Four servers starting at once on a loaded 2-core machine have taken more than a minute.
+const START_TIMEOUT_MS = 300_000;
+
 export async function waitForHttp(url: string): Promise<void> {
-  // A start on a loaded two-core machine can take over a minute.
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     try {
       await fetch(url);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import {
   BARE_RATE_LIMIT,
   HttpError,
@@ -15,7 +16,9 @@ import {
  * distance to what Node and PostgreSQL can do. Nothing from src/: categories held in memory
  * from the start, one statement per read, the total from the trigger-kept `pet_counts`, an
  * Authorization header checked for presence only, no validation beyond parameterized SQL
- * (no trimming, no status-move rules, no error bodies beyond a code).
+ * (no trimming, no status-move rules, no error bodies beyond a code). Its statements are
+ * named (prepared once per connection), as the app's are: planning each one would flatter
+ * the app.
  */
 interface Category {
   id: number;
@@ -46,6 +49,13 @@ for (const row of (
   categories.set(row.id, { id: row.id, name: row.name, description: row.description ?? undefined });
   categoryIdByName.set(row.name.toLowerCase(), row.id);
 }
+
+// pg refuses one name for two texts: the name is the text's hash.
+const named = (text: string, values: unknown[]): pg.QueryConfig => ({
+  name: `raw_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
+  text,
+  values,
+});
 
 const tagsJson = (from: string) =>
   `COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -102,15 +112,19 @@ async function list(query: URLSearchParams) {
   }
   // Tags for the page only: beside the scan they would be aggregated for every row OFFSET skips.
   const { rows } = await pool.query<PetRow & { total: number }>(
-    `SELECT p.*, ${tagsOf('p')}, (${counted}) AS total
-       FROM (SELECT * FROM pets${whereOf(where)} ORDER BY created_at DESC, id DESC
-              LIMIT $${params.push(limit)} OFFSET $${params.push(after ? 0 : offset)}) p
-      ORDER BY created_at DESC, id DESC`,
-    params,
+    named(
+      `SELECT p.*, ${tagsOf('p')}, (${counted}) AS total
+         FROM (SELECT * FROM pets${whereOf(where)} ORDER BY created_at DESC, id DESC
+                LIMIT $${params.push(limit)} OFFSET $${params.push(after ? 0 : offset)}) p
+        ORDER BY created_at DESC, id DESC`,
+      params,
+    ),
   );
   const total =
     rows[0]?.total ??
-    (offset > 0 ? (await pool.query<{ total: number }>(counted, countParams)).rows[0].total : 0);
+    (offset > 0
+      ? (await pool.query<{ total: number }>(named(counted, countParams))).rows[0].total
+      : 0);
   const pagination: Record<string, unknown> = {
     limit,
     offset,
@@ -119,22 +133,10 @@ async function list(query: URLSearchParams) {
   };
   const last = rows.at(-1);
   if (pagination.hasMore && last) {
-    // The cursor binds its filters and sort as the app's does: a digest of them, in the
-    // app's canonical order (category, status, q, tags, breed, ages, creation bounds, sort).
-    const bound = JSON.stringify([
-      category,
-      status,
-      null,
-      [],
-      null,
-      null,
-      null,
-      null,
-      null,
-      '-createdAt',
-    ]);
-    const filters = createHash('sha256').update(bound).digest('base64url').slice(0, 22);
-    const next = [last.created_at.toISOString(), last.id, offset + rows.length, filters];
+    // Bound to the filters and sort by a digest of them, as the app's cursor is.
+    const filters = [category, status, null, [], null, null, null, null, null, '-createdAt'];
+    const tag = createHash('sha256').update(JSON.stringify(filters)).digest('base64url');
+    const next = [last.created_at.toISOString(), last.id, offset + rows.length, tag.slice(0, 22)];
     pagination.nextCursor = Buffer.from(JSON.stringify(next)).toString('base64url');
   }
   return { pets: rows.map(toJson), pagination };
@@ -156,25 +158,31 @@ async function write(
 ): Promise<PetRow | undefined> {
   if (!Array.isArray(tags)) {
     const { rows } = await pool.query<PetRow>(
-      `WITH pet AS (${statement} RETURNING *) SELECT pet.*, ${tagsOf('pet')} FROM pet`,
-      params,
+      named(
+        `WITH pet AS (${statement} RETURNING *) SELECT pet.*, ${tagsOf('pet')} FROM pet`,
+        params,
+      ),
     );
     return rows[0];
   }
   return inTransaction(async (client) => {
     await client.query(
-      `INSERT INTO tags (name)
-       SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
-       ON CONFLICT (name) DO NOTHING`,
-      [tags],
+      named(
+        `INSERT INTO tags (name)
+         SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
+         ON CONFLICT (name) DO NOTHING`,
+        [tags],
+      ),
     );
-    if (petId) await client.query('DELETE FROM pet_tags WHERE pet_id = $1', [petId]);
+    if (petId) await client.query(named('DELETE FROM pet_tags WHERE pet_id = $1', [petId]));
     const { rows } = await client.query<PetRow>(
-      `WITH pet AS (${statement} RETURNING *),
-            t AS (SELECT id, name FROM tags WHERE name = ANY($${params.length + 1}::text[])),
-            linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT pet.id, t.id FROM pet, t)
-       SELECT pet.*, ${tagsJson('t')} FROM pet`,
-      [...params, tags],
+      named(
+        `WITH pet AS (${statement} RETURNING *),
+              t AS (SELECT id, name FROM tags WHERE name = ANY($${params.length + 1}::text[])),
+              linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT pet.id, t.id FROM pet, t)
+         SELECT pet.*, ${tagsJson('t')} FROM pet`,
+        [...params, tags],
+      ),
     );
     if (!rows[0]) throw new HttpError(404, 'PET_NOT_FOUND');
     return rows[0];
@@ -194,8 +202,7 @@ serve('raw baseline', async (req, res, url) => {
   }
   if (req.method === 'GET' && id) {
     const { rows } = await pool.query<PetRow>(
-      `SELECT p.*, ${tagsOf('p')} FROM pets p WHERE p.id = $1`,
-      [id],
+      named(`SELECT p.*, ${tagsOf('p')} FROM pets p WHERE p.id = $1`, [id]),
     );
     return rows[0] ? send(res, 200, toJson(rows[0])) : send(res, 404, { code: 'PET_NOT_FOUND' });
   }

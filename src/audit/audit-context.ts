@@ -50,6 +50,9 @@ export function withAuditRequest<T>(req: Request, work: () => T): T {
   return requests.run(req, work);
 }
 
+// Reads change nothing, so they record nothing: they skip the storage and its Observable.
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * Keeps the request for the handler and all it calls. An interceptor rather than a
  * middleware: body parsing resumes middleware from stream callbacks, outside the storage a
@@ -60,6 +63,7 @@ export class AuditContextInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<Request>();
+    if (SAFE_METHODS.has(req.method)) return next.handle();
     return new Observable((subscriber) =>
       withAuditRequest(req, () => next.handle().subscribe(subscriber)),
     );

@@ -31,19 +31,23 @@ describe(createLogger.name, () => {
     ]);
   });
 
-  it('should redact credentials in headers and secret fields at any depth', async () => {
+  it('should redact credentials in headers, secret fields of a body, a query and a record, and URLs', async () => {
     const { lines, destination } = capture();
     const sut = await createLogger({ level: 'info', pretty: false, destination });
     sut.info({
       req: {
+        url: '/v1/auth/verify?token=url-secret',
+        originalUrl: '/v1/auth/verify?token=url-secret',
         headers: {
-          authorization: 'Bearer abc.def.ghi',
+          authorization: 'Bearer abc.def.secret',
           'x-api-key': 'pk_live_secret',
           cookie: 'session=secret',
           'user-agent': 'curl/8',
         },
+        body: { refreshToken: 'rt_secret' },
+        query: { token: 'q-t0ken' },
       },
-      res: { headers: { 'set-cookie': 'session=secret' } },
+      res: { headers: { 'set-cookie': 'petstore_refresh=secret' } },
       password: 'top-level-secret',
       body: {
         username: 'bob',
@@ -51,18 +55,24 @@ describe(createLogger.name, () => {
         currentPassword: 'old p4ssw0rd',
         token: 't0ken',
         key: 'k3y',
+        secret: 'whsec_x',
       },
-      user: { account: { passwordHash: '$argon2id$...', apiKey: 'pk_test_x' } },
+      query: { token: 'q-t0ken' },
+      user: { passwordHash: '$argon2id$...', apiKey: 'pk_test_x' },
     });
     const [line] = lines;
     expect(line).toMatchObject({
       req: {
+        url: '[REDACTED]',
+        originalUrl: '[REDACTED]',
         headers: {
           authorization: '[REDACTED]',
           'x-api-key': '[REDACTED]',
           cookie: '[REDACTED]',
           'user-agent': 'curl/8',
         },
+        body: { refreshToken: '[REDACTED]' },
+        query: { token: '[REDACTED]' },
       },
       res: { headers: { 'set-cookie': '[REDACTED]' } },
       password: '[REDACTED]',
@@ -72,10 +82,31 @@ describe(createLogger.name, () => {
         currentPassword: '[REDACTED]',
         token: '[REDACTED]',
         key: '[REDACTED]',
+        secret: '[REDACTED]',
       },
-      user: { account: { passwordHash: '[REDACTED]', apiKey: '[REDACTED]' } },
+      query: { token: '[REDACTED]' },
+      user: { passwordHash: '[REDACTED]', apiKey: '[REDACTED]' },
     });
-    expect(JSON.stringify(line)).not.toMatch(/secret|p4ssw0rd|t0ken|k3y|argon2|pk_/);
+    expect(JSON.stringify(line)).not.toMatch(
+      /[-_=.]secret|p4ssw0rd|t0ken|k3y|argon2|pk_|rt_|whsec/,
+    );
+  });
+
+  it('should leave the request line and its child binding as they are', async () => {
+    const { lines, destination } = capture();
+    const sut = await createLogger({ level: 'info', pretty: false, destination });
+    const line = { method: 'GET', route: '/v1/pets', path: '/v1/pets', status: 200, userId: 3 };
+    sut.child({ requestId: 'r-1' }).info(line, 'request completed');
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        time: expect.any(String),
+        service: 'petstore',
+        requestId: 'r-1',
+        ...line,
+        msg: 'request completed',
+      },
+    ]);
   });
 });
 

@@ -13,28 +13,38 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-// Secrets a log line must never carry, wherever they sit in a logged object: credentials
-// in request or response headers, and password, token, key and hash fields of bodies.
+// Secrets a log line must never carry: credentials in request or response headers, and
+// the password, token, key, secret and hash fields of bodies, query strings and records.
 const SECRET_FIELDS = [
   'password',
   'currentPassword',
   'token',
+  'refreshToken',
   'key',
   'apiKey',
+  'secret',
+  'previousSecret',
   'passwordHash',
   'keyHash',
+  'tokenHash',
   'hash',
 ];
 const SECRET_HEADERS = [AUTHORIZATION_HEADER, API_KEY_HEADER, 'Cookie', 'Set-Cookie'].map((name) =>
   name.toLowerCase(),
 );
+// Where a logged object keeps them: the line itself, and the objects a request's data or a
+// record would be logged under. Exact paths only: a path that starts with `*` makes pino
+// walk every key of every line and child binding (9 % of a request's CPU when it did).
+const FIELD_HOLDERS = ['', 'body.', 'query.', 'req.body.', 'req.query.', 'user.'];
+const HEADER_HOLDERS = ['', 'req.', 'res.'];
+// A URL with its query string may carry a reset or verification token.
+const URLS = ['url', 'req.url', 'req.originalUrl'];
 export const REDACTED_PATHS = [
-  ...SECRET_HEADERS.flatMap((header) => [
-    `headers["${header}"]`,
-    `*.headers["${header}"]`,
-    `*.*.headers["${header}"]`,
-  ]),
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`]),
+  ...HEADER_HOLDERS.flatMap((holder) =>
+    SECRET_HEADERS.map((header) => `${holder}headers["${header}"]`),
+  ),
+  ...FIELD_HOLDERS.flatMap((holder) => SECRET_FIELDS.map((field) => `${holder}${field}`)),
+  ...URLS,
 ];
 
 const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

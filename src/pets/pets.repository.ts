@@ -27,8 +27,11 @@ import {
   appendPhotoUrlQuery,
   deletePetQuery,
   insertPetQuery,
+  LINK_TAGS,
   recordUpdateQuery,
+  UNLINK_TAGS,
   updatePetQuery,
+  UPSERT_TAGS,
   type PetChanges,
   type PetWriteFields,
   type UpdateConditions,
@@ -227,12 +230,7 @@ export class PetsRepository {
    * order, the names' byte order, so two writes cannot each wait for the other (40P01).
    */
   async upsertTags(names: string[]): Promise<void> {
-    await this.txHost.tx.query(
-      `INSERT INTO tags (name)
-       SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
-       ON CONFLICT (name) DO NOTHING`,
-      [[...new Set(names)]],
-    );
+    await this.prepared.query(this.txHost.tx, UPSERT_TAGS, [[...new Set(names)]]);
   }
 
   /**
@@ -240,17 +238,12 @@ export class PetsRepository {
    * names of those it had. Under the pet's row lock, so these are its last committed tags.
    */
   async replaceTags(petId: number, names: string[]): Promise<string[]> {
-    const [removed] = await this.txHost.tx.query<[{ name: string }[], number]>(
-      `DELETE FROM pet_tags pt USING tags t
-        WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`,
+    const [removed] = await this.prepared.query<[{ name: string }[], number]>(
+      this.txHost.tx,
+      UNLINK_TAGS,
       [petId],
     );
-    if (names.length > 0) {
-      await this.txHost.tx.query(
-        `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = ANY($2::text[])`,
-        [petId, names],
-      );
-    }
+    if (names.length > 0) await this.prepared.query(this.txHost.tx, LINK_TAGS, [petId, names]);
     return removed.map((tag) => tag.name);
   }
 }

@@ -42,20 +42,22 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = ctx.getRequest<Request>();
     const response = ctx.getResponse<Response>();
     const error = apiExceptionFor(exception, request);
+    // Without its query string, which may carry a token.
+    const path = request.originalUrl.split('?')[0];
 
     if (error.code === 'SERVICE_UNAVAILABLE') {
       // An outage, not a bug: one line with the cause, no stack for every refused request.
       // A deliberate 503 (readiness) has logged its reason where it was decided.
       if (!(exception instanceof ApiException)) {
         this.logger.warn(
-          `${request.method} ${request.originalUrl} answered 503 [requestId=${request.requestId}]: ${messageOf(
+          `${request.method} ${path} answered 503 [requestId=${request.requestId}]: ${messageOf(
             exception,
           )}`,
         );
       }
     } else if (error.getStatus() >= 500) {
       this.logger.error(
-        `${request.method} ${request.originalUrl} failed [requestId=${request.requestId}]`,
+        `${request.method} ${path} failed [requestId=${request.requestId}]`,
         stackOf(exception),
       );
     }

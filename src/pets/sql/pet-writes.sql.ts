@@ -181,3 +181,16 @@ export function deletePetQuery(id: number, actor: PetActor): { sql: string; para
     SELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
   return { sql, params };
 }
+
+/** New tags, in the names' byte order (see `PetsRepository.upsertTags`). */
+export const UPSERT_TAGS = `INSERT INTO tags (name)
+  SELECT name FROM unnest($1::text[]) AS u(name) ORDER BY name COLLATE "C"
+  ON CONFLICT (name) DO NOTHING`;
+
+/** A pet's links to its tags removed, with the names of those it had. */
+export const UNLINK_TAGS = `DELETE FROM pet_tags pt USING tags t
+  WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`;
+
+/** A pet linked to the tags of these names, which exist already. */
+export const LINK_TAGS = `INSERT INTO pet_tags (pet_id, tag_id)
+  SELECT $1, id FROM tags WHERE name = ANY($2::text[])`;
