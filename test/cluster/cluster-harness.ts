@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe } from '@jest/globals';
+import { afterAll, beforeAll, describe } from '@jest/globals';
 import pg from 'pg';
 import { Agent, FormData, fetch, type RequestInit } from 'undici';
 import { startCluster, type Cluster } from '../../scripts/cluster.js';
@@ -15,6 +15,24 @@ import { waitFor } from '../support/wait.js';
 /** Needs a PostgreSQL server and Redis: `DATABASE_URL=… REDIS_URL=… npm run test:cluster`. */
 export const withServers =
   process.env.DATABASE_URL && process.env.REDIS_URL ? describe : describe.skip;
+
+/**
+ * A cluster of the file's own, started before its tests (with `env`'s settings) and stopped
+ * after them; the function returned gives it to a test.
+ */
+export function useCluster(env: Record<string, string> = {}): () => TestCluster {
+  let started: TestCluster | undefined;
+  beforeAll(async () => {
+    started = await TestCluster.start(env);
+  }, 240_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return () => {
+    if (!started) throw new Error('The cluster did not start');
+    return started;
+  };
+}
 
 // A connection per request: a keep-alive connection to nginx is closed when a reload retires
 // its worker, and a request written onto it at that instant fails before nginx reads it.

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
-import { TestCluster, withServers } from './cluster-harness.js';
+import { expect, it, jest } from '@jest/globals';
+import { useCluster, withServers } from './cluster-harness.js';
 
 jest.setTimeout(240_000);
 
 withServers('A cluster started on an empty database (cluster)', () => {
-  let t: TestCluster;
-
   // startCluster() starts the three instances at the same instant, each migrating first.
-  beforeAll(async () => {
-    t = await TestCluster.start();
-  }, 240_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const cluster = useCluster();
 
   it('should apply each migration once, by one of the three', async () => {
+    const t = cluster();
     const { rows } = await t.db.query<{ name: string; runs: number }>(
       'SELECT name, count(*)::int AS runs FROM migrations GROUP BY name',
     );
@@ -26,6 +20,7 @@ withServers('A cluster started on an empty database (cluster)', () => {
   });
 
   it('should serve from all three, through nginx and directly', async () => {
+    const t = cluster();
     const category = await t.category();
     for (const instance of t.cluster.instances) {
       expect((await t.request('/health/ready', {}, instance.url)).status).toBe(200);

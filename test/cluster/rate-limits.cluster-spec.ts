@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
+import { expect, it, jest } from '@jest/globals';
 import { API_KEY_HEADER, RATE_LIMIT_RESET_HEADER } from '../../src/common/http/header-names.js';
 import { waitFor } from '../support/wait.js';
-import { send, TestCluster, withServers } from './cluster-harness.js';
+import { send, useCluster, withServers } from './cluster-harness.js';
 
 jest.setTimeout(240_000);
 
 const PER_MINUTE = 12;
 
 withServers('Rate limits across the cluster (cluster)', () => {
-  let t: TestCluster;
-
-  beforeAll(async () => {
-    t = await TestCluster.start({ RATE_LIMIT_API_KEY_PER_MINUTE: String(PER_MINUTE) });
-  }, 240_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const cluster = useCluster({ RATE_LIMIT_API_KEY_PER_MINUTE: String(PER_MINUTE) });
 
   it("should share one key's budget exactly across the three instances", async () => {
+    const t = cluster();
     const created = await t.json('POST', '/v1/api-keys', { name: 'shared', mode: 'live' });
     expect(created.status).toBe(201);
     const key = { [API_KEY_HEADER]: created.body.key as string };

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
+import { expect, it, jest } from '@jest/globals';
 import {
   EXPECTED_TAGS,
   loadPets,
   moreRequests,
   runLoad,
   stopSignal,
-  TestCluster,
+  useCluster,
   withServers,
   type LoadResult,
 } from './cluster-harness.js';
@@ -13,16 +13,10 @@ import {
 jest.setTimeout(300_000);
 
 withServers('A rolling restart under load (cluster)', () => {
-  let t: TestCluster;
-
-  beforeAll(async () => {
-    t = await TestCluster.start();
-  }, 240_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const cluster = useCluster();
 
   it('should fail no request and lose no acknowledged write while each instance restarts in turn', async () => {
+    const t = cluster();
     const categoryId = await t.category();
     const result: LoadResult = { requests: [], created: [] };
     const { stopped, stop } = stopSignal();

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
+import { expect, it, jest } from '@jest/globals';
 import {
   EXPECTED_TAGS,
   loadPets,
   moreRequests,
   runLoad,
   stopSignal,
-  TestCluster,
+  useCluster,
   withServers,
   type LoadResult,
 } from './cluster-harness.js';
@@ -18,16 +18,10 @@ jest.setTimeout(240_000);
 const CLEAN_FAILURES = [502, 503, 504];
 
 withServers('An instance killed with SIGKILL mid-load (cluster)', () => {
-  let t: TestCluster;
-
-  beforeAll(async () => {
-    t = await TestCluster.start();
-  }, 240_000);
-  afterAll(async () => {
-    await t?.stop();
-  });
+  const cluster = useCluster();
 
   it('should route around it, fail only what was in flight there, and half-write nothing', async () => {
+    const t = cluster();
     const categoryId = await t.category();
     const result: LoadResult = { requests: [], created: [] };
     const { stopped, stop } = stopSignal();
