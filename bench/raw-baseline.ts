@@ -179,7 +179,8 @@ async function write(
       named(
         `WITH pet AS (${statement} RETURNING *),
               t AS (SELECT id, name FROM tags WHERE name = ANY($${params.length + 1}::text[])),
-              linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT pet.id, t.id FROM pet, t)
+              linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+                          SELECT pet.id, t.id, pet.age FROM pet, t)
          SELECT pet.*, ${tagsJson('t')} FROM pet`,
         [...params, tags],
       ),

@@ -146,12 +146,12 @@ async function seedBulk(dataSource: DataSource, pets: number): Promise<void> {
     }
     // Pet ids are not the numbers above (the demo pets came first), so the tags hash the id.
     await manager.query(
-      `INSERT INTO pet_tags (pet_id, tag_id)
-       SELECT p.id, t.id FROM pets p
+      `INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+       SELECT p.id, t.id, p.age FROM pets p
          JOIN tags t ON t.name = 'tag' || (p.id * 37 + p.id / 100) % $2
         WHERE p.id >= $1
        UNION ALL
-       SELECT p.id, (SELECT id FROM tags WHERE name = 'friendly') FROM pets p
+       SELECT p.id, (SELECT id FROM tags WHERE name = 'friendly'), p.age FROM pets p
         WHERE p.id >= $1 AND (p.id * 5 + p.id / 7) % 3 = 0`,
       [first, TAGS],
     );
@@ -162,16 +162,19 @@ async function seedBulk(dataSource: DataSource, pets: number): Promise<void> {
       `INSERT INTO pet_counts (category_id, status, count)
        SELECT category_id, status, count(*) FROM pets GROUP BY category_id, status`,
     );
-    // What the search triggers would have written (pet_document, migration AddPetSearch),
-    // in one pass: a call per pet reads its tags and category one by one (minutes at 1M).
+    // What the search triggers would have written (pet_documents_refresh, migrations
+    // AddPetSearch and KeepSearchFacts), in one pass: a call per pet reads its tags and
+    // category one by one (minutes at 1M).
     await manager.query(
-      `INSERT INTO pet_documents (pet_id, document)
+      `INSERT INTO pet_documents (pet_id, document, status, category_id, tag_ids)
        SELECT p.id, setweight(to_tsvector('pet_search', p.name), 'A')
                  || setweight(to_tsvector('pet_search', concat_ws(' ', p.breed, t.names)), 'B')
-                 || setweight(to_tsvector('pet_search', concat_ws(' ', c.name, p.description)), 'C')
+                 || setweight(to_tsvector('pet_search', concat_ws(' ', c.name, p.description)), 'C'),
+              p.status, p.category_id, COALESCE(t.ids, '{}')
          FROM pets p
          JOIN categories c ON c.id = p.category_id
-         LEFT JOIN (SELECT pt.pet_id, string_agg(t.name, ' ') AS names
+         LEFT JOIN (SELECT pt.pet_id, string_agg(t.name, ' ') AS names,
+                           array_agg(t.id ORDER BY t.id) AS ids
                       FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
                      WHERE pt.pet_id >= $1 GROUP BY pt.pet_id) t ON t.pet_id = p.id
         WHERE p.id >= $1

@@ -89,9 +89,12 @@ interface Matching {
   conditions: string[];
   /** Only category and status: the trigger-kept counters give the total. */
   countedByCounters: boolean;
-  /** `from`, or the documents alone (`d`) when `q` is the only filter. */
-  countFrom: string;
-  /** `q` is the only filter: the conditions are on the document `d` alone. */
+  /** A statement counting the matches, without the counters. */
+  count: string;
+  /**
+   * `q` with at most category and status: the conditions are on the document `d` alone,
+   * which holds the pet's category, status and tag ids beside its text.
+   */
   documentsOnly: boolean;
 }
 
@@ -99,6 +102,11 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   const conditions: string[] = [];
   let with_ = '';
   let from = 'pets p';
+  const documentsOnly =
+    filters.q !== undefined &&
+    SEARCH_FILTERS.every((name) => name === 'q' || filters[name] === undefined);
+  // Category and status from the pet, or from its document when only it is read.
+  const row = documentsOnly ? 'd' : 'p';
   if (filters.q !== undefined) {
     // Materialized: the query is built once (its typo lookups included), then used as a
     // value by the index condition and the rank.
@@ -108,25 +116,33 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   }
   if (filters.category !== undefined) {
     conditions.push(
-      `p.category_id = (SELECT id FROM categories WHERE lower(name) = lower(${param(filters.category)}))`,
+      `${row}.category_id = (SELECT id FROM categories WHERE lower(name) = lower(${param(filters.category)}))`,
     );
   }
   if (filters.status !== undefined) {
-    conditions.push(`p.status = ${param(filters.status)}::pet_status`);
+    conditions.push(`${row}.status = ${param(filters.status)}::pet_status`);
   }
+  /** Each requested tag's ids, as the statement's values. */
+  const tagValues: { ids: readonly string[]; value: string }[] = [];
   for (const tag of new Set(filters.tags ?? [])) {
     const ids = tagIds.get(tag);
+    if (!ids) {
+      conditions.push('false');
+      continue;
+    }
+    const value = `${param(ids)}::int8[]`;
+    tagValues.push({ ids, value });
     conditions.push(
-      ids
-        ? `EXISTS (SELECT 1 FROM pet_tags pt WHERE pt.pet_id = p.id AND pt.tag_id = ANY(${param(ids)}::int8[]))`
-        : 'false',
+      `EXISTS (SELECT 1 FROM pet_tags pt WHERE pt.pet_id = p.id AND pt.tag_id = ANY(${value}))`,
     );
   }
   if (filters.breed !== undefined) {
     conditions.push(`lower(p.breed) = lower(${param(filters.breed)})`);
   }
-  if (filters.minAge !== undefined) conditions.push(`p.age >= ${param(filters.minAge)}::int4`);
-  if (filters.maxAge !== undefined) conditions.push(`p.age <= ${param(filters.maxAge)}::int4`);
+  const ages: string[] = [];
+  if (filters.minAge !== undefined) ages.push(`>= ${param(filters.minAge)}::int4`);
+  if (filters.maxAge !== undefined) ages.push(`<= ${param(filters.maxAge)}::int4`);
+  conditions.push(...ages.map((bound) => `p.age ${bound}`));
   if (filters.createdAfter !== undefined) {
     conditions.push(`p.created_at > ${param(filters.createdAfter)}::timestamptz`);
   }
@@ -134,11 +150,40 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
     conditions.push(`p.created_at < ${param(filters.createdBefore)}::timestamptz`);
   }
   const countedByCounters = SEARCH_FILTERS.every((name) => filters[name] === undefined);
-  // `q` alone: the documents count without the pets, whose rows (one random read for each
-  // match) only the page needs.
-  const documentsOnly = filters.q !== undefined && conditions.length === 1;
-  const countFrom = documentsOnly ? 'pet_documents d' : from;
-  return { with: with_, from, countFrom, conditions, countedByCounters, documentsOnly };
+  const match = { with: with_, from, conditions, countedByCounters, documentsOnly };
+  return { ...match, count: countMatches(filters, match, tagValues, ages) };
+}
+
+/**
+ * Counts from the narrowest place that knows: with `q` and at most category and status,
+ * the documents alone (one random read of a pet for each match saved); one tag, of one id,
+ * and at most an age range, the tag's links with their pet's age, from `IDX_pet_tags_tag_age`
+ * alone; otherwise the pets.
+ */
+function countMatches(
+  filters: PetFilters,
+  match: Omit<Matching, 'count'>,
+  tagValues: { ids: readonly string[]; value: string }[],
+  ages: string[],
+): string {
+  if (match.documentsOnly) {
+    return `SELECT count(*)::int8 AS total FROM pet_documents d${where(match.conditions)}`;
+  }
+  const [tag] = tagValues;
+  const tagAndAgeOnly =
+    new Set(filters.tags).size === 1 &&
+    tag?.ids.length === 1 &&
+    filters.category === undefined &&
+    filters.status === undefined &&
+    SEARCH_FILTERS.every(
+      (name) =>
+        name === 'tags' || name === 'minAge' || name === 'maxAge' || filters[name] === undefined,
+    );
+  if (tagAndAgeOnly) {
+    const links = [`tag_id = ANY(${tag.value})`, ...ages.map((bound) => `pet_age ${bound}`)];
+    return `SELECT count(*)::int8 AS total FROM pet_tags${where(links)}`;
+  }
+  return `SELECT count(*)::int8 AS total FROM ${match.from}${where(match.conditions)}`;
 }
 
 /** The total from the per-(category, status) counters, for `countedByCounters` filters. */
@@ -206,14 +251,14 @@ export function listPetsQuery(
   const counters = parameters();
   const countSql = match.countedByCounters
     ? countersTotal(filters, counters.param)
-    : `${match.with}SELECT count(*)::int8 AS total FROM ${match.countFrom}${where(match.conditions)}`;
+    : `${match.with}${match.count}`;
   const countParams = match.countedByCounters ? counters.params : [...params];
   // By relevance every match is ranked before the page is cut: they are counted on the way
   // (a window over them) rather than found a second time. After a cursor, the page's rows
   // are only those past it, so the total is counted on its own.
   const windowTotal = sort === SORTS.relevance && !filters.after;
-  // By relevance with `q` alone, the page is ranked and cut from the documents (`r`), and
-  // only its pets are read; otherwise the page's pets come from the sub-query itself (`p`).
+  // By relevance with `documentsOnly` filters, the page is ranked and cut from the documents
+  // (`r`), and only its pets are read; otherwise the page's pets come from the sub-query itself (`p`).
   const ranked = match.documentsOnly && sort === SORTS.relevance;
   const page = ranked ? 'r' : 'p';
   const petId = ranked ? 'd.pet_id' : 'p.id';
@@ -221,7 +266,7 @@ export function listPetsQuery(
     ? `(${countersTotal(filters, param)})`
     : windowTotal
       ? `${page}."windowTotal"`
-      : `(SELECT count(*)::int8 FROM ${match.countFrom}${where(match.conditions)})`;
+      : `(${match.count})`;
   const pageConditions = filters.after
     ? [...match.conditions, afterCursor(sort, filters.after, param, petId)]
     : match.conditions;
@@ -230,7 +275,7 @@ export function listPetsQuery(
   const sql = `
     ${match.with}SELECT ${PET_COLUMNS}, ${page}."sortKey", ${total} AS total
       FROM (SELECT ${ranked ? 'd.pet_id' : 'p.*'}, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
-              FROM ${ranked ? match.countFrom : match.from}${where(pageConditions)}
+              FROM ${ranked ? 'pet_documents d' : match.from}${where(pageConditions)}
              ${orderBy(sort, sort.key, petId)}
              LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) ${page}
       ${ranked ? 'JOIN pets p ON p.id = r.pet_id' : ''}
@@ -260,8 +305,16 @@ export function petFacetsQuery(
 ): { sql: string; params: unknown[] } {
   const { params, param } = parameters();
   const match = matching(filters, tagIds, param);
+  // From the documents alone when they hold all it needs, their tag ids included.
   const withMatches = `${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} matches AS MATERIALIZED (
-      SELECT p.id, p.status, p.category_id FROM ${match.from}${where(match.conditions)})`;
+      ${
+        match.documentsOnly
+          ? `SELECT d.pet_id AS id, d.status, d.category_id, d.tag_ids FROM pet_documents d`
+          : `SELECT p.id, p.status, p.category_id FROM ${match.from}`
+      }${where(match.conditions)})`;
+  const matchedTags = match.documentsOnly
+    ? 'matches m CROSS JOIN unnest(m.tag_ids) AS pt(tag_id)'
+    : 'matches m JOIN pet_tags pt ON pt.pet_id = m.id';
   const sql = `
     ${withMatches}
     SELECT (SELECT count(*) FROM matches)::int8 AS total,
@@ -277,7 +330,7 @@ export function petFacetsQuery(
            (SELECT COALESCE(json_agg(json_build_object('name', x.name, 'count', x.count)
                                      ORDER BY x.count DESC, x.name COLLATE "C"), '[]')
               FROM (SELECT t.name, count(*) AS count
-                      FROM matches m JOIN pet_tags pt ON pt.pet_id = m.id JOIN tags t ON t.id = pt.tag_id
+                      FROM ${matchedTags} JOIN tags t ON t.id = pt.tag_id
                      GROUP BY t.name
                      ORDER BY count(*) DESC, t.name COLLATE "C"
                      LIMIT ${param(FACET_TAGS)}) x) AS tags`;

@@ -27,7 +27,9 @@ export interface PetChanges {
 
 /**
  * With tags, the links are written and the tags read back in the same statement, from the
- * tags table: links written by a statement are not visible to its own sub-selects.
+ * tags table: links written by a statement are not visible to its own sub-selects. The
+ * links carry the pet's age, which the trigger filling it in cannot see yet (migration
+ * KeepSearchFacts).
  */
 export function insertPetQuery(
   fields: PetWriteFields,
@@ -46,7 +48,8 @@ export function insertPetQuery(
   } else {
     ctes.push(
       `pet_tag AS (SELECT id, name FROM tags WHERE name = ANY(${param(tags)}::text[]))`,
-      `linked AS (INSERT INTO pet_tags (pet_id, tag_id) SELECT changed.id, pet_tag.id FROM changed, pet_tag)`,
+      `linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+                  SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag)`,
       readBack(petColumns('pet_tag t')),
     );
   }
