@@ -17,6 +17,7 @@ import {
   type Sample,
 } from './load.js';
 import { waitForHttp } from './processes.js';
+import { withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
@@ -50,7 +51,10 @@ const USERS = 200;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Another database of the same server, e.g. one seeded for a branch's own runs. */
 const DATABASE = process.env.BENCH_DATABASE ?? (QUICK ? 'petstore_bench_quick' : 'petstore_bench');
-/** `--only=search`: the create row (5a, which the search triggers cost) and rows 11–15. */
+/**
+ * `--only=search`: the create row (5a), the create with and without what search adds to it
+ * (5c), and rows 11–15.
+ */
 const ONLY_SEARCH = process.argv.includes('--only=search');
 const JWT_SECRET = randomBytes(32).toString('base64url');
 
@@ -240,6 +244,20 @@ export async function run(): Promise<void> {
     };
     if (ONLY_SEARCH) {
       await createRow();
+      console.log('bench: 5c. create with and without the search triggers and indexes');
+      const upkeep = await sideBySide({
+        app: () => measure(app, '/v1/pets', { auth, method: 'POST', body }),
+        variant: () =>
+          withoutSearchUpkeep(databaseUrl(), () =>
+            measure(app, '/v1/pets', { auth, method: 'POST', body }),
+          ),
+      });
+      rows.push({
+        scenario: '5c. POST /pets, app with (app) and without (variant) search upkeep',
+        ...upkeep,
+        target: 'app ≥ 87% of variant req/s (≤ 15 % cost)',
+        met: upkeep.app.rps >= upkeep.variant!.rps / 1.15,
+      });
       await searchScenarios(rows, origins, auth);
       return;
     }

@@ -1,0 +1,52 @@
+import pg from 'pg';
+
+/**
+ * What search adds to every create (migrations AddPetSearch and KeepSearchFacts): the
+ * triggers writing documents and words, and the indexes on `pets` that only the searches
+ * and sorts use. `withoutSearchUpkeep` takes them away for the length of one measurement
+ * (triggers disabled, indexes dropped and built again from their own definitions), so that
+ * the bench measures a create with and without them in alternating rounds.
+ */
+const TRIGGERS: [table: string, trigger: string][] = [
+  ['pets', 'pets_search_insert'],
+  ['pets', 'pets_search_update'],
+  ['pets', 'pets_age_to_tags'],
+  ['pet_tags', 'pet_tags_search_insert'],
+  ['pet_tags', 'pet_tags_search_delete'],
+  ['pet_tags', 'pet_tags_pet_age'],
+];
+const INDEXES = [
+  'IDX_pets_name_lower',
+  'IDX_pets_age',
+  'IDX_pets_age_desc',
+  'IDX_pets_breed_lower',
+];
+
+export async function withoutSearchUpkeep<T>(databaseUrl: string, run: () => Promise<T>) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ indexdef: string }>(
+      'SELECT indexdef FROM pg_indexes WHERE indexname = ANY($1::text[])',
+      [INDEXES],
+    );
+    if (rows.length !== INDEXES.length) throw new Error('search indexes missing: migrate first');
+    const toggle = (action: 'DISABLE' | 'ENABLE') =>
+      client.query(
+        TRIGGERS.map(([table, name]) => `ALTER TABLE ${table} ${action} TRIGGER ${name}`).join(';'),
+      );
+    await toggle('DISABLE');
+    await client.query(INDEXES.map((name) => `DROP INDEX "${name}"`).join(';'));
+    try {
+      return await run();
+    } finally {
+      for (const { indexdef } of rows) await client.query(indexdef);
+      await toggle('ENABLE');
+      // The documents the disabled triggers did not write, so that searches find those pets.
+      await client.query(`SELECT pet_documents_refresh(ARRAY(
+        SELECT id FROM pets p WHERE NOT EXISTS (SELECT 1 FROM pet_documents d WHERE d.pet_id = p.id)))`);
+    }
+  } finally {
+    await client.end();
+  }
+}
