@@ -18,7 +18,8 @@ import {
  * Authorization header checked for presence only, no validation beyond parameterized SQL
  * (no trimming, no status-move rules, no error bodies beyond a code). Its statements are
  * named (prepared once per connection), as the app's are: planning each one would flatter
- * the app.
+ * the app. Search (`q`, `tag`, `minAge`, `maxAge`, `sort`, the facets) is the simplest SQL
+ * that gives the app's answer, with none of the app's tricks, to show what they buy.
  */
 interface Category {
   id: number;
@@ -87,43 +88,145 @@ const toJson = (pet: PetRow) => ({
   updatedAt: pet.updated_at.toISOString(),
 });
 
+/** The filters of the list and the facets, unvalidated (the bench sends only valid ones). */
+interface Filters {
+  category: string | null;
+  status: string | null;
+  q: string | null;
+  tags: string[];
+  minAge: number | null;
+  maxAge: number | null;
+}
+
+function filtersOf(query: URLSearchParams): Filters {
+  const number = (name: string) => (query.has(name) ? Number(query.get(name)) : null);
+  return {
+    category: query.get('category'),
+    status: query.get('status'),
+    q: query.get('q'),
+    tags: query.getAll('tag'),
+    minAge: number('minAge'),
+    maxAge: number('maxAge'),
+  };
+}
+
+/** Filters beyond category and status, which the counters cannot count. */
+const searches = ({ q, tags, minAge, maxAge }: Filters) =>
+  q !== null || tags.length > 0 || minAge !== null || maxAge !== null;
+
+/**
+ * The pets `p` the filters match, in the plainest SQL: the documents `d` joined for `q`, one
+ * `EXISTS` per tag, by name. `counters`: the category and status conditions on `pet_counts`.
+ */
+function matching(filters: Filters, param: (value: unknown) => string) {
+  let from = 'pets p';
+  const conditions: string[] = [];
+  const counters: string[] = [];
+  if (filters.q !== null) {
+    // In FROM, the query is built once; called in WHERE and ORDER BY, it may be built per row.
+    from = `pets p JOIN pet_documents d ON d.pet_id = p.id
+            CROSS JOIN pet_search_query(${param(filters.q)}) AS query`;
+    conditions.push('d.document @@ query');
+  }
+  if (filters.category !== null) {
+    const id = param(categoryIdByName.get(filters.category.toLowerCase()) ?? 0);
+    conditions.push(`p.category_id = ${id}`);
+    counters.push(`category_id = ${id}`);
+  }
+  if (filters.status !== null) {
+    const status = param(filters.status);
+    conditions.push(`p.status = ${status}::pet_status`);
+    counters.push(`status = ${status}::pet_status`);
+  }
+  for (const tag of filters.tags) {
+    conditions.push(`EXISTS (SELECT 1 FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
+                              WHERE pt.pet_id = p.id AND lower(t.name) = lower(${param(tag)}))`);
+  }
+  if (filters.minAge !== null) conditions.push(`p.age >= ${param(filters.minAge)}`);
+  if (filters.maxAge !== null) conditions.push(`p.age <= ${param(filters.maxAge)}`);
+  return { from, conditions, counters };
+}
+
+type SortKey = string | number | null;
+interface Sort {
+  key: string;
+  descending: boolean;
+  /** Pets without an age come last, both ways. */
+  nullable: boolean;
+}
+
+// Names by their lower case, byte by byte, as the contract orders them.
+const NAME = 'lower(p.name) COLLATE "C"';
+const SORTS: Record<string, Sort> = {
+  '-createdAt': { key: 'p.created_at', descending: true, nullable: false },
+  createdAt: { key: 'p.created_at', descending: false, nullable: false },
+  name: { key: NAME, descending: false, nullable: false },
+  '-name': { key: NAME, descending: true, nullable: false },
+  age: { key: 'p.age', descending: false, nullable: true },
+  '-age': { key: 'p.age', descending: true, nullable: true },
+  relevance: { key: 'ts_rank(d.document, query)', descending: true, nullable: false },
+};
+
+const orderBy = (sort: Sort, key: string) =>
+  `ORDER BY ${key} ${sort.descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}, p.id DESC`;
+
+/** The pets after the cursor's (key, id) in the sort's order, ties by id descending. */
+function pastCursor(sort: Sort, key: SortKey, id: number, param: (value: unknown) => string) {
+  const last = param(id);
+  if (key === null) return `(${sort.key} IS NULL AND p.id < ${last})`;
+  const value = param(key);
+  // Both descending: one row comparison, which the sort's index bounds.
+  if (sort.descending && !sort.nullable) return `(${sort.key}, p.id) < (${value}, ${last})`;
+  const nulls = sort.nullable ? ` OR ${sort.key} IS NULL` : '';
+  return `(${sort.key} ${sort.descending ? '<' : '>'} ${value}
+           OR ${sort.key} = ${value} AND p.id < ${last}${nulls})`;
+}
+
+/** The digest of the filters and sort that the app's cursor carries. */
+function filtersTag(filters: Filters, sort: string): string {
+  const { category, status, q, minAge, maxAge } = filters;
+  const tags = [...new Set(filters.tags.map((tag) => tag.toLowerCase()))].sort();
+  const canonical = [category, status, q, tags, null, minAge, maxAge, null, null, sort];
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
+}
+
 async function list(query: URLSearchParams) {
+  const filters = filtersOf(query);
   const limit = Number(query.get('limit') ?? 20);
-  const category = query.get('category');
-  const status = query.get('status');
+  const sortName = query.get('sort') ?? (filters.q === null ? '-createdAt' : 'relevance');
+  const sort = SORTS[sortName];
   const cursor = query.get('cursor');
   const after = cursor
-    ? (JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, number, number])
+    ? (JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [SortKey, number, number])
     : undefined;
   const offset = after ? after[2] : Number(query.get('offset') ?? 0);
   const params: unknown[] = [];
-  const where: string[] = [];
-  // Unqualified, so that the same conditions read pets below and pet_counts in the total.
-  if (category !== null) {
-    where.push(`category_id = $${params.push(categoryIdByName.get(category.toLowerCase()) ?? 0)}`);
-  }
-  if (status !== null) where.push(`status = $${params.push(status)}::pet_status`);
-  const counted = `SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts${whereOf(where)}`;
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const { from, conditions, counters } = matching(filters, param);
+  const counted = searches(filters)
+    ? `SELECT count(*) AS total FROM ${from}${whereOf(conditions)}`
+    : `SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts${whereOf(counters)}`;
   const countParams = [...params];
-  if (after) {
-    where.push(
-      `(created_at, id) < ($${params.push(after[0])}::timestamptz, $${params.push(after[1])}::int8)`,
-    );
-  }
+  const pageConditions = after
+    ? [...conditions, pastCursor(sort, after[0], after[1], param)]
+    : conditions;
   // Tags for the page only: beside the scan they would be aggregated for every row OFFSET skips.
-  const { rows } = await pool.query<PetRow & { total: number }>(
-    named(
-      `SELECT p.*, ${tagsOf('p')}, (${counted}) AS total
-         FROM (SELECT * FROM pets${whereOf(where)} ORDER BY created_at DESC, id DESC
-                LIMIT $${params.push(limit)} OFFSET $${params.push(after ? 0 : offset)}) p
-        ORDER BY created_at DESC, id DESC`,
-      params,
-    ),
+  const page = `
+    SELECT p.*, ${tagsOf('p')}, (${counted}) AS total
+      FROM (SELECT p.*, ${sort.key} AS sort_key FROM ${from}${whereOf(pageConditions)}
+             ${orderBy(sort, sort.key)} LIMIT ${param(limit)} OFFSET ${param(after ? 0 : offset)}) p
+     ${orderBy(sort, 'p.sort_key')}`;
+  // Searches are planned each time, as the app's are: a word's or a tag's pets may be 1 or
+  // 400,000, which a generic plan cannot tell apart.
+  const statement = (text: string, values: unknown[]) =>
+    searches(filters) ? { text, values } : named(text, values);
+  const { rows } = await pool.query<PetRow & { sort_key: SortKey | Date; total: number }>(
+    statement(page, params),
   );
   const total =
     rows[0]?.total ??
     (offset > 0
-      ? (await pool.query<{ total: number }>(named(counted, countParams))).rows[0].total
+      ? (await pool.query<{ total: number }>(statement(counted, countParams))).rows[0].total
       : 0);
   const pagination: Record<string, unknown> = {
     limit,
@@ -133,13 +236,53 @@ async function list(query: URLSearchParams) {
   };
   const last = rows.at(-1);
   if (pagination.hasMore && last) {
-    // Bound to the filters and sort by a digest of them, as the app's cursor is.
-    const filters = [category, status, null, [], null, null, null, null, null, '-createdAt'];
-    const tag = createHash('sha256').update(JSON.stringify(filters)).digest('base64url');
-    const next = [last.created_at.toISOString(), last.id, offset + rows.length, tag.slice(0, 22)];
+    const key = last.sort_key instanceof Date ? last.sort_key.toISOString() : last.sort_key;
+    const next = [key, last.id, offset + rows.length, filtersTag(filters, sortName)];
     pagination.nextCursor = Buffer.from(JSON.stringify(next)).toString('base64url');
   }
   return { pets: rows.map(toJson), pagination };
+}
+
+/**
+ * Two plain GROUP BY statements: the matches by status and category (the total, the status
+ * and category counts summed here, the names from memory), and their 20 most frequent tags.
+ */
+async function facets(query: URLSearchParams) {
+  const params: unknown[] = [];
+  const { from, conditions } = matching(filtersOf(query), (value) => `$${params.push(value)}`);
+  const groups = await pool.query<{ status: string; category_id: number; count: number }>(
+    `SELECT p.status, p.category_id, count(*) AS count
+       FROM ${from}${whereOf(conditions)}
+      GROUP BY p.status, p.category_id`,
+    params,
+  );
+  const tags = await pool.query<{ name: string; count: number }>(
+    `SELECT t.name, count(*) AS count
+       FROM ${from} JOIN pet_tags pt ON pt.pet_id = p.id JOIN tags t ON t.id = pt.tag_id
+       ${whereOf(conditions)}
+      GROUP BY t.name
+      ORDER BY count(*) DESC, t.name COLLATE "C"
+      LIMIT 20`,
+    params,
+  );
+  const status: Record<string, number> = { available: 0, pending: 0, sold: 0 };
+  const byCategory = new Map<number, number>();
+  for (const row of groups.rows) {
+    status[row.status] += row.count;
+    byCategory.set(row.category_id, (byCategory.get(row.category_id) ?? 0) + row.count);
+  }
+  const counted = [...byCategory].map(([id, count]) => ({
+    id,
+    name: categories.get(id)!.name,
+    count,
+  }));
+  // Most pets first, then by name byte by byte (as COLLATE "C"), then by id.
+  counted.sort(
+    (a, b) =>
+      b.count - a.count || Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)) || a.id - b.id,
+  );
+  const total = counted.reduce((sum, category) => sum + category.count, 0);
+  return { total, status, categories: counted, tags: tags.rows };
 }
 
 const whereOf = (conditions: string[]) =>
@@ -200,6 +343,9 @@ serve('raw baseline', async (req, res, url) => {
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
   if (req.method === 'GET' && url.pathname === '/v1/pets') {
     return send(res, 200, await list(url.searchParams));
+  }
+  if (req.method === 'GET' && url.pathname === '/v1/pets/facets') {
+    return send(res, 200, await facets(url.searchParams));
   }
   if (req.method === 'GET' && id) {
     const { rows } = await pool.query<PetRow>(
