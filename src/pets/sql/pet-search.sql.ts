@@ -254,30 +254,41 @@ export function listPetsQuery(
     : `${match.with}${match.count}`;
   const countParams = match.countedByCounters ? counters.params : [...params];
   // By relevance every match is ranked before the page is cut: they are counted on the way
-  // (a window over them) rather than found a second time. After a cursor, the page's rows
-  // are only those past it, so the total is counted on its own.
-  const windowTotal = sort === SORTS.relevance && !filters.after;
+  // (a window over them) rather than found a second time.
+  const windowTotal = sort === SORTS.relevance;
   // By relevance with `documentsOnly` filters, the page is ranked and cut from the documents
   // (`r`), and only its pets are read; otherwise the page's pets come from the sub-query itself (`p`).
   const ranked = match.documentsOnly && sort === SORTS.relevance;
   const page = ranked ? 'r' : 'p';
-  const petId = ranked ? 'd.pet_id' : 'p.id';
   const total = match.countedByCounters
     ? `(${countersTotal(filters, param)})`
     : windowTotal
       ? `${page}."windowTotal"`
       : `(${match.count})`;
-  const pageConditions = filters.after
-    ? [...match.conditions, afterCursor(sort, filters.after, param, petId)]
-    : match.conditions;
+  const columns = `${ranked ? 'd.pet_id' : 'p.*'}, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}`;
+  const from = ranked ? 'pet_documents d' : match.from;
+  const limit = `LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}`;
   // The page is cut in a sub-query first: in one query, the tag sub-select and the join ran
   // for every row OFFSET skips too (776 ms instead of 5 ms at offset 10,000).
+  let cut: string;
+  if (windowTotal && filters.after) {
+    // All matches ranked and counted, then cut after the cursor: a later page costs what
+    // the first one does, and its total is all the matches, not those past the cursor.
+    const rank = { ...sort, key: 'm."sortKey"' };
+    const id = ranked ? 'm.pet_id' : 'm.id';
+    cut = `SELECT * FROM (SELECT ${columns} FROM ${from}${where(match.conditions)}) m
+            WHERE ${afterCursor(rank, filters.after, param, id)}
+            ${orderBy(rank, rank.key, id)} ${limit}`;
+  } else {
+    const id = ranked ? 'd.pet_id' : 'p.id';
+    const conditions = filters.after
+      ? [...match.conditions, afterCursor(sort, filters.after, param, id)]
+      : match.conditions;
+    cut = `SELECT ${columns} FROM ${from}${where(conditions)} ${orderBy(sort, sort.key, id)} ${limit}`;
+  }
   const sql = `
     ${match.with}SELECT ${PET_COLUMNS}, ${page}."sortKey", ${total} AS total
-      FROM (SELECT ${ranked ? 'd.pet_id' : 'p.*'}, ${sort.key} AS "sortKey"${windowTotal ? ', count(*) OVER () AS "windowTotal"' : ''}
-              FROM ${ranked ? 'pet_documents d' : match.from}${where(pageConditions)}
-             ${orderBy(sort, sort.key, petId)}
-             LIMIT ${param(filters.limit)}${filters.after ? '' : ` OFFSET ${param(filters.offset)}`}) ${page}
+      FROM (${cut}) ${page}
       ${ranked ? 'JOIN pets p ON p.id = r.pet_id' : ''}
       JOIN categories c ON c.id = p.category_id
      ${orderBy(sort, `${page}."sortKey"`)}`;
