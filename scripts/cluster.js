@@ -436,7 +436,9 @@ async function startIn(dir, options, started) {
     async startInstance(index) {
       const instance = instances[index];
       await startInstance(instance);
-      await until(`instance ${index} back in nginx`, () => instance.up, RELOAD_LIMIT_MS);
+      // A poll, and perhaps a reload already under way before the one that puts it back.
+      const limitMs = READY_POLL_MS + READY_POLL_TIMEOUT_MS + 2 * RELOAD_LIMIT_MS;
+      await until(`instance ${index} back in nginx`, () => instance.up, limitMs);
     },
     async restartInstance(index) {
       const result = await cluster.stopInstance(index);
