@@ -9,12 +9,15 @@ export interface ClusterOptions {
   adminPassword?: string;
   /** More variables for the instances. */
   env?: Record<string, string>;
+  /** Gets a line each time an instance is taken out of nginx or put back; console.log by default. */
+  log?: (line: string) => void;
 }
 
 export interface ClusterInstance {
   index: number;
   port: number;
   url: string;
+  /** In nginx's upstream list: the readiness watcher keeps it equal to /health/ready. */
   up: boolean;
   /** What each migration step before a start printed. */
   migrations: string[];

@@ -23,10 +23,19 @@ const TRACING_PRELOAD = join(ROOT, 'dist/tracing/preload.js');
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/petstore_cluster';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const INSTANCES = 3;
-// The one drain story (docs/operations.md, "Shutdown"): taken out of the balancer first,
-// then SIGTERM once nothing can reach it, as Kubernetes' endpoint removal and preStop sleep do.
-// Waiting for nginx's old workers usually takes milliseconds; this bounds it, like the hook.
-const DRAIN_LIMIT_MS = 10_000;
+// nginx's upstream list follows the instances' readiness, as a Kubernetes endpoints
+// controller follows pods (docs/operations.md, "Shutdown"): each instance's /health/ready is
+// polled this often, and taken out after this many failed polls in a row (one slow answer
+// under load is no reason), put back after one that succeeds.
+const READY_POLL_MS = 250;
+const READY_POLL_TIMEOUT_MS = 1_000;
+const NOT_READY_POLLS = 2;
+// An instance keeps serving this long after SIGTERM, not ready: two polls (250 ms apart, at
+// most 1 s each) and a reload of nginx (tens of milliseconds) fit in it, so nginx has
+// stopped sending before the listener closes.
+const SHUTDOWN_DRAIN_MS = 3_000;
+// Waiting for nginx's old workers usually takes milliseconds; they finish their requests first.
+const RELOAD_LIMIT_MS = 10_000;
 // The instances' statement timeout, set by PgBouncer on its server connections: PgBouncer
 // 1.18 cannot pass pg's `statement_timeout` start-up parameter on, so it ignores it.
 const STATEMENT_TIMEOUT_MS = 5_000;
@@ -101,9 +110,9 @@ async function until(what, condition, timeoutMs) {
   }
 }
 
-async function answers(url) {
+async function answers(url, timeoutMs = 2_000) {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();
     return res.status === 200;
   } catch {
@@ -173,7 +182,8 @@ class Child {
  * instancePorts (CLUSTER_INSTANCE_PORTS, comma-separated; free ones by default),
  * databaseUrl (DATABASE_URL; the database is created if missing), redisUrl (REDIS_URL;
  * redis-server is started on a free port when nothing answers there), env (more
- * variables for the instances).
+ * variables for the instances). log (no variable; console.log by default) gets a line each
+ * time an instance is taken out of nginx or put back.
  */
 export async function startCluster(options = {}) {
   const missing = missingBinaries();
@@ -253,6 +263,7 @@ async function startIn(dir, options, started) {
     REGISTRATION: 'closed',
     HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
     SHUTDOWN_TIMEOUT_MS: '15000',
+    SHUTDOWN_DRAIN_MS: String(SHUTDOWN_DRAIN_MS),
     ...options.env,
   };
 
@@ -305,7 +316,8 @@ async function startIn(dir, options, started) {
   await mkdir(join(nginxDir, 'temp'), { recursive: true });
   if (asRoot) await chmod(join(nginxDir, 'temp'), 0o777);
   const template = await readFile(TEMPLATE, 'utf8');
-  const writeNginxConfig = () =>
+  // `inNginx`: whether each instance is to be in the upstream list.
+  const writeNginxConfig = (inNginx) =>
     writeFile(
       join(nginxDir, 'nginx.conf'),
       renderNginxConfig(template, {
@@ -313,7 +325,8 @@ async function startIn(dir, options, started) {
         PETSTORE_RESOLVER: '',
         PETSTORE_UPSTREAM_SERVERS: instances
           .map(
-            (i) => `server 127.0.0.1:${i.port} max_fails=1 fail_timeout=5s${i.up ? '' : ' down'};`,
+            (i) =>
+              `server 127.0.0.1:${i.port} max_fails=1 fail_timeout=5s${inNginx[i.index] ? '' : ' down'};`,
           )
           .join('\n    '),
         PETSTORE_TEMP_PATHS: ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -325,7 +338,7 @@ async function startIn(dir, options, started) {
   // Three at the same instant: their migration steps meet on the advisory lock.
   await Promise.all(instances.map((instance) => startInstance(instance)));
   for (const instance of instances) instance.up = true;
-  await writeNginxConfig();
+  await writeNginxConfig(instances.map(() => true));
   const nginxArgs = ['-p', nginxDir, '-c', join(nginxDir, 'nginx.conf'), '-e', 'stderr'];
   // Files, not pipes: nginx opens /dev/stdout and /dev/stderr itself, which fails on a socket.
   const access = openSync(join(nginxDir, 'access.log'), 'a');
@@ -353,8 +366,8 @@ async function startIn(dir, options, started) {
 
   // Applies the upstream list; returns once nginx's old workers, and so their
   // connections to instances, are gone (in-flight requests finish first).
-  const reloadNginx = async () => {
-    await writeNginxConfig();
+  const reloadNginx = async (inNginx) => {
+    await writeNginxConfig(inNginx);
     const before = workersOf(nginx.pid);
     nginx.signal('SIGHUP');
     await until(
@@ -363,9 +376,44 @@ async function startIn(dir, options, started) {
         const now = workersOf(nginx.pid);
         return now.length > 0 && !now.some((pid) => before.includes(pid));
       },
-      DRAIN_LIMIT_MS,
+      RELOAD_LIMIT_MS,
     ).catch(() => undefined);
   };
+
+  const log = options.log ?? console.log;
+  const failedPolls = instances.map(() => 0);
+  let watching = true;
+  // Keeps nginx's upstream list equal to the set of ready instances.
+  const watchReadiness = async () => {
+    while (watching) {
+      const ready = await Promise.all(
+        instances.map(
+          (i) => i.child?.running && answers(`${i.url}/health/ready`, READY_POLL_TIMEOUT_MS),
+        ),
+      );
+      if (!watching) return;
+      const inNginx = instances.map((i) => {
+        failedPolls[i.index] = ready[i.index] ? 0 : failedPolls[i.index] + 1;
+        return i.up ? failedPolls[i.index] < NOT_READY_POLLS : ready[i.index];
+      });
+      const changed = instances.filter((i) => i.up !== inNginx[i.index]);
+      if (changed.length > 0) {
+        await reloadNginx(inNginx);
+        for (const i of changed) {
+          i.up = inNginx[i.index];
+          log(
+            i.up
+              ? `instance ${i.index} (${i.url}) ready: back in nginx`
+              : `instance ${i.index} (${i.url}) not ready: taken out of nginx`,
+          );
+        }
+      }
+      await new Promise((done) => setTimeout(done, READY_POLL_MS));
+    }
+  };
+  const watcher = watchReadiness().catch((error) =>
+    log(`readiness watcher stopped: ${error instanceof Error ? error.message : error}`),
+  );
 
   const cluster = {
     url,
@@ -377,27 +425,30 @@ async function startIn(dir, options, started) {
     adminPassword,
     dir,
     instances,
-    /** Takes an instance out of nginx, waits until nginx no longer uses it, then SIGTERM. */
+    /**
+     * SIGTERM, and the exit. The instance drains by itself: not ready, the watcher takes it
+     * out of nginx while it still serves, then its listener closes.
+     */
     async stopInstance(index) {
-      const instance = instances[index];
-      instance.up = false;
-      await reloadNginx();
-      const result = await instance.child.stop('SIGTERM');
-      return result;
+      return instances[index].child.stop('SIGTERM');
     },
-    /** Starts a stopped instance again (migrations first) and puts it back in nginx. */
+    /** Starts a stopped instance again (migrations first), until the watcher puts it back. */
     async startInstance(index) {
       const instance = instances[index];
       await startInstance(instance);
-      instance.up = true;
-      await reloadNginx();
+      // A poll, and perhaps a reload already under way before the one that puts it back.
+      const limitMs = READY_POLL_MS + READY_POLL_TIMEOUT_MS + 2 * RELOAD_LIMIT_MS;
+      await until(`instance ${index} back in nginx`, () => instance.up, limitMs);
     },
     async restartInstance(index) {
       const result = await cluster.stopInstance(index);
       await cluster.startInstance(index);
       return result;
     },
-    /** SIGKILL, nginx left as it is: it must find out by itself. */
+    /**
+     * SIGKILL: nginx finds out by itself, from refused connections (its passive check),
+     * until the watcher's polls take the instance out.
+     */
     async killInstance(index) {
       return instances[index].child.stop('SIGKILL');
     },
@@ -405,6 +456,8 @@ async function startIn(dir, options, started) {
       return instances[index].child?.lines ?? [];
     },
     async stop() {
+      watching = false;
+      await watcher;
       await nginx.stop('SIGQUIT');
       await Promise.all(instances.map((instance) => instance.child?.stop('SIGTERM')));
       await pgbouncer.stop('SIGINT');

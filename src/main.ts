@@ -39,7 +39,7 @@ async function bootstrap(): Promise<void> {
   });
   configureApp(app);
   const config = app.get<AppConfig>(appConfig.KEY);
-  closeOnSignals(app, config.shutdownTimeoutMs);
+  closeOnSignals(app, config.shutdown);
   try {
     await app.listen(config.port, config.host);
     const address = app.getHttpServer().address() as AddressInfo;

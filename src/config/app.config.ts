@@ -16,7 +16,7 @@ export const appConfig = registerAs('app', (env: EnvironmentVariables = loadEnv(
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: env.HTTP_MAX_CONNECTIONS,
   },
-  shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  shutdown: { drainMs: env.SHUTDOWN_DRAIN_MS, timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
 }));
 
 export type AppConfig = ConfigType<typeof appConfig>;

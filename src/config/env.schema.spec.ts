@@ -35,6 +35,8 @@ describe('validateEnv', () => {
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       SHUTDOWN_TIMEOUT_MS: 10000,
+      // Development and tests stop at once; deployments behind a balancer set a drain.
+      SHUTDOWN_DRAIN_MS: 0,
       MIGRATION_LOCK_TIMEOUT_MS: 120000,
       ALLOW_EMBEDDED_DATABASE: false,
     });
@@ -161,6 +163,10 @@ describe('validateEnv', () => {
     );
   });
 
+  it('should take the shutdown drain in whole milliseconds', () => {
+    expect(validateEnv({ SHUTDOWN_DRAIN_MS: '5000' }).SHUTDOWN_DRAIN_MS).toBe(5000);
+  });
+
   it('should leave HTTP_MAX_CONNECTIONS unlimited unless set', () => {
     expect(validateEnv({}).HTTP_MAX_CONNECTIONS).toBeUndefined();
     expect(validateEnv({ HTTP_MAX_CONNECTIONS: '500' }).HTTP_MAX_CONNECTIONS).toBe(500);
@@ -183,6 +189,9 @@ describe('validateEnv', () => {
     ['CORS_ORIGINS', 'shop.example.com'],
     ['CORS_ORIGINS', 'https://a.example.com,*'],
     ['SHUTDOWN_TIMEOUT_MS', '-1'],
+    ['SHUTDOWN_DRAIN_MS', '-1'],
+    ['SHUTDOWN_DRAIN_MS', '2.5'],
+    ['SHUTDOWN_DRAIN_MS', '5s'],
     ['JWT_SECRET', 'short'],
     ['ALLOW_EMBEDDED_DATABASE', 'perhaps'],
     ['MIGRATION_LOCK_TIMEOUT_MS', '0'],

@@ -387,6 +387,13 @@ export class EnvironmentVariables {
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /**
+   * On SIGTERM or SIGINT, how long readiness answers 503 while the service still accepts
+   * and serves, so that balancers stop sending before the listener closes.
+   */
+  @IntegerText(0, 600_000)
+  SHUTDOWN_DRAIN_MS = 0;
+
+  /**
    * Webhook URLs may resolve to loopback and private addresses (tests, local development).
    * Link-local and cloud metadata addresses stay refused whatever this says.
    */

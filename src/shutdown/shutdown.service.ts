@@ -5,9 +5,11 @@ import type { NextFunction, Request, Response } from 'express';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 
 /**
- * Drains the HTTP server before the database and Redis are closed: on shutdown it stops
+ * Drains the HTTP server before the database and Redis are closed. On a signal, `drain()`
+ * makes readiness report 503 while the service still accepts and serves for
+ * SHUTDOWN_DRAIN_MS, so that balancers stop sending first; then, on shutdown, it stops
  * accepting connections, lets the requests in flight finish (bounded by
- * SHUTDOWN_TIMEOUT_MS), then closes what is left. Readiness reports 503 from the start.
+ * SHUTDOWN_TIMEOUT_MS), and closes what is left.
  */
 @Injectable()
 export class ShutdownService implements BeforeApplicationShutdown {
@@ -38,11 +40,20 @@ export class ShutdownService implements BeforeApplicationShutdown {
     };
   }
 
+  /** Not ready from now on; resolves after SHUTDOWN_DRAIN_MS, still serving meanwhile. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    const { drainMs } = this.config.shutdown;
+    if (drainMs === 0 || !this.server()?.listening) return;
+    this.logger.log(`Draining for ${drainMs} ms: not ready, still serving`);
+    await new Promise((resolve) => setTimeout(resolve, drainMs));
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
-    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    const server = this.server();
     if (!server?.listening) return;
-    const timeoutMs = this.config.shutdownTimeoutMs;
+    const { timeoutMs } = this.config.shutdown;
     this.logger.log(`Not accepting connections; waiting for ${this.inFlight} request(s) in flight`);
     // Stops listening and closes idle keep-alive connections; busy ones finish first.
     server.close();
@@ -52,6 +63,10 @@ export class ShutdownService implements BeforeApplicationShutdown {
       );
     }
     server.closeAllConnections();
+  }
+
+  private server(): Server | undefined {
+    return this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
   }
 
   private requestsFinished(timeoutMs: number): Promise<boolean> {

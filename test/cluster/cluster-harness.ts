@@ -45,6 +45,12 @@ export interface Answer {
   headers: Headers;
 }
 
+/** A line of the cluster's readiness watcher, and when it was printed. */
+export interface NginxChange {
+  at: number;
+  line: string;
+}
+
 /** A cluster of the test file's own, on a fresh database; `stop()` removes both. */
 export class TestCluster {
   private token?: string;
@@ -53,6 +59,8 @@ export class TestCluster {
     readonly cluster: Cluster,
     readonly db: pg.Pool,
     private readonly drop: () => Promise<void>,
+    /** Each time the watcher took an instance out of nginx or put it back. */
+    readonly nginxChanges: NginxChange[],
   ) {}
 
   static async start(env: Record<string, string> = {}): Promise<TestCluster> {
@@ -60,11 +68,13 @@ export class TestCluster {
     const name = `petstore_cluster_${randomBytes(6).toString('hex')}`;
     const url = new URL(server);
     url.pathname = `/${name}`;
+    const nginxChanges: NginxChange[] = [];
     const cluster = await startCluster({
       port: 0,
       databaseUrl: url.toString(),
       redisUrl: process.env.REDIS_URL,
       env: { ...generousRateLimits(), LOG_LEVEL: 'warn', ...env },
+      log: (line) => nginxChanges.push({ at: performance.now(), line }),
     });
     const db = new pg.Pool({ connectionString: url.toString(), max: 2 });
     const drop = async () => {
@@ -74,7 +84,7 @@ export class TestCluster {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     };
-    return new TestCluster(cluster, db, drop);
+    return new TestCluster(cluster, db, drop, nginxChanges);
   }
 
   async stop(): Promise<void> {

@@ -24,7 +24,8 @@ withServers('A rolling restart under load (cluster)', () => {
     const exits = [];
     try {
       for (const instance of t.cluster.instances) {
-        // Requests in flight at every step: taken out of nginx, SIGTERM, started again.
+        // Requests in flight at every step: SIGTERM, not ready and so taken out of nginx
+        // while still serving, listener closed, exit; started again, back in once ready.
         await moreRequests(result, 30);
         exits.push(await t.cluster.restartInstance(instance.index));
       }
@@ -35,6 +36,20 @@ withServers('A rolling restart under load (cluster)', () => {
     await load;
 
     expect(exits).toEqual([0, 1, 2].map(() => ({ code: 0, signal: null })));
+    const changes = t.nginxChanges.map((change) => change.line);
+    for (const { index } of t.cluster.instances) {
+      const out = changes.findIndex((line) =>
+        new RegExp(`^instance ${index} .* not ready: taken out of nginx$`).test(line),
+      );
+      const back = changes.findIndex((line) =>
+        new RegExp(`^instance ${index} .* ready: back in nginx$`).test(line),
+      );
+      expect({ index, out: out >= 0, backAfterwards: back > out }).toEqual({
+        index,
+        out: true,
+        backAfterwards: true,
+      });
+    }
     const ops = new Set(result.requests.map((r) => r.op));
     expect([...ops].sort()).toEqual(['create', 'get', 'list', 'update', 'upload']);
     expect(result.requests.filter((r) => r.status < 200 || r.status >= 300)).toEqual([]);

@@ -194,25 +194,40 @@ export function preStopSeconds(container: Loose): number | undefined {
 }
 
 /**
- * After SIGTERM the service exits by itself within SHUTDOWN_TIMEOUT_MS plus its close margin
- * (src/shutdown/shutdown-signals.ts), and the preStop sleep comes before SIGTERM: the grace
- * period must outlast all three, or the kubelet kills requests still draining.
+ * On deletion the pod leaves the Service's endpoints while the preStop sleep runs; SIGTERM
+ * comes after it. The service then stays not ready but serving for SHUTDOWN_DRAIN_MS, long
+ * enough for the readiness probe to fail (when SIGTERM comes without a deletion, as on a
+ * restart by the kubelet, readiness is what takes the pod out), and exits by itself within
+ * SHUTDOWN_TIMEOUT_MS plus its close margin (src/shutdown/shutdown-signals.ts): the grace
+ * period must outlast all four, or the kubelet kills requests still draining.
  */
 export function drainProblems(
   pod: Loose,
   container: Loose,
-  shutdownTimeoutMs: number,
+  shutdown: { drainMs: number; timeoutMs: number },
   closeMarginMs: number,
 ): string[] {
   const sleep = preStopSeconds(container);
   if (sleep === undefined || !(sleep > 0)) return ['no preStop sleep'];
-  const needed = sleep + (shutdownTimeoutMs + closeMarginMs) / 1000;
+  const probe = container.readinessProbe;
+  if (!probe) return ['no readinessProbe'];
+  const problems: string[] = [];
+  // Kubernetes' defaults: every 10 s, 3 failures.
+  const period = probe.periodSeconds ?? 10;
+  const threshold = probe.failureThreshold ?? 3;
+  if (shutdown.drainMs < period * threshold * 1000) {
+    problems.push(
+      `SHUTDOWN_DRAIN_MS ${shutdown.drainMs / 1000} s is shorter than the readiness probe takes to fail: ${period} s x ${threshold}`,
+    );
+  }
+  const parts = [sleep, shutdown.drainMs / 1000, shutdown.timeoutMs / 1000, closeMarginMs / 1000];
   const grace = pod.terminationGracePeriodSeconds ?? 30;
-  return grace > needed
-    ? []
-    : [
-        `terminationGracePeriodSeconds ${grace} is not above preStop ${sleep} s + drain ${needed - sleep} s`,
-      ];
+  if (!(grace > parts.reduce((sum, part) => sum + part, 0))) {
+    problems.push(
+      `terminationGracePeriodSeconds ${grace} is not above preStop ${parts[0]} s + SHUTDOWN_DRAIN_MS ${parts[1]} s + SHUTDOWN_TIMEOUT_MS ${parts[2]} s + close margin ${parts[3]} s`,
+    );
+  }
+  return problems;
 }
 
 /** The close margin, read from the shutdown code so that no second copy can drift. */

@@ -21,6 +21,7 @@ import {
   only,
   podSpec,
   portNumber,
+  preStopSeconds,
   probeProblems,
   readKustomization,
   readManifests,
@@ -188,21 +189,54 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
   });
 
   describe('rollouts and shutdown', () => {
-    it('should outlast the preStop sleep, the drain and the close margin before SIGKILL', () => {
-      expect(drainProblems(pod, api, apiSettings.SHUTDOWN_TIMEOUT_MS, closeMarginMs())).toEqual([]);
-      const sleeping = { lifecycle: { preStop: { exec: { command: ['sleep', '10'] } } } };
-      const hurried = { terminationGracePeriodSeconds: 30 };
-      expect(drainProblems(hurried, sleeping, 15_000, 5_000)).toEqual([
-        'terminationGracePeriodSeconds 30 is not above preStop 10 s + drain 20 s',
+    it('should outlast the preStop sleep, the drain, the requests in flight and the close margin before SIGKILL', () => {
+      const shutdown = {
+        drainMs: apiSettings.SHUTDOWN_DRAIN_MS,
+        timeoutMs: apiSettings.SHUTDOWN_TIMEOUT_MS,
+      };
+      expect(drainProblems(pod, api, shutdown, closeMarginMs())).toEqual([]);
+      // The arithmetic as docs/operations.md tells it: 5 + 10 + 15 + 5 = 35 < 45.
+      expect({
+        preStop: preStopSeconds(api),
+        drainMs: shutdown.drainMs,
+        timeoutMs: shutdown.timeoutMs,
+        closeMarginMs: closeMarginMs(),
+        grace: pod.terminationGracePeriodSeconds,
+      }).toEqual({
+        preStop: 5,
+        drainMs: 10_000,
+        timeoutMs: 15_000,
+        closeMarginMs: 5_000,
+        grace: 45,
+      });
+
+      const sleeping = {
+        lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
+        readinessProbe: { periodSeconds: 5, failureThreshold: 2 },
+      };
+      const usual = { drainMs: 10_000, timeoutMs: 15_000 };
+      expect(drainProblems({ terminationGracePeriodSeconds: 35 }, sleeping, usual, 5_000)).toEqual([
+        'terminationGracePeriodSeconds 35 is not above preStop 5 s + SHUTDOWN_DRAIN_MS 10 s + SHUTDOWN_TIMEOUT_MS 15 s + close margin 5 s',
       ]);
-      expect(drainProblems({}, sleeping, 15_000, 5_000)).toEqual([
-        'terminationGracePeriodSeconds 30 is not above preStop 10 s + drain 20 s',
+      expect(drainProblems({}, sleeping, usual, 5_000)).toEqual([
+        'terminationGracePeriodSeconds 30 is not above preStop 5 s + SHUTDOWN_DRAIN_MS 10 s + SHUTDOWN_TIMEOUT_MS 15 s + close margin 5 s',
       ]);
-      const nativeSleep = { lifecycle: { preStop: { sleep: { seconds: 20 } } } };
+      const nativeSleep = { ...sleeping, lifecycle: { preStop: { sleep: { seconds: 20 } } } };
       expect(
-        drainProblems({ terminationGracePeriodSeconds: 40 }, nativeSleep, 15_000, 5_000),
-      ).toEqual(['terminationGracePeriodSeconds 40 is not above preStop 20 s + drain 20 s']);
-      expect(drainProblems(pod, {}, 15_000, 5_000)).toEqual(['no preStop sleep']);
+        drainProblems({ terminationGracePeriodSeconds: 50 }, nativeSleep, usual, 5_000),
+      ).toEqual([
+        'terminationGracePeriodSeconds 50 is not above preStop 20 s + SHUTDOWN_DRAIN_MS 10 s + SHUTDOWN_TIMEOUT_MS 15 s + close margin 5 s',
+      ]);
+      expect(drainProblems(pod, { ...sleeping, lifecycle: {} }, usual, 5_000)).toEqual([
+        'no preStop sleep',
+      ]);
+      const generous = { terminationGracePeriodSeconds: 120 };
+      expect(drainProblems(generous, sleeping, { ...usual, drainMs: 5_000 }, 5_000)).toEqual([
+        'SHUTDOWN_DRAIN_MS 5 s is shorter than the readiness probe takes to fail: 5 s x 2',
+      ]);
+      expect(drainProblems(generous, { lifecycle: sleeping.lifecycle }, usual, 5_000)).toEqual([
+        'no readinessProbe',
+      ]);
     });
 
     it('should let a starting pod wait out the migration lock', () => {
