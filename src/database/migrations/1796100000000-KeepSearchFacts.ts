@@ -5,9 +5,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * "Search"):
  * - `pet_tags.pet_age`, the linked pet's age, under the tag's index: a tag with an age range
  *   (`tag=…&minAge=…`) counts from that index alone instead of reading every pet of the tag.
- *   The statement creating a pet writes it (the new pet is not visible to a trigger of the
- *   same statement); any other link is filled in by `pet_tags_pet_age`, and an age change
- *   is copied to the pet's links by `pets_age_to_tags`.
+ *   The statement creating a pet writes it (the new pet is not visible to a row trigger of
+ *   the same statement; where it does not, the pet's insert trigger fills it in); any other
+ *   link is filled in by `pet_tags_pet_age`, and an age change is copied to the pet's links
+ *   by `pets_age_to_tags`.
  * - `pet_documents.status`, `category_id` and `tag_ids`: the facets of a search count from
  *   the matching documents alone instead of reading each match's pet and links. Written by
  *   `pet_documents_refresh` with the document, and a status change now refreshes it too.
@@ -40,6 +41,17 @@ export class KeepSearchFacts1796100000000 implements MigrationInterface {
       BEGIN
         UPDATE pet_tags SET pet_age = NEW.age
          WHERE pet_id = NEW.id AND pet_age IS DISTINCT FROM NEW.age;
+        RETURN NULL;
+      END $$`);
+    // Links written with the pet in one statement but without its age (the previous
+    // release's create, during a rolling update) get it once the pet is visible.
+    await queryRunner.query(`
+      CREATE OR REPLACE FUNCTION "pets_search_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pet_documents_refresh(ARRAY(SELECT id FROM inserted));
+        PERFORM search_words_add(ARRAY(SELECT concat_ws(' ', name, breed) FROM inserted));
+        UPDATE pet_tags pt SET pet_age = i.age FROM inserted i
+         WHERE pt.pet_id = i.id AND i.age IS NOT NULL AND pt.pet_age IS NULL;
         RETURN NULL;
       END $$`);
     // After the statement's own links are written: those it linked get the new age too.
@@ -148,6 +160,13 @@ export class KeepSearchFacts1796100000000 implements MigrationInterface {
     await queryRunner.query(
       `ALTER TABLE "pet_documents" DROP "tag_ids", DROP "category_id", DROP "status"`,
     );
+    await queryRunner.query(`
+      CREATE OR REPLACE FUNCTION "pets_search_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pet_documents_refresh(ARRAY(SELECT id FROM inserted));
+        PERFORM search_words_add(ARRAY(SELECT concat_ws(' ', name, breed) FROM inserted));
+        RETURN NULL;
+      END $$`);
     await queryRunner.query(`DROP TRIGGER "pets_age_to_tags" ON "pets"`);
     await queryRunner.query(`DROP FUNCTION "pets_age_to_tags"()`);
     await queryRunner.query(`DROP TRIGGER "pet_tags_pet_age" ON "pet_tags"`);

@@ -193,6 +193,22 @@ describe('Pet search (e2e)', () => {
       ]);
     });
 
+    it("should count a tag's pets by age when a create wrote the links without the age", async () => {
+      // The previous release's create, during a rolling update: pet and links in one
+      // statement, the links without the pet's age.
+      await t.dataSource.query(
+        `WITH pet AS (INSERT INTO pets (name, category_id, status, age)
+                      VALUES ('Old release pet', $1, 'available', 7) RETURNING id)
+         INSERT INTO pet_tags (pet_id, tag_id)
+         SELECT pet.id, tags.id FROM pet, tags WHERE tags.name = 'friendly'`,
+        [dogs.id],
+      );
+      const res = await list('tag=friendly&minAge=6&limit=1').expect(200);
+      expect(res.body.pets.map((p: PetBody) => p.name)).toEqual(['Old release pet']);
+      expect(res.body.pagination.total).toBe(1);
+      await t.dataSource.query("DELETE FROM pets WHERE name = 'Old release pet'");
+    });
+
     it('should sort by age either way, pets without an age last, ties by id descending', async () => {
       const ageless = idsOf('Tom', 'Scout', 'Pup', 'Lonely Labrador');
       expect(await names('sort=age&category=dogs')).toEqual([
