@@ -204,7 +204,7 @@ describe('Pet search (e2e)', () => {
         [dogs.id],
       );
       const res = await list('tag=friendly&minAge=6&limit=1').expect(200);
-      expect(res.body.pets.map((p: PetBody) => p.name)).toEqual(['Old release pet']);
+      expect((res.body.pets as PetBody[]).map((p) => p.name)).toEqual(['Old release pet']);
       expect(res.body.pagination.total).toBe(1);
       await t.dataSource.query("DELETE FROM pets WHERE name = 'Old release pet'");
     });
