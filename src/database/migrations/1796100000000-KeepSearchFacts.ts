@@ -43,6 +43,11 @@ export class KeepSearchFacts1796100000000 implements MigrationInterface {
          WHERE pet_id = NEW.id AND pet_age IS DISTINCT FROM NEW.age;
         RETURN NULL;
       END $$`);
+    // After the statement's own links are written: those it linked get the new age too.
+    await queryRunner.query(`
+      CREATE TRIGGER "pets_age_to_tags" AFTER UPDATE OF "age" ON "pets"
+      FOR EACH ROW WHEN (OLD."age" IS DISTINCT FROM NEW."age")
+      EXECUTE FUNCTION "pets_age_to_tags"()`);
     // Links written with the pet in one statement but without its age (the previous
     // release's create, during a rolling update) get it once the pet is visible.
     await queryRunner.query(`
@@ -54,11 +59,6 @@ export class KeepSearchFacts1796100000000 implements MigrationInterface {
          WHERE pt.pet_id = i.id AND i.age IS NOT NULL AND pt.pet_age IS NULL;
         RETURN NULL;
       END $$`);
-    // After the statement's own links are written: those it linked get the new age too.
-    await queryRunner.query(`
-      CREATE TRIGGER "pets_age_to_tags" AFTER UPDATE OF "age" ON "pets"
-      FOR EACH ROW WHEN (OLD."age" IS DISTINCT FROM NEW."age")
-      EXECUTE FUNCTION "pets_age_to_tags"()`);
 
     await queryRunner.query(`
       ALTER TABLE "pet_documents" ADD "status" "public"."pet_status",
