@@ -55,6 +55,8 @@ export class Pet {
   @ManyToMany(() => Tag)
   @JoinTable({
     name: 'pet_tags',
+    // The table is PetTag's (with each pet's age): described there, not twice.
+    synchronize: false,
     joinColumn: { name: 'pet_id', foreignKeyConstraintName: 'FK_pet_tags_pet' },
     inverseJoinColumn: { name: 'tag_id', foreignKeyConstraintName: 'FK_pet_tags_tag' },
   })

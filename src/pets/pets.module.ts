@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pet } from './pet.entity.js';
+import { PetTag } from './pet-tag.entity.js';
 import { Tag } from './tag.entity.js';
 import { PetEventRecord } from './pet-event.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -11,7 +12,7 @@ import { PetsRepository } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Pet, Tag, PetEventRecord]), IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([Pet, Tag, PetTag, PetEventRecord]), IdempotencyModule],
   controllers: [PetsController],
   providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
   exports: [PetsService, PetHistoryService],
