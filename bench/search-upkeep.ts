@@ -13,7 +13,6 @@ const TRIGGERS: [table: string, trigger: string][] = [
   ['pets', 'pets_age_to_tags'],
   ['pet_tags', 'pet_tags_search_insert'],
   ['pet_tags', 'pet_tags_search_delete'],
-  ['pet_tags', 'pet_tags_pet_age'],
 ];
 const INDEXES = [
   'IDX_pets_name_lower',

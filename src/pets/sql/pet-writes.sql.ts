@@ -28,8 +28,8 @@ export interface PetChanges {
 /**
  * With tags, the links are written and the tags read back in the same statement, from the
  * tags table: links written by a statement are not visible to its own sub-selects. The
- * links carry the pet's age, which the trigger filling it in cannot see yet (migration
- * KeepSearchFacts).
+ * links carry the pet's age (migration KeepSearchFacts), which the links' trigger would
+ * otherwise write in a second version of each (LightenSearchUpkeep).
  */
 export function insertPetQuery(
   fields: PetWriteFields,
@@ -194,6 +194,6 @@ export const UPSERT_TAGS = `INSERT INTO tags (name)
 export const UNLINK_TAGS = `DELETE FROM pet_tags pt USING tags t
   WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`;
 
-/** A pet linked to the tags of these names, which exist already. */
-export const LINK_TAGS = `INSERT INTO pet_tags (pet_id, tag_id)
-  SELECT $1, id FROM tags WHERE name = ANY($2::text[])`;
+/** A pet linked to the tags of these names, which exist already, its age beside each link. */
+export const LINK_TAGS = `INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+  SELECT p.id, t.id, p.age FROM pets p, tags t WHERE p.id = $1 AND t.name = ANY($2::text[])`;

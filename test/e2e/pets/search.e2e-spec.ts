@@ -209,6 +209,23 @@ describe('Pet search (e2e)', () => {
       await t.dataSource.query("DELETE FROM pets WHERE name = 'Old release pet'");
     });
 
+    it("should count a tag's pets by age when a link to an existing pet was written without the age", async () => {
+      // The previous release's update, linking a tag to a pet that exists already.
+      const [{ id }] = await t.dataSource.query(
+        `INSERT INTO pets (name, category_id, status, age)
+         VALUES ('Old release pet', $1, 'available', 7) RETURNING id`,
+        [dogs.id],
+      );
+      await t.dataSource.query(
+        `INSERT INTO pet_tags (pet_id, tag_id) SELECT $1, id FROM tags WHERE name = 'friendly'`,
+        [id],
+      );
+      const res = await list('tag=friendly&minAge=6&limit=1').expect(200);
+      expect((res.body.pets as PetBody[]).map((p) => p.name)).toEqual(['Old release pet']);
+      expect(res.body.pagination.total).toBe(1);
+      await t.dataSource.query('DELETE FROM pets WHERE id = $1', [id]);
+    });
+
     it('should sort by age either way, pets without an age last, ties by id descending', async () => {
       const ageless = idsOf('Tom', 'Scout', 'Pup', 'Lonely Labrador');
       expect(await names('sort=age&category=dogs')).toEqual([
