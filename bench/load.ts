@@ -104,6 +104,26 @@ export async function prepareDatabase(database: string, pets: number): Promise<v
   await seedPets({ DATABASE_URL: databaseUrl(database) }, pets - (counted ?? 0));
 }
 
+/**
+ * What autovacuum would have done to the outbox by now, on a server that runs without it
+ * (this machine's test cluster: `autovacuum = off`). Each create queues an outbox row that
+ * the relay deletes; unvacuumed, the dead rows and the statistics of an empty table turn
+ * the relay's claim into a scan of the whole backlog (300 ms a claim after a minute of
+ * creates), and the create rows would measure that instead of the service.
+ */
+export async function vacuumLikeAutovacuum(database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl(database) });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ on: boolean }>(
+      `SELECT current_setting('autovacuum')::bool AS on`,
+    );
+    if (!rows[0].on) await client.query('VACUUM ANALYZE outbox_messages');
+  } finally {
+    await client.end();
+  }
+}
+
 export async function json<T>(response: Response): Promise<T> {
   if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
   return (await response.json()) as T;
