@@ -2,6 +2,7 @@ import type { Provider, Type } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type MigrationInterface } from 'typeorm';
 import { AppConfigModule } from '../../src/config/config.module.js';
 import { DatabaseModule } from '../../src/database/database.module.js';
 import type { TxHost } from '../../src/database/transactions.js';
@@ -21,6 +22,8 @@ export interface RepositoryHarness {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Runs `work` in a transaction of the app's host: the repositories it calls join it. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs a migration up or down on a runner of its own, as the migration run would. */
+  migrate(migration: MigrationInterface, direction: 'up' | 'down'): Promise<void>;
   /** The database, for a session of a test's own (PostgreSQL only: PGlite serves one). */
   database: TestDatabase;
   /** Closes the module, then drops the database. */
@@ -75,6 +78,14 @@ export async function createRepositoryHarness(
       }
     },
     transaction: (work) => txHost.withTransaction(work),
+    migrate: async (migration, direction) => {
+      const runner = moduleRef.get(DataSource).createQueryRunner();
+      try {
+        await migration[direction](runner);
+      } finally {
+        await runner.release();
+      }
+    },
     database,
     close: async () => {
       try {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DataSource } from 'typeorm';
 import { CreateOutbox1795700000000 } from '../../../src/database/migrations/1795700000000-CreateOutbox.js';
 import { NO_ACTOR } from '../../../src/pets/pet-actor.js';
 import type { PetEvent } from '../../../src/pets/pet-events.js';
@@ -21,14 +20,7 @@ describe(CreateOutbox1795700000000.name, () => {
   let harness: RepositoryHarness;
   const migration = new CreateOutbox1795700000000();
 
-  const run = async (direction: 'up' | 'down') => {
-    const runner = harness.get(DataSource).createQueryRunner();
-    try {
-      await migration[direction](runner);
-    } finally {
-      await runner.release();
-    }
-  };
+  const run = (direction: 'up' | 'down') => harness.migrate(migration, direction);
 
   beforeAll(async () => {
     harness = await createRepositoryHarness([PetsRepository, PreparedStatements]);

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
 import { ShardPetCounts1796200000000 } from '../../../src/database/migrations/1796200000000-ShardPetCounts.js';
 import { PreparedStatements } from '../../../src/database/prepared-statements.js';
 import { PetsRepository } from '../../../src/pets/pets.repository.js';
@@ -20,14 +19,7 @@ describe(ShardPetCounts1796200000000.name, () => {
   let categoryId: number;
   const migration = new ShardPetCounts1796200000000();
 
-  const run = async (direction: 'up' | 'down') => {
-    const runner = harness.get(DataSource).createQueryRunner();
-    try {
-      await migration[direction](runner);
-    } finally {
-      await runner.release();
-    }
-  };
+  const run = (direction: 'up' | 'down') => harness.migrate(migration, direction);
   const insertPet = `INSERT INTO pets (name, category_id, status) VALUES ('Rex', $1, 'available') RETURNING id`;
   /** What the API reads: the list's total and the inventory's count, for the category. */
   const counted = async () => {
