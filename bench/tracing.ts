@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { OtlpSink } from './otlp-sink.js';
 
 /** The `--variant=KEY=VALUE` arguments: the settings a second app process runs with. */
@@ -12,10 +13,13 @@ export function variantOf(argv: string[]): Record<string, string> {
   );
 }
 
-/** The tracing preload beside a build's main.js, as `npm start` loads it (none in older builds). */
+/**
+ * The tracing preload beside a build's main.js, as `npm start` loads it (none in older
+ * builds); `main` relative to the working directory, or absolute (BENCH_COMPARE_APP).
+ */
 export function preloadOf(main: string): string[] {
   const preload = join(dirname(main), 'tracing', 'preload.js');
-  return existsSync(preload) ? ['--import', `./${preload}`] : [];
+  return existsSync(preload) ? ['--import', pathToFileURL(resolve(preload)).href] : [];
 }
 
 /**
