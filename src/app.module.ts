@@ -11,6 +11,7 @@ import { ConsoleHostModule } from './console-host/console-host.module.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
 import { ContentTypeGuard } from './common/http/content-type.guard.js';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware.js';
+import { RouteMetadataModule } from './common/metadata/route-metadata.js';
 import { bodyAndQueryValidationPipe } from './common/pipes/body-and-query-validation.pipe.js';
 import { SafeInputPipe } from './common/pipes/safe-input.pipe.js';
 import { UnknownRouteModule } from './common/http/unknown-route.controller.js';
@@ -37,6 +38,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 @Module({
   imports: [
     AppConfigModule,
+    RouteMetadataModule,
     LoggingModule,
     ShutdownModule,
     DatabaseModule,

@@ -27,6 +27,7 @@ import { RolesGuard } from './guards/roles.guard.js';
 import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
+import { RouteMetadataModule } from '../common/metadata/route-metadata.js';
 import { TokenService } from './token.service.js';
 import { Session, SpentRefreshToken } from './sessions/session.entity.js';
 import { SessionsController, UserSessionsController } from './sessions/sessions.controller.js';
@@ -40,6 +41,7 @@ import { SessionsService } from './sessions/sessions.service.js';
     AuditModule,
     IdempotencyModule,
     RateLimitModule,
+    RouteMetadataModule,
     // Stateless: what a strategy returns is put on request.principal, never in a session.
     PassportModule.register({ session: false, property: 'principal' }),
     JwtKeyModule,

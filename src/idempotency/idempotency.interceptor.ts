@@ -5,7 +5,6 @@ import {
   NestInterceptor,
   SetMetadata,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { catchError, mergeMap, of, throwError, type Observable } from 'rxjs';
 import { ApiException, type ErrorCode } from '../common/errors/api-exception.js';
@@ -16,6 +15,7 @@ import { idempotencyKeyOf } from './idempotency-key.js';
 import type { StoredResponse } from './idempotency.repository.js';
 import { IdempotencyService } from './idempotency.service.js';
 import { requestFingerprint } from './request-fingerprint.js';
+import { RouteMetadata } from '../common/metadata/route-metadata.js';
 
 export interface IdempotentOptions {
   /** Top-level response fields never stored (a secret shown once): a replay leaves them out. */
@@ -45,7 +45,7 @@ interface StoredError {
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly idempotency: IdempotencyService,
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadata,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {

@@ -1,5 +1,4 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
@@ -20,6 +19,7 @@ import {
   windowState,
   type WindowState,
 } from './window-state.js';
+import { RouteMetadata } from '../common/metadata/route-metadata.js';
 
 /**
  * @nestjs/throttler's guard, extended for what docs/rate-limits.md adds:
@@ -43,7 +43,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
-    reflector: Reflector,
+    reflector: RouteMetadata,
     private readonly metricsService: MetricsService,
     private readonly rateLimits: RateLimitService,
   ) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RouteMetadataModule } from '../common/metadata/route-metadata.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -34,7 +35,7 @@ function counters(
 
 // MetricsModule is global in the app; imported here for contexts without it (the CLI).
 @Module({
-  imports: [MetricsModule],
+  imports: [MetricsModule, RouteMetadataModule],
   controllers: [RateLimitController],
   providers: [
     RateLimitService,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { ApiException } from '../common/errors/api-exception.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
@@ -21,6 +20,7 @@ import {
   windowState,
   type WindowState,
 } from './window-state.js';
+import { RouteMetadata } from '../common/metadata/route-metadata.js';
 
 export interface CallerBudget {
   tier: Tier;
@@ -39,7 +39,7 @@ export class RateLimitService {
   constructor(
     @Inject(rateLimitConfig.KEY) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_STORAGE) private readonly storage: RateLimitStorage,
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadata,
   ) {}
 
   /** The caller's budget in every window, read without spending any of it. */

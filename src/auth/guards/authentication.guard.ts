@@ -1,15 +1,15 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { AuthErrors } from '../auth-errors.js';
 import { BEARER_ONLY_KEY } from '../bearer-only.decorator.js';
+import { RouteMetadata } from '../../common/metadata/route-metadata.js';
 
 /** Secure by default: every route needs a valid credential unless marked @Public(). */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(private readonly reflector: RouteMetadata) {}
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];

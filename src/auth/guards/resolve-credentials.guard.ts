@@ -1,5 +1,4 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { IS_PUBLIC_KEY } from '../../common/decorators/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
@@ -8,6 +7,7 @@ import type { Principal } from '../../common/types/principal.js';
 import { RateLimitService } from '../../rate-limit/rate-limit.service.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
+import { RouteMetadata } from '../../common/metadata/route-metadata.js';
 
 /**
  * First global guard: resolves the request's credentials into who it acts as
@@ -31,7 +31,7 @@ import { JwtAuthGuard } from './jwt-auth.guard.js';
 @Injectable()
 export class ResolveCredentialsGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
+    private readonly reflector: RouteMetadata,
     private readonly jwtGuard: JwtAuthGuard,
     private readonly apiKeyGuard: ApiKeyAuthGuard,
     private readonly rateLimits: RateLimitService,

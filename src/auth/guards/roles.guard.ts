@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { DEFAULT_ROLES, ROLES_KEY } from '../../common/decorators/roles.decorator.js';
 import type { Role } from '../../common/types/principal.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { RouteMetadata } from '../../common/metadata/route-metadata.js';
 
 /**
  * Enforces @Roles(...), or DEFAULT_ROLES on a route without it; runs after
@@ -11,7 +11,7 @@ import { ApiException } from '../../common/errors/api-exception.js';
  */
 @Injectable()
 export class RolesGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(private readonly reflector: RouteMetadata) {}
 
   canActivate(context: ExecutionContext): boolean {
     const roles =

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { CONSUMES_KEY, NO_BODY } from '../decorators/consumes.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
+import { RouteMetadata } from '../metadata/route-metadata.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -35,7 +35,7 @@ function refuseFields(body: unknown): void {
  */
 @Injectable()
 export class ContentTypeGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(private readonly reflector: RouteMetadata) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
