@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import helmet from 'helmet';
 import { appConfig, type AppConfig } from './config/app.config.js';
 import {
   API_KEY_HEADER,
@@ -15,6 +14,7 @@ import {
 } from './common/http/header-names.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
+import { securityHeaders } from './common/http/security-headers.js';
 import { applyApiPrefix } from './common/http/route-space.js';
 import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
@@ -43,7 +43,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const metrics = app.get(MetricsService);
   if (metrics.enabled) app.use(metrics.observeRequests());
   app.use(
-    helmet({
+    securityHeaders({
       // A JSON API: nothing may be loaded by or framed in a page that renders a response.
       contentSecurityPolicy: {
         useDefaults: false,
