@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
+import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
+import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { ROLES, type Principal, type Role } from '../../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import { UserStatus } from '../../users/user-status.js';
@@ -15,6 +17,11 @@ export const JWT_ALGORITHM = 'HS256';
 
 /** docs/identity.md fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
 export const TOKEN_TTL_SECONDS = 3600;
+
+/** Verified tokens remembered at once; past it the oldest is forgotten, and verified again. */
+const VERIFIED_TOKENS_MAX_ENTRIES = 10_000;
+
+const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 
 interface Claims {
   sub?: unknown;
@@ -31,10 +38,17 @@ interface Claims {
  * secret is re-imported on every verify), issuer, audience and expiry; `validate` checks
  * what jsonwebtoken does not (our claims and lifetime) and the account's current state.
  * Failures of the first kind reach JwtAuthGuard.handleRequest as `info`; `validate`
- * throws the documented error itself (docs/identity.md).
+ * throws the documented error itself (docs/identity.md). A token verified once is not
+ * verified again while it lasts (`authenticate`).
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  /** The claims of tokens that jsonwebtoken has verified, by the token's text. */
+  private readonly verified = new TtlCache<string, Claims>(
+    TOKEN_TTL_SECONDS * 1000,
+    VERIFIED_TOKENS_MAX_ENTRIES,
+  );
+
   constructor(
     @Inject(authConfig.KEY) cfg: AuthConfig,
     @Inject(JWT_KEY) key: KeyObject,
@@ -42,16 +56,44 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     private readonly sessions: SessionsService,
   ) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerToken,
       // passport-jwt's typings ask for a string or Buffer; jsonwebtoken takes a KeyObject.
       secretOrKey: key as unknown as string,
       algorithms: [JWT_ALGORITHM],
       issuer: cfg.jwtIssuer,
       audience: cfg.jwtAudience,
+      passReqToCallback: true,
     });
   }
 
-  async validate(claims: Claims): Promise<Principal> {
+  /**
+   * The same text is the same signature over the same claims: of what jsonwebtoken checked
+   * when the token was first seen, only the expiry can have changed since, and it is
+   * checked here as jsonwebtoken does. Verifying (an HMAC and two JSON parses) was the
+   * largest share of the work of a read (docs/performance.md). `validate` still runs on
+   * every request: the account's state and the session are never taken from here.
+   */
+  override authenticate(request: Request, options?: object): void {
+    const token = bearerToken(request);
+    const claims = token === null ? undefined : this.verified.get(token);
+    if (claims === undefined || !unexpired(claims)) {
+      super.authenticate(request, options);
+      return;
+    }
+    this.principalOf(claims).then(
+      (principal) => this.success(principal),
+      (error: unknown) => this.error(error as Error),
+    );
+  }
+
+  /** passport-jwt's callback, once it has verified the token that `request` carries. */
+  async validate(request: Request, claims: Claims): Promise<Principal> {
+    const principal = await this.principalOf(claims);
+    this.verified.set(bearerToken(request)!, claims);
+    return principal;
+  }
+
+  private async principalOf(claims: Claims): Promise<Principal> {
     const { userId, iat, sessionId } = this.checkedClaims(claims);
     const [state, sessionLive] = await Promise.all([
       this.users.accessStateOf(userId),
@@ -93,6 +135,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     }
     return { userId: Number(sub), iat, sessionId: sid === undefined ? undefined : Number(sid) };
   }
+}
+
+/** jsonwebtoken's test: a token expires at the start of its `exp` second. */
+function unexpired({ exp }: Claims): boolean {
+  return typeof exp === 'number' && Math.floor(Date.now() / 1000) < exp;
 }
 
 /** A bigint id as a claim carries it: decimal digits, in a string. */

@@ -4,6 +4,7 @@ import { generateApiKey } from '../../../src/auth/api-key-format.js';
 import { bearer, createApiKey, createUser, signToken, validClaims } from '../../support/auth.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { errorBody } from '../../support/errors.js';
+import { waitFor } from '../../support/wait.js';
 
 const BEARER_CHALLENGE = 'Bearer realm="petstore"';
 
@@ -265,6 +266,24 @@ describe('Auth (e2e)', () => {
         }),
       );
       expect(Date.parse(res.body.details.current_time)).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    it('should refuse a token accepted before once its expiry has passed', async () => {
+      // Issued so that it expires two seconds from now (a token lives exactly one hour).
+      const expiresAt = Math.floor(Date.now() / 1000) + 2;
+      const claims = validClaims(t, t.plainUser, expiresAt - 3600);
+      const token = signToken(claims, { secret: t.jwt.secret });
+      await t.http.get('/v1/pets').set(bearer(token)).expect(200);
+
+      await waitFor(() => Promise.resolve(Date.now() >= expiresAt * 1000));
+      const res = await t.http.get('/v1/pets').set(bearer(token));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(
+        errorBody('EXPIRED_TOKEN', {
+          expired_at: new Date(expiresAt * 1000).toISOString(),
+          current_time: expect.any(String),
+        }),
+      );
     });
 
     it('should take the role from the account, not from the token', async () => {
