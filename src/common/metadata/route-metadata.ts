@@ -1,6 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
+/** A handler or a controller class, as Reflector takes them. */
+type Target = Parameters<Reflector['get']>[1];
+
 /**
  * Nest's Reflector, remembering what it has read. Route metadata is written by decorators
  * when the classes load and never changes afterwards, yet the global guards read it on
@@ -9,9 +12,6 @@ import { Reflector } from '@nestjs/core';
  * reflect-metadata's walk of the target's prototype chain. Reflector's other reads
  * (`getAllAndOverride`, `getAll`, `getAllAndMerge`) go through `get`.
  */
-/** A handler or a controller class, as Reflector takes them. */
-type Target = Parameters<Reflector['get']>[1];
-
 @Injectable()
 export class RouteMetadata extends Reflector {
   private readonly values = new WeakMap<Target, Map<unknown, unknown>>();
