@@ -70,8 +70,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    * The same text is the same signature over the same claims: of what jsonwebtoken checked
    * when the token was first seen, only the expiry can have changed since, and it is
    * checked here as jsonwebtoken does. Verifying (an HMAC and two JSON parses) was the
-   * largest share of the work of a read (docs/performance.md). `validate` still runs on
-   * every request: the account's state and the session are never taken from here.
+   * largest share of the work of a read (docs/performance.md). The claim, account and
+   * session checks (`principalOf`) still run on every request: they are never taken from here.
    */
   override authenticate(request: Request, options?: object): void {
     const token = bearerToken(request);
