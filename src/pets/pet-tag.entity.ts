@@ -8,7 +8,6 @@ import { Tag } from './tag.entity.js';
  * `Pet.tags`' join table, so that the schema test checks the age and its index too.
  */
 @Entity({ name: 'pet_tags' })
-@Index('IDX_4771036460e95ff8bd540c9759', ['petId'])
 @Index('IDX_pet_tags_tag_age', ['tagId', 'petAge'])
 export class PetTag {
   @PrimaryColumn({ name: 'pet_id', type: 'bigint' })
