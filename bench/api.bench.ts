@@ -18,7 +18,7 @@ import {
   type Sample,
 } from './load.js';
 import { waitForHttp } from './processes.js';
-import { withoutSearchUpkeep } from './search-upkeep.js';
+import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
@@ -266,7 +266,9 @@ export async function run(): Promise<void> {
       // Five full-length rounds even with --quick: run to run, a round of creates varies by
       // more than the cap's 15 %.
       const creates = () =>
-        measure(app, '/v1/pets', { auth, method: 'POST', body, seconds: UPKEEP_SECONDS });
+        afterCheckpoint(databaseUrl(), () =>
+          measure(app, '/v1/pets', { auth, method: 'POST', body, seconds: UPKEEP_SECONDS }),
+        );
       const upkeep = await sideBySide(
         { app: creates, variant: () => withoutSearchUpkeep(databaseUrl(), creates) },
         UPKEEP_ROUNDS,
