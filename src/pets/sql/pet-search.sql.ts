@@ -201,9 +201,9 @@ function countersTotal(filters: PetFilters, param: Param): string {
 }
 
 /**
- * Pets after the cursor's (key, id) in the order `ORDER BY key, id DESC`, pets without a key
- * (no age) last. A key sorted descending and the id compare as one row, which an index on
- * both serves (IDX_pets_created); ascending, the key's own range bounds the scan.
+ * Pets after the cursor's (key, id) in the order `ORDER BY key, id DESC`, for a key that every
+ * pet has. A key sorted descending and the id compare as one row, which an index on both
+ * serves (IDX_pets_created); ascending, the key's own range bounds the scan.
  */
 function afterCursor(
   sort: SortSpec,
@@ -212,16 +212,32 @@ function afterCursor(
   petId: string,
 ): string {
   const id = `${param(after.id)}::int8`;
-  if (after.key === null) return `(${sort.key} IS NULL AND ${petId} < ${id})`;
   const key = `${param(after.key)}::${sort.type}`;
-  const nullsAfter = sort.nullable ? ` OR ${sort.key} IS NULL` : '';
-  if (sort.descending) {
-    return sort.nullable
-      ? `(${sort.key} < ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`
-      : `(${sort.key}, ${petId}) < (${key}, ${id})`;
-  }
-  const range = sort.nullable ? '' : `${sort.key} >= ${key} AND `;
-  return `${range}(${sort.key} > ${key} OR (${sort.key} = ${key} AND ${petId} < ${id})${nullsAfter})`;
+  if (sort.descending) return `(${sort.key}, ${petId}) < (${key}, ${id})`;
+  return `${sort.key} >= ${key} AND (${sort.key} > ${key} OR (${sort.key} = ${key} AND ${petId} < ${id}))`;
+}
+
+/**
+ * Pets after the cursor's (key, id) for a key that some pets lack (age, pets without one
+ * last), as parts that each bound a scan of the sort's index and follow one another in its
+ * order: the cursor's key with smaller ids, the keys after it, the pets without a key. One
+ * condition for all three (`age > k OR (age = k AND id < i) OR age IS NULL`) bounded
+ * nothing, and a page read every pet before it: 1.1 s half-way through 1,000,000 pets.
+ */
+function partsAfterCursor(
+  sort: SortSpec,
+  after: { key: SortKey; id: number },
+  param: Param,
+  petId: string,
+): string[] {
+  const id = `${param(after.id)}::int8`;
+  if (after.key === null) return [`${sort.key} IS NULL AND ${petId} < ${id}`];
+  const key = `${param(after.key)}::${sort.type}`;
+  return [
+    `${sort.key} = ${key} AND ${petId} < ${id}`,
+    `${sort.key} ${sort.descending ? '<' : '>'} ${key}`,
+    `${sort.key} IS NULL`,
+  ];
 }
 
 const orderBy = (sort: SortSpec, key: string, petId = 'p.id') =>
@@ -279,6 +295,14 @@ export function listPetsQuery(
     cut = `SELECT * FROM (SELECT ${columns} FROM ${from}${where(match.conditions)}) m
             WHERE ${afterCursor(rank, filters.after, param, id)}
             ${orderBy(rank, rank.key, id)} ${limit}`;
+  } else if (filters.after && sort.nullable) {
+    // Each part cut to the page, then the page cut from the parts, in order.
+    const parts = partsAfterCursor(sort, filters.after, param, 'p.id').map(
+      (part) =>
+        `(SELECT ${columns} FROM ${from}${where([...match.conditions, part])}
+           ${orderBy(sort, sort.key)} ${limit})`,
+    );
+    cut = `SELECT * FROM (${parts.join(' UNION ALL ')}) u ${orderBy(sort, 'u."sortKey"', 'u.id')} ${limit}`;
   } else {
     const id = ranked ? 'd.pet_id' : 'p.id';
     const conditions = filters.after
