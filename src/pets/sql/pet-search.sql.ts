@@ -228,13 +228,12 @@ function partsAfterCursor(
   sort: SortSpec,
   after: { key: SortKey; id: number },
   param: Param,
-  petId: string,
 ): string[] {
   const id = `${param(after.id)}::int8`;
-  if (after.key === null) return [`${sort.key} IS NULL AND ${petId} < ${id}`];
+  if (after.key === null) return [`${sort.key} IS NULL AND p.id < ${id}`];
   const key = `${param(after.key)}::${sort.type}`;
   return [
-    `${sort.key} = ${key} AND ${petId} < ${id}`,
+    `${sort.key} = ${key} AND p.id < ${id}`,
     `${sort.key} ${sort.descending ? '<' : '>'} ${key}`,
     `${sort.key} IS NULL`,
   ];
@@ -297,7 +296,7 @@ export function listPetsQuery(
             ${orderBy(rank, rank.key, id)} ${limit}`;
   } else if (filters.after && sort.nullable) {
     // Each part cut to the page, then the page cut from the parts, in order.
-    const parts = partsAfterCursor(sort, filters.after, param, 'p.id').map(
+    const parts = partsAfterCursor(sort, filters.after, param).map(
       (part) =>
         `(SELECT ${columns} FROM ${from}${where([...match.conditions, part])}
            ${orderBy(sort, sort.key)} ${limit})`,
