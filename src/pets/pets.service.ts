@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { TtlCache } from '../common/cache/ttl-cache.js';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -43,6 +44,13 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
   });
 }
 
+/** A create that took its tags to exist found one gone. */
+class TagsGoneError extends Error {}
+
+// Names of tags seen committed, for a create to skip creating them (PetsService.create).
+const KNOWN_TAGS_TTL_MS = 10 * 60_000;
+const KNOWN_TAGS_MAX_ENTRIES = 10_000;
+
 /**
  * Pets and their tags. Every write records its events with the change (`pet_events`, in the
  * same statement) and publishes them in its transaction (docs/events.md): that is how other
@@ -50,6 +58,11 @@ function invalidTransition(from: PetStatus, to: PetStatus): ApiException {
  */
 @Injectable()
 export class PetsService {
+  private readonly knownTags = new TtlCache<string, true>(
+    KNOWN_TAGS_TTL_MS,
+    KNOWN_TAGS_MAX_ENTRIES,
+  );
+
   constructor(
     private readonly pets: PetsRepository,
     private readonly events: DomainEvents,
@@ -100,14 +113,34 @@ export class PetsService {
     return this.load(id);
   }
 
-  /** Records and publishes `pet.created` by `actor`. */
-  create(dto: CreatePetDto, actor: PetActor): Promise<PetRow> {
-    const { tags, ...fields } = dto;
+  /**
+   * Records and publishes `pet.created` by `actor`. New tags are created first; when every tag
+   * is one this instance has seen committed, that statement is skipped (one round trip of
+   * five): tags are never deleted, and if one was by hand, the create starts again with it.
+   */
+  async create(dto: CreatePetDto, actor: PetActor): Promise<PetRow> {
+    const names = [...new Set(dto.tags ?? [])];
+    // Only a transaction of its own can be rolled back and started again.
+    const known =
+      !this.txHost.isTransactionActive() && names.every((name) => this.knownTags.get(name));
+    const pet = await this.insert(dto, actor, !known).catch((error: unknown) => {
+      if (!(error instanceof TagsGoneError)) throw error;
+      return this.insert(dto, actor, true);
+    });
+    for (const name of names) this.knownTags.set(name, true);
+    return pet;
+  }
+
+  /** Without `upsertTags`, a tag that does not exist rolls the create back (TagsGoneError). */
+  private insert(dto: CreatePetDto, actor: PetActor, upsertTags: boolean): Promise<PetRow> {
+    const { tags = [], ...fields } = dto;
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
     return this.txHost.withTransaction(async () => {
       // One statement inserts, links the tags, reads back and records; new tags come first.
-      if (tags?.length) await this.pets.upsertTags(tags);
-      return this.published(await this.write(dto, () => this.pets.insert(row, tags ?? [], actor)));
+      if (upsertTags && tags.length) await this.pets.upsertTags(tags);
+      const written = await this.write(dto, () => this.pets.insert(row, tags, actor));
+      if (!upsertTags && written.pet.tags.length < new Set(tags).size) throw new TagsGoneError();
+      return this.published(written);
     });
   }
 

@@ -73,6 +73,20 @@ describe('Pets (e2e)', () => {
       expect(second.tags).toEqual(first.tags);
     });
 
+    it('should create a tag again that was deleted by hand after the service had used it', async () => {
+      await newPet({ tags: ['calm', 'shy'] });
+      await t.dataSource.query(`DELETE FROM tags WHERE name = 'shy'`);
+
+      const pet = await newPet({ tags: ['calm', 'shy'] });
+
+      expect(pet.tags).toEqual([
+        { id: expect.any(Number), name: 'calm' },
+        { id: expect.any(Number), name: 'shy' },
+      ]);
+      const read = await t.http.get(`/v1/pets/${pet.id}`).set(t.user).expect(200);
+      expect(read.body.tags).toEqual(pet.tags);
+    });
+
     it('should refuse an unknown categoryId with 400 VALIDATION_ERROR on categoryId', async () => {
       const res = await createPet({ name: 'Rex', categoryId: 999999, status: 'available' });
       expectValidationError(res, ['categoryId']);
