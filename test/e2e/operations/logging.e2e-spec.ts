@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { AppProcess } from '../../support/app-process.js';
+import { waitFor } from '../../support/wait.js';
 
 // Credentials a caller might send, each of which must never reach a log line.
 const SECRETS = {
@@ -46,6 +47,10 @@ describe('Logs of the built service (e2e)', () => {
         headers: { ...headers, 'x-request-id': 'log-test-read' },
       });
       expect(read.status).toBe(404);
+      // Written while the service runs, within the turn of the event loop that answered.
+      await waitFor(() =>
+        Promise.resolve(app.logs().some((line) => line.requestId === 'log-test-read')),
+      );
       // SIGINT (Ctrl-C) shuts down like SIGTERM, embedded database included.
       app.signal('SIGINT');
       expect(await app.exitCode()).toBe(0);
