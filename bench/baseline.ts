@@ -39,6 +39,7 @@ const txHost = {
   get tx() {
     return current.getStore() ?? poolManager;
   },
+  isTransactionActive: () => current.getStore() !== undefined,
   withTransaction: <T>(work: () => Promise<T>) =>
     current.getStore()
       ? work()
