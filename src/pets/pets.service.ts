@@ -123,23 +123,31 @@ export class PetsService {
     // Only a transaction of its own can be rolled back and started again.
     const known =
       !this.txHost.isTransactionActive() && names.every((name) => this.knownTags.get(name));
-    const pet = await this.insert(dto, actor, !known).catch((error: unknown) => {
+    const pet = await this.insert(dto, names, actor, !known).catch((error: unknown) => {
       if (!(error instanceof TagsGoneError)) throw error;
-      return this.insert(dto, actor, true);
+      return this.insert(dto, names, actor, true);
     });
     for (const name of names) this.knownTags.set(name, true);
     return pet;
   }
 
-  /** Without `upsertTags`, a tag that does not exist rolls the create back (TagsGoneError). */
-  private insert(dto: CreatePetDto, actor: PetActor, upsertTags: boolean): Promise<PetRow> {
+  /**
+   * `names`: the create's distinct tags. Without `upsertTags`, a tag that does not exist rolls
+   * the create back (TagsGoneError).
+   */
+  private insert(
+    dto: CreatePetDto,
+    names: string[],
+    actor: PetActor,
+    upsertTags: boolean,
+  ): Promise<PetRow> {
     const { tags = [], ...fields } = dto;
     const row = { ...fields, photoUrls: fields.photoUrls ?? [] };
     return this.txHost.withTransaction(async () => {
       // One statement inserts, links the tags, reads back and records; new tags come first.
       if (upsertTags && tags.length) await this.pets.upsertTags(tags);
       const written = await this.write(dto, () => this.pets.insert(row, tags, actor));
-      if (!upsertTags && written.pet.tags.length < new Set(tags).size) throw new TagsGoneError();
+      if (!upsertTags && written.pet.tags.length < names.length) throw new TagsGoneError();
       return this.published(written);
     });
   }
