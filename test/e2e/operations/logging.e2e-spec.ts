@@ -47,7 +47,7 @@ describe('Logs of the built service (e2e)', () => {
         headers: { ...headers, 'x-request-id': 'log-test-read' },
       });
       expect(read.status).toBe(404);
-      // Written while the service runs, within the turn of the event loop that answered.
+      // Written while the service runs, not held until it stops.
       await waitFor(() =>
         Promise.resolve(app.logs().some((line) => line.requestId === 'log-test-read')),
       );
