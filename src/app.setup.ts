@@ -16,6 +16,7 @@ import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.j
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
 import { applyApiPrefix } from './common/http/route-space.js';
+import { deliverEarlyAnswers } from './common/http/early-answers.js';
 import { ShutdownService } from './shutdown/shutdown.service.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
 import { AppLogger } from './logging/app-logger.service.js';
@@ -36,6 +37,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   caseSensitiveRoutes(app);
   app.set('trust proxy', config.trustProxy);
   applyHttpLimits(app.getHttpServer(), config.http);
+  deliverEarlyAnswers(app.getHttpServer());
 
   app.use(requestIdMiddleware);
   app.use(app.get(ShutdownService).trackRequests());

@@ -47,9 +47,23 @@ export class ImageUploadInterceptor implements NestInterceptor {
     // Held while the handler works on the buffer, until the answer is sent or abandoned.
     http.getResponse<Response>().once('close', release);
     await new Promise<void>((resolve, reject) => {
-      this.parse(request, http.getResponse<Response>(), (error?: unknown) =>
-        error === undefined ? resolve() : reject(this.toApiException(error)),
-      );
+      // multer reads a refused body to its end before it reports the refusal: a chunked
+      // body that never ends is answered here instead, once it holds more than any upload
+      // may, and what follows is discarded within bounds (common/http/early-answers.ts).
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= MAX_UPLOAD_BODY_BYTES) return;
+        request.off('data', count);
+        reject(this.tooLarge());
+      };
+      this.parse(request, http.getResponse<Response>(), (error?: unknown) => {
+        request.off('data', count);
+        if (error === undefined) resolve();
+        else reject(this.toApiException(error));
+      });
+      // Only while multer reads the body (it pipes a multipart one at once).
+      if (request.readableFlowing) request.on('data', count);
     });
     return next.handle();
   }
@@ -70,7 +84,8 @@ export class ImageUploadInterceptor implements NestInterceptor {
       'PAYLOAD_TOO_LARGE',
       `Images are limited to ${MAX_IMAGE_BYTES} bytes (${MAX_IMAGE_BYTES / 2 ** 20} MB)`,
       { maxBytes: MAX_IMAGE_BYTES },
-      // Stop receiving: the rest of the body is not read, the connection is closed instead.
+      // Nothing more is kept of the body: what still arrives is discarded (within bounds,
+      // common/http/early-answers.ts), then the connection closes.
       { Connection: 'close' },
     );
   }
