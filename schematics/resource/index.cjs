@@ -3,8 +3,10 @@
 // repository that alone touches TypeORM), with its migration, a unit spec of its service and
 // an e2e spec. The new files are the templates under files/ (the module's folder), migration/
 // and e2e/ (the module's own folder under test/e2e/); the only existing files it edits are
-// app.module.ts (the module) and openapi/openapi-builder.ts (the tag). Files are
-// formatted with the project's Prettier settings, so `npm run check` passes as is.
+// app.module.ts (the module) and openapi/openapi-builder.ts (the tag); then, as a task run
+// once they are written, it regenerates openapi/openapi.json and client/schema.d.ts
+// (../regenerate-openapi). Files are formatted with the project's Prettier settings, so
+// `npm run check` passes as is.
 'use strict';
 
 const { strings } = require('@angular-devkit/core');
@@ -19,6 +21,7 @@ const {
   move,
   url,
 } = require('@angular-devkit/schematics');
+const { RunSchematicTask } = require('@angular-devkit/schematics/tasks');
 const pluralize = require('pluralize');
 
 /** What the templates and their paths use; `name` is the plural, as in the route. */
@@ -136,6 +139,10 @@ function main(options) {
       for (const path of [...edited, ...written]) {
         tree.overwrite(path, await format(path, tree.read(path).toString('utf8')));
       }
+    },
+    // Last, once the files above are written: the committed document and client follow.
+    (_, context) => {
+      context.addTask(new RunSchematicTask('regenerate-openapi', {}));
     },
   ]);
 }
