@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ApiException } from '../errors/api-exception.js';
 
 export const JSON_BODY_LIMIT = '100kb';
+const JSON_BODY_LIMIT_BYTES = 100 * 1024;
 
 const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: 'application/json' });
 
@@ -16,6 +17,18 @@ const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: 'application/json
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
+    // Refused unread, so that a client sending `Expect: 100-continue` gets the 413 before
+    // its body: body-parser would first read the body to its end.
+    if (
+      Number(req.headers['content-length']) > JSON_BODY_LIMIT_BYTES &&
+      mediaTypeOf(req) === 'application/json'
+    ) {
+      // Closed after the answer: what still arrives is discarded within bounds
+      // (early-answers.ts), and a body announced beyond them is not read at all.
+      req.bodyError = jsonTooLarge({ Connection: 'close' });
+      next();
+      return;
+    }
     parseJson(req, res, (error?: unknown) => {
       if (error !== undefined) req.bodyError = bodyParserError(error);
       next();
@@ -33,7 +46,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
 export function bodyParserError(error: unknown): ApiException {
   const { type, status } = error as { type?: unknown; status?: unknown };
   if (type === 'entity.too.large' || status === HttpStatus.PAYLOAD_TOO_LARGE) {
-    return new ApiException('PAYLOAD_TOO_LARGE', `JSON bodies are limited to ${JSON_BODY_LIMIT}`);
+    return jsonTooLarge();
   }
   if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
     return new ApiException(
@@ -49,4 +62,17 @@ export function bodyParserError(error: unknown): ApiException {
       ? 'The request body is not valid JSON'
       : 'The request body could not be read as JSON',
   );
+}
+
+function jsonTooLarge(headers?: Record<string, string>): ApiException {
+  return new ApiException(
+    'PAYLOAD_TOO_LARGE',
+    `JSON bodies are limited to ${JSON_BODY_LIMIT}`,
+    undefined,
+    headers,
+  );
+}
+
+function mediaTypeOf(req: Request): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
