@@ -23,7 +23,8 @@ export function deliverEarlyAnswers(server: Server, limits = DISCARD_LIMITS): vo
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     awaitingContinue.add(req);
     // Every reader of a body (a pipe, a 'data' listener, body-parser's and multer's drains)
-    // resumes the stream; after the answer has started, only the Node's own drain does.
+    // resumes the stream; once the answer has started, only Node's own drain and
+    // discardTheRest() do, and no 100 Continue may follow a final answer.
     req.once('resume', () => {
       if (res.headersSent) return;
       awaitingContinue.delete(req);
@@ -31,7 +32,7 @@ export function deliverEarlyAnswers(server: Server, limits = DISCARD_LIMITS): vo
     });
     server.emit('request', req, res);
   });
-  // First, so that an answer sent while the request is being handled is seen too.
+  // Before Express's listener, so that an answer it sends at once is seen too.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     res.once('prefinish', () => {
       if (!req.complete) discardTheRest(req, limits);
