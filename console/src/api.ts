@@ -83,7 +83,7 @@ export function renewSession(): Promise<boolean> {
       const refresh = async () => {
         const { data, response } = await cookieClient.POST('/v1/auth/refresh', { body: {} });
         if (!response.ok || !data) return false;
-        session.signIn(data.token, data.expiresIn);
+        session.signIn(data.token, data.expiresIn, data.refreshExpiresIn);
         return true;
       };
       return await (navigator.locks
@@ -99,8 +99,15 @@ export function renewSession(): Promise<boolean> {
 }
 session.renewWith(renewSession);
 
-/** On loading the page: a session of an earlier visit comes back through the cookie. */
+/**
+ * On loading the page: a session of an earlier visit comes back through the cookie. Without
+ * one signed in here, nothing is asked (the answer could only be a refusal).
+ */
 export function restoreSession(): void {
+  if (!session.restorable) {
+    session.restored();
+    return;
+  }
   void renewSession().then((renewed) => {
     if (!renewed) session.restored();
   });

@@ -30,6 +30,30 @@ let renewal: (() => Promise<boolean>) | undefined;
 const listeners = new Set<() => void>();
 
 /**
+ * Until when this browser holds a refresh cookie, as far as the console knows: the cookie
+ * itself is HttpOnly, and asking the service on every visit before signing in would be
+ * answered 400 each time. A time, not a secret: the token stays in memory and the cookie.
+ */
+const SIGNED_IN_UNTIL_KEY = 'petstore.console.signedInUntil';
+
+function rememberSignedInUntil(until: number | undefined): void {
+  try {
+    if (until === undefined) localStorage.removeItem(SIGNED_IN_UNTIL_KEY);
+    else localStorage.setItem(SIGNED_IN_UNTIL_KEY, String(until));
+  } catch {
+    // Storage refused (a private window's policy): a reload then shows the sign-in form.
+  }
+}
+
+function signedInUntil(): number {
+  try {
+    return Number(localStorage.getItem(SIGNED_IN_UNTIL_KEY) ?? 0) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
  * Who is signed in, from the token's claims (the API verifies the token; the console only
  * reads it). The end comes from the answer's `expiresIn` measured on this machine's clock,
  * not from `exp`, so that a clock set wrong here does not end the session early or late.
@@ -68,6 +92,7 @@ function scheduleRenewal(expiresAt: number): void {
 
 function end(message?: string): void {
   current = undefined;
+  rememberSignedInUntil(undefined);
   notice = message;
   clearTimeout(renewTimer);
   changed();
@@ -81,9 +106,17 @@ export const session = {
   get restoring(): boolean {
     return restoring;
   },
-  /** After a login or refresh: the token and its lifetime in seconds, as the API answered. */
-  signIn(token: string, expiresIn: number): void {
+  /** A session of an earlier visit may come back through the refresh cookie. */
+  get restorable(): boolean {
+    return signedInUntil() > Date.now();
+  },
+  /**
+   * After a login or refresh: the token and its lifetime, and the refresh cookie's, in
+   * seconds, as the API answered.
+   */
+  signIn(token: string, expiresIn: number, refreshExpiresIn: number): void {
     current = sessionOf(token, Date.now() + expiresIn * 1000);
+    rememberSignedInUntil(Date.now() + refreshExpiresIn * 1000);
     restoring = false;
     scheduleRenewal(current.expiresAt);
     changed();
@@ -91,9 +124,10 @@ export const session = {
   signOut(message?: string): void {
     end(message);
   },
-  /** The first silent refresh after loading the page found no session. */
+  /** The first silent refresh after loading the page found no session, or none was asked. */
   restored(): void {
     restoring = false;
+    rememberSignedInUntil(undefined);
     changed();
   },
   /** How to get a new token through the refresh cookie (api.ts), true when it did. */

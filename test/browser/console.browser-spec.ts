@@ -61,6 +61,44 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await page.evaluate(() => document.cookie)).toBe('');
     });
 
+    it('should ask for no session before signing in or after signing out, and log no error', async () => {
+      const member = await createUser(t);
+      const page = await newPage();
+      const refreshes: number[] = [];
+      const errors: string[] = [];
+      page.on('response', (response) => {
+        if (response.url().endsWith('/v1/auth/refresh')) refreshes.push(response.status());
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      const signInShown = async (route?: string) => {
+        await (route ? page.goto(route) : page.reload());
+        await heading(page, 'Sign in').waitFor();
+        await page.waitForLoadState('networkidle');
+      };
+      for (const route of ['/console', '/console/pets/1', '/console/settings/api-keys']) {
+        await signInShown(route);
+      }
+      expect({ refreshes, errors }).toEqual({ refreshes: [], errors: [] });
+
+      // Signed in, a reload comes back through the cookie; signed out, nothing is asked.
+      await signIn(page, member.username, member.password);
+      await page.reload();
+      await heading(page, 'API keys').waitFor();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await heading(page, 'Sign in').waitFor();
+      await signInShown();
+      expect({ refreshes, errors }).toEqual({ refreshes: [200], errors: [] });
+
+      // A session ended elsewhere is asked for once, refused, and then no more.
+      await signIn(page, member.username, member.password);
+      await t.http.delete(`/v1/users/${member.id}/sessions`).set(t.admin).expect(200);
+      await signInShown();
+      await signInShown();
+      expect(refreshes).toEqual([200, 401]);
+    });
+
     it('should refuse a wrong password with the API message', async () => {
       const page = await newPage();
       await page.goto('/console');

@@ -13,11 +13,11 @@ export function SignInPage() {
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
     void run(async () => {
-      const { token, expiresIn } = await ok(
+      const { token, expiresIn, refreshExpiresIn } = await ok(
         // The refresh token goes into an HttpOnly cookie, out of this script's reach.
         api.POST('/v1/auth/login', { body: { username, password, refreshTokenIn: 'cookie' } }),
       );
-      session.signIn(token, expiresIn);
+      session.signIn(token, expiresIn, refreshExpiresIn);
     });
   };
   const { fields, general } = formErrors(error, ['username', 'password']);
