@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ApiError, messageOf, ok } from '../api';
 import { Link, useLocation } from '../router';
-import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
+import { ErrorAlert, Field, formErrors, PageHeading, useSubmit } from '../ui';
 
 /**
  * The pages reached signed out (from the sign-in form or a mailed link): one column, like
@@ -144,20 +144,32 @@ function ResendVerification({ email }: { email: string }) {
 export function VerifyEmailPage() {
   const { query } = useLocation();
   const token = query.get('token') ?? '';
-  // The link is the request: opening it confirms the address (its token works once).
-  const verified = useLoad(
-    () => ok(api.POST('/v1/auth/verify-email', { body: { token } })),
-    [token],
-  );
+  const [verified, setVerified] = useState(false);
+  const { busy, error, run } = useSubmit();
+  // Verified on a click, never on opening: mail scanners open links and run their scripts,
+  // and would confirm an address nobody read (the token works once).
+  const verify = () =>
+    void run(async () => {
+      await ok(api.POST('/v1/auth/verify-email', { body: { token } }));
+      setVerified(true);
+    });
   return (
     <AccountPage title="Verify email">
-      {verified.loading && <p role="status">Confirming your address…</p>}
-      {verified.data && (
+      {verified ? (
         <p role="status">
           Your email address is confirmed. <Link href="/">Sign in</Link>
         </p>
+      ) : (
+        <>
+          <ErrorAlert error={error} />
+          <p>Confirm that this email address is yours.</p>
+          <p>
+            <button type="button" disabled={busy} onClick={verify}>
+              {busy ? 'Confirming…' : 'Confirm my address'}
+            </button>
+          </p>
+        </>
       )}
-      <ErrorAlert error={verified.error} />
     </AccountPage>
   );
 }
