@@ -609,6 +609,38 @@ describeInBrowser('Web console in Chromium', () => {
       expect(await names.allTextContents()).toEqual(['Shadow']);
     });
 
+    it('should offer each order once, Best match first with a search and not without one', async () => {
+      const page = await signedInPage('admin', '/console/pets?q=labrador');
+      await heading(page, 'Pets').waitFor();
+      const sort = page.getByLabel('Sort');
+      const labels = () => sort.locator('option').allTextContents();
+      expect(await labels()).toEqual([
+        'Best match',
+        'Newest first',
+        'Oldest first',
+        'Name A–Z',
+        'Name Z–A',
+        'Youngest first',
+        'Oldest (age) first',
+      ]);
+      expect(await sort.evaluate((select: HTMLSelectElement) => select.selectedIndex)).toBe(0);
+      // A shared link naming the order chooses the same entry.
+      await page.goto('/console/pets?q=labrador&sort=relevance');
+      await heading(page, 'Pets').waitFor();
+      expect(await sort.evaluate((select: HTMLSelectElement) => select.selectedIndex)).toBe(0);
+
+      await page.goto('/console/pets');
+      await heading(page, 'Pets').waitFor();
+      expect(await labels()).toEqual([
+        'Newest first',
+        'Oldest first',
+        'Name A–Z',
+        'Name Z–A',
+        'Youngest first',
+        'Oldest (age) first',
+      ]);
+    });
+
     it('should sum up the pets by status, overall and for the filtered category', async () => {
       const birds = await category();
       await pet({ name: 'Tweety', categoryId: birds.id, status: 'available' });

@@ -101,7 +101,6 @@ export function PetsPage() {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => ((form.get(name) as string | null) ?? '').trim();
     const q = text('q');
-    const sort = text('sort');
     navigate(
       routeOf({
         q,
@@ -113,13 +112,15 @@ export function PetsPage() {
           .filter(Boolean),
         minAge: text('minAge'),
         maxAge: text('maxAge'),
-        // Relevance needs a search: without one, the default order.
-        sort: sort === 'relevance' && !q ? '' : sort,
+        sort: text('sort'),
         offset: 0,
       }),
     );
   };
 
+  // The API's order when none is named, offered as the empty entry so that no order is
+  // listed twice; relevance, the default of a search, is offered only so.
+  const defaultSort: Sort = filters.q ? 'relevance' : '-createdAt';
   const current = useSession();
   return (
     <>
@@ -194,12 +195,14 @@ export function PetsPage() {
         <div class="field">
           <label for="filter-sort">Sort</label>
           <select id="filter-sort" name="sort">
-            <option value="">{filters.q ? 'Best match' : 'Newest first'}</option>
-            {SORTS.filter((sort) => sort.value !== 'relevance' || filters.q).map((sort) => (
-              <option key={sort.value} value={sort.value} selected={sort.value === filters.sort}>
-                {sort.label}
-              </option>
-            ))}
+            <option value="">{SORTS.find((sort) => sort.value === defaultSort)?.label}</option>
+            {SORTS.filter((sort) => sort.value !== defaultSort && sort.value !== 'relevance').map(
+              (sort) => (
+                <option key={sort.value} value={sort.value} selected={sort.value === filters.sort}>
+                  {sort.label}
+                </option>
+              ),
+            )}
           </select>
         </div>
         <button type="submit">Filter</button>
