@@ -1,11 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
 import type { operations, Schemas } from '../../../client/index.js';
-import { api, type Inventory, isOwnImage, ok, type Pet } from '../api';
+import { api, type Inventory, ok, type Pet } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
 import { canEditPets, useSession } from '../session';
-import { StatusBadge } from './status-badge';
+import { PetCard } from './pet-card';
 
 const PAGE_SIZE = 20;
 
@@ -235,17 +234,7 @@ export function PetsPage() {
         <>
           <ul class="pet-grid" aria-busy={pets.loading}>
             {pets.data.pets.map((pet) => (
-              <li key={pet.id} class="pet-card">
-                <PetThumbnail pet={pet} />
-                <div>
-                  <h2>
-                    <Link href={`/pets/${pet.id}`}>{pet.name}</Link>
-                  </h2>
-                  <p>
-                    {pet.category.name} · <StatusBadge status={pet.status} />
-                  </p>
-                </div>
-              </li>
+              <PetCard key={pet.id} pet={pet} q={filters.q} />
             ))}
           </ul>
           <Pager
@@ -318,39 +307,5 @@ function InventorySummary({ inventory, category }: { inventory: Inventory; categ
         {scope.name}: {scope.available} available · {scope.pending} pending · {scope.sold} sold
       </p>
     </section>
-  );
-}
-
-/** The thumbnail of the pet's first uploaded image, asked for only when it has one. */
-function PetThumbnail({ pet }: { pet: Pet }) {
-  const [src, setSrc] = useState<string>();
-  const hasUpload = pet.photoUrls.some(isOwnImage);
-  useEffect(() => {
-    if (!hasUpload) return;
-    let current = true;
-    ok(api.GET('/v1/pets/{petId}/images', { params: { path: { petId: pet.id } } })).then(
-      ({ images }) => current && setSrc(images[0]?.thumbnailUrl),
-      () => current && setSrc(undefined),
-    );
-    return () => {
-      current = false;
-    };
-  }, [pet.id, hasUpload]);
-  if (!src) return <PhotoPlaceholder />;
-  return <img class="thumb" src={src} alt="" width={96} height={96} loading="lazy" />;
-}
-
-/** A paw print where a pet has no photo: drawn inline, since the console loads nothing else. */
-function PhotoPlaceholder() {
-  return (
-    <svg class="thumb thumb-empty" viewBox="0 0 96 96" width={96} height={96} aria-hidden="true">
-      <g fill="currentColor">
-        <ellipse cx="48" cy="60" rx="17" ry="14" />
-        <ellipse cx="27" cy="41" rx="7" ry="9" />
-        <ellipse cx="40" cy="29" rx="7" ry="9" />
-        <ellipse cx="56" cy="29" rx="7" ry="9" />
-        <ellipse cx="69" cy="41" rx="7" ry="9" />
-      </g>
-    </svg>
   );
 }
