@@ -1,12 +1,18 @@
 import { beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, heading, screenshot } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  describeInBrowser,
+  fitsWidth,
+  heading,
+  screenshot,
+} from '../support/browser.js';
 import { consoleInBrowser } from '../support/console-browser.js';
 import { jpegImage } from '../support/images.js';
 import type { TestApp } from '../support/test-app.js';
 import { uploadImage } from '../support/uploads.js';
 
-describeInBrowser('The pet list in the console: cards, search highlights', () => {
+describeInBrowser('The pet list in the console: cards, search highlights, phone width', () => {
   const c = consoleInBrowser();
   let t: TestApp;
   let goldieThumbnail: string;
@@ -112,5 +118,32 @@ describeInBrowser('The pet list in the console: cards, search highlights', () =>
     await bold.locator('mark').waitFor();
     expect(await marks(page, '<b>Bold</b> & "Quoted"')).toEqual(['Bold']);
     expect(await bold.locator('h2 b').count()).toBe(0);
+  });
+
+  it('should fold the filters at phone width, so that the first pet shows without scrolling', async () => {
+    // A common phone's screen (390 × 844 CSS pixels).
+    const viewport = { width: 390, height: 844 };
+    const page = await c.signedInPage('admin', '/console/pets', viewport);
+    await heading(page, 'Pets').waitFor();
+    const first = page.locator('.pet-card').first();
+    await first.locator('img').waitFor();
+    await page.waitForLoadState('networkidle');
+    await screenshot(page, 'phone-pets-cards');
+    // Its photo and name are on the screen as the page opens.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    for (const part of [first.locator('img'), first.getByRole('heading')]) {
+      const box = await part.boundingBox();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(viewport.height);
+    }
+    expect(await fitsWidth(page)).toBe(true);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // The folded filters open, work, and say what is set while folded.
+    await page.getByText('More filters').click();
+    await page.getByLabel('Status').selectOption('available');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('Showing 1–3 of 3').waitFor();
+    expect(await page.locator('.filter-more summary').textContent()).toBe('More filters (1 set)');
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 });

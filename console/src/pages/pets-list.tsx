@@ -46,6 +46,15 @@ function routeOf({ q, category, status, tags, minAge, maxAge, sort, offset }: Fi
   return search ? `/pets?${search}` : '/pets';
 }
 
+/** Where the page is wide enough for every filter beside the list (styles.css's breakpoint). */
+const WIDE_SCREEN = matchMedia('(min-width: 40rem)');
+
+/** How many of the folded filters are set, for the fold's summary. */
+function setFilters(filters: Filters): number {
+  const { category, status, tags, minAge, maxAge, sort } = filters;
+  return [category, status, tags.join(), minAge, maxAge, sort].filter(Boolean).length;
+}
+
 /** The API's filters of the page's filters (the list's and the facets'). */
 function apiFilters(filters: Filters) {
   const age = (value: string) => (value === '' ? undefined : Number(value));
@@ -139,71 +148,84 @@ export function PetsPage() {
           <label for="filter-q">Search</label>
           <input id="filter-q" name="q" type="search" maxLength={200} defaultValue={filters.q} />
         </div>
-        <div class="field">
-          <label for="filter-category">Category</label>
-          <select id="filter-category" name="category">
-            <option value="">All categories</option>
-            {categories.data?.categories.map((category) => (
-              <option
-                key={category.id}
-                value={category.name}
-                selected={category.name === filters.category}
-              >
-                {category.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" name="status">
-            <option value="">Any status</option>
-            {PET_STATUSES.map((status) => (
-              <option key={status} value={status} selected={status === filters.status}>
-                {status}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-tags">Tags (all of, comma-separated)</label>
-          <input id="filter-tags" name="tags" defaultValue={filters.tags.join(', ')} />
-        </div>
-        <div class="field">
-          <label for="filter-min-age">Min age</label>
-          <input
-            id="filter-min-age"
-            name="minAge"
-            type="number"
-            min={0}
-            max={100}
-            defaultValue={filters.minAge}
-          />
-        </div>
-        <div class="field">
-          <label for="filter-max-age">Max age</label>
-          <input
-            id="filter-max-age"
-            name="maxAge"
-            type="number"
-            min={0}
-            max={100}
-            defaultValue={filters.maxAge}
-          />
-        </div>
-        <div class="field">
-          <label for="filter-sort">Sort</label>
-          <select id="filter-sort" name="sort">
-            <option value="">{SORTS.find((sort) => sort.value === defaultSort)?.label}</option>
-            {SORTS.filter((sort) => sort.value !== defaultSort && sort.value !== 'relevance').map(
-              (sort) => (
-                <option key={sort.value} value={sort.value} selected={sort.value === filters.sort}>
-                  {sort.label}
-                </option>
-              ),
-            )}
-          </select>
-        </div>
+        {/* Folded on a phone, so that the pets show above the fold; open on wider screens. */}
+        <details class="filter-more" open={WIDE_SCREEN.matches}>
+          <summary>
+            More filters
+            {setFilters(filters) > 0 && ` (${setFilters(filters)} set)`}
+          </summary>
+          <div class="filter-fields">
+            <div class="field">
+              <label for="filter-category">Category</label>
+              <select id="filter-category" name="category">
+                <option value="">All categories</option>
+                {categories.data?.categories.map((category) => (
+                  <option
+                    key={category.id}
+                    value={category.name}
+                    selected={category.name === filters.category}
+                  >
+                    {category.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="filter-status">Status</label>
+              <select id="filter-status" name="status">
+                <option value="">Any status</option>
+                {PET_STATUSES.map((status) => (
+                  <option key={status} value={status} selected={status === filters.status}>
+                    {status}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="filter-tags">Tags (all of, comma-separated)</label>
+              <input id="filter-tags" name="tags" defaultValue={filters.tags.join(', ')} />
+            </div>
+            <div class="field">
+              <label for="filter-min-age">Min age</label>
+              <input
+                id="filter-min-age"
+                name="minAge"
+                type="number"
+                min={0}
+                max={100}
+                defaultValue={filters.minAge}
+              />
+            </div>
+            <div class="field">
+              <label for="filter-max-age">Max age</label>
+              <input
+                id="filter-max-age"
+                name="maxAge"
+                type="number"
+                min={0}
+                max={100}
+                defaultValue={filters.maxAge}
+              />
+            </div>
+            <div class="field">
+              <label for="filter-sort">Sort</label>
+              <select id="filter-sort" name="sort">
+                <option value="">{SORTS.find((sort) => sort.value === defaultSort)?.label}</option>
+                {SORTS.filter(
+                  (sort) => sort.value !== defaultSort && sort.value !== 'relevance',
+                ).map((sort) => (
+                  <option
+                    key={sort.value}
+                    value={sort.value}
+                    selected={sort.value === filters.sort}
+                  >
+                    {sort.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+        </details>
         <button type="submit">Filter</button>
       </form>
       {filters.tags.length > 0 && (
@@ -261,32 +283,38 @@ function FacetCounts({ facets, filters }: { facets: Facets; filters: Filters }) 
         {facets.total} matching: {facets.status.available} available · {facets.status.pending}{' '}
         pending · {facets.status.sold} sold
       </p>
-      {facets.categories.length > 0 && (
-        <p>
-          {facets.categories.map((category, n) => (
-            <span key={category.id}>
-              {n > 0 && ' · '}
-              <Link href={routeOf({ ...filters, category: category.name, offset: 0 })}>
-                {category.name}
-              </Link>{' '}
-              ({category.count})
-            </span>
-          ))}
-        </p>
-      )}
-      {facets.tags.length > 0 && (
-        <ul class="chips" aria-label="Tags of the matching pets">
-          {facets.tags.map((tag) => (
-            <li key={tag.name}>
-              <Link
-                class="chip"
-                href={routeOf({ ...filters, tags: [...filters.tags, tag.name], offset: 0 })}
-              >
-                {tag.name} ({tag.count})
-              </Link>
-            </li>
-          ))}
-        </ul>
+      {(facets.categories.length > 0 || facets.tags.length > 0) && (
+        // Folded on a phone, like the filters: twenty tags would push the pets down.
+        <details class="facet-more" open={WIDE_SCREEN.matches}>
+          <summary>By category and tag</summary>
+          {facets.categories.length > 0 && (
+            <p>
+              {facets.categories.map((category, n) => (
+                <span key={category.id}>
+                  {n > 0 && ' · '}
+                  <Link href={routeOf({ ...filters, category: category.name, offset: 0 })}>
+                    {category.name}
+                  </Link>{' '}
+                  ({category.count})
+                </span>
+              ))}
+            </p>
+          )}
+          {facets.tags.length > 0 && (
+            <ul class="chips" aria-label="Tags of the matching pets">
+              {facets.tags.map((tag) => (
+                <li key={tag.name}>
+                  <Link
+                    class="chip"
+                    href={routeOf({ ...filters, tags: [...filters.tags, tag.name], offset: 0 })}
+                  >
+                    {tag.name} ({tag.count})
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </details>
       )}
     </section>
   );
