@@ -68,6 +68,15 @@ export class AccountsRepository {
     return row;
   }
 
+  /** Spends every unused token of the user for `purposes`. */
+  async spendTokensOfUser(userId: number, purposes: AccountTokenPurpose[]): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE account_tokens SET used_at = now()
+        WHERE user_id = $1 AND purpose = ANY($2) AND used_at IS NULL`,
+      [userId, purposes],
+    );
+  }
+
   /**
    * Counts a mail to `address` (any case) unless `limit` were already counted in the last
    * `windowSeconds`: true when it may be sent. One upsert, whose row lock serialises

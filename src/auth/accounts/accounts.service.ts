@@ -120,6 +120,17 @@ export class AccountsService {
     else await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
   }
 
+  /**
+   * A mailed token dies with what it was for: a new password or address (a reset's own
+   * included) spends every reset and invitation link still out, in the change's transaction.
+   */
+  @OnDomainEvent('user.updated')
+  async spendLinksOnCredentialChange(event: UserUpdated): Promise<void> {
+    if (event.fields.includes('passwordHash') || event.fields.includes('email')) {
+      await this.accounts.spendTokensOfUser(event.userId, RESET_PASSWORD_PURPOSES);
+    }
+  }
+
   /** A sign-up's token activates the account; an email change's applies it. */
   async verifyEmail(token: string): Promise<void> {
     await this.txHost.withTransaction(async () => {

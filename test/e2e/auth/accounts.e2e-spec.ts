@@ -370,6 +370,84 @@ describe('Accounts (e2e)', () => {
       );
     });
 
+    it('should refuse a reset link mailed before the user’s own password change', async () => {
+      const user = await createUser(t);
+      await post('forgot-password', { email: user.email }).expect(202);
+      const token = tokenIn(await mailTo(user.email), 'reset-password');
+
+      await t.http
+        .put(`/v1/users/${user.id}`)
+        .set(user.headers)
+        .send({ password: NEW_PASSWORD, currentPassword: user.password })
+        .expect(200);
+
+      expectError(
+        await post('reset-password', { token, password: 'a password of the link' }),
+        400,
+        'INVALID_TOKEN_VALUE',
+      );
+      await login(user.username, NEW_PASSWORD).expect(200);
+    });
+
+    it('should refuse a reset link mailed before an email change, by its link or by an admin', async () => {
+      const own = await createUser(t);
+      await post('forgot-password', { email: own.email }).expect(202);
+      const before = tokenIn(await mailTo(own.email), 'reset-password');
+      const next = person().email;
+      await t.http
+        .put(`/v1/users/${own.id}`)
+        .set(own.headers)
+        .send({ email: next, currentPassword: own.password })
+        .expect(200);
+      await post('verify-email', { token: tokenIn(await mailTo(next), 'verify-email') }).expect(
+        200,
+      );
+      const changed = await createUser(t);
+      await post('forgot-password', { email: changed.email }).expect(202);
+      const beforeAdmin = tokenIn(await mailTo(changed.email), 'reset-password');
+      await t.http
+        .put(`/v1/users/${changed.id}`)
+        .set(t.admin)
+        .send({ email: person().email })
+        .expect(200);
+
+      for (const token of [before, beforeAdmin]) {
+        expectError(
+          await post('reset-password', { token, password: NEW_PASSWORD }),
+          400,
+          'INVALID_TOKEN_VALUE',
+        );
+      }
+      await login(own.username, own.password).expect(200);
+      await login(changed.username, changed.password).expect(200);
+    });
+
+    it('should refuse the invitation and reset links of an account once one of them is used', async () => {
+      const who = person();
+      const invited = await t.http
+        .post('/v1/users')
+        .set(t.admin)
+        .send({ username: who.username, email: who.email, invite: true })
+        .expect(201);
+      const invitation = tokenIn(await mailTo(who.email), 'reset-password');
+      await post('forgot-password', { email: who.email }).expect(202);
+      const reset = tokenIn(await mailTo(who.email, 2), 'reset-password');
+
+      await post('reset-password', { token: reset, password: NEW_PASSWORD }).expect(200);
+
+      expectError(
+        await post('reset-password', { token: invitation, password: 'an invited password' }),
+        400,
+        'INVALID_TOKEN_VALUE',
+      );
+      const [{ userStatus }] = await t.dataSource.query<{ userStatus: number }[]>(
+        'SELECT user_status AS "userStatus" FROM users WHERE id = $1',
+        [invited.body.id],
+      );
+      expect(userStatus).toBe(0);
+      await login(who.username, NEW_PASSWORD).expect(200);
+    });
+
     it('should check the new password by the rules of POST /users', async () => {
       expectValidationError(await post('reset-password', { token: 'x', password: 'short' }), [
         'password',
