@@ -20,6 +20,7 @@ export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEn
     adminPassword: env.ADMIN_PASSWORD,
     adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,
     registration: env.REGISTRATION ?? (env.NODE_ENV === 'production' ? 'closed' : 'open'),
+    unverifiedAccountTtlHours: env.UNVERIFIED_ACCOUNT_TTL_HOURS,
   };
 });
 

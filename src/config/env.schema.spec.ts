@@ -47,6 +47,7 @@ describe('validateEnv', () => {
       API_KEYS_PER_USER: 10,
       ACCESS_STATE_CACHE_TTL_MS: 30000,
       REFRESH_TOKEN_TTL_SECONDS: 2_592_000,
+      UNVERIFIED_ACCOUNT_TTL_HOURS: 72,
     });
     expect(() => validateEnv({ REFRESH_TOKEN_TTL_SECONDS: '59' })).toThrow(
       /REFRESH_TOKEN_TTL_SECONDS/,
@@ -57,6 +58,12 @@ describe('validateEnv', () => {
     );
     expect(() => validateEnv({ API_KEYS_PER_USER: '0' })).toThrow(/API_KEYS_PER_USER/);
     expect(() => validateEnv({ API_KEYS_PER_USER: '101' })).toThrow(/API_KEYS_PER_USER/);
+    expect(() => validateEnv({ UNVERIFIED_ACCOUNT_TTL_HOURS: '0' })).toThrow(
+      /UNVERIFIED_ACCOUNT_TTL_HOURS/,
+    );
+    expect(() => validateEnv({ UNVERIFIED_ACCOUNT_TTL_HOURS: '8761' })).toThrow(
+      /UNVERIFIED_ACCOUNT_TTL_HOURS/,
+    );
   });
 
   it('should refuse private webhook addresses by default, and bound the delivery timings', () => {

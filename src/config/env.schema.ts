@@ -112,6 +112,13 @@ export class EnvironmentVariables {
   @IsIn(['open', 'closed'])
   REGISTRATION?: 'open' | 'closed';
 
+  /**
+   * Hours a sign-up may stay unverified before it is removed, freeing its username and
+   * address (docs/identity.md); one hour to a year.
+   */
+  @IntegerText(1, 8760)
+  UNVERIFIED_ACCOUNT_TTL_HOURS = 72;
+
   // Open sign-up sends verification mails, which the .eml files of development would keep
   // from the people signing up.
   @ValidateIf(

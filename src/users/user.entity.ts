@@ -14,6 +14,8 @@ import type { UserStatus } from './user-status.js';
 // Expression indexes (lower(...)) written by hand in the migration: unique case-insensitively.
 @Index('UQ_users_username_lower', { synchronize: false })
 @Index('UQ_users_email_lower', { synchronize: false })
+// Partial (WHERE unverified_sign_up), written by hand in the migration: the expiry's look-up.
+@Index('IDX_users_unverified_sign_up_created', { synchronize: false })
 export class User {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id: number;
@@ -60,6 +62,13 @@ export class User {
   /** When the pending change's link stops working; pendingEmail is shown until then. */
   @Column({ name: 'pending_email_expires_at', type: 'timestamptz', precision: 3, nullable: true })
   pendingEmailExpiresAt: Date | null;
+
+  /**
+   * A sign-up whose address is not verified yet: removed UNVERIFIED_ACCOUNT_TTL_HOURS after
+   * its creation unless it becomes active first, which clears this for good.
+   */
+  @Column({ name: 'unverified_sign_up', type: 'boolean', default: false })
+  unverifiedSignUp: boolean;
 
   /** Raised by every write of the row; the resource's ETag derives from it. */
   @VersionColumn({ default: 1 })

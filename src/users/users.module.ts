@@ -4,6 +4,7 @@ import { User } from './user.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PasswordService } from './password.service.js';
+import { SignUpExpiryService } from './sign-up-expiry.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
@@ -12,7 +13,7 @@ import { UsersService } from './users.service.js';
   // RateLimitModule for the login lockout, which a current-password check counts toward.
   imports: [TypeOrmModule.forFeature([User]), IdempotencyModule, RateLimitModule],
   controllers: [UsersController],
-  providers: [UsersService, UsersRepository, PasswordService],
+  providers: [UsersService, UsersRepository, PasswordService, SignUpExpiryService],
   exports: [UsersService, PasswordService],
 })
 export class UsersModule {}

@@ -3,6 +3,7 @@ import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { In, Repository, type FindOptionsWhere } from 'typeorm';
 import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
+import type { UserSnapshot } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import { User } from './user.entity.js';
 
@@ -132,6 +133,25 @@ export class UsersRepository {
   async delete(id: number, versions?: number[]): Promise<boolean> {
     const result = await this.users.delete(whereVersion(id, versions));
     return Boolean(result.affected);
+  }
+
+  /**
+   * Deletes up to `limit` sign-ups still unverified and pending more than `olderThanSeconds`
+   * after their creation, skipping the rows another transaction holds (another instance's
+   * sweep, a verification in progress); the users as they were.
+   */
+  async deleteUnverifiedSignUps(olderThanSeconds: number, limit: number): Promise<UserSnapshot[]> {
+    const [rows] = await this.txHost.tx.query<[UserSnapshot[], number]>(
+      `DELETE FROM users WHERE id IN (
+         SELECT id FROM users
+          WHERE unverified_sign_up AND user_status = $1
+            AND created_at < now() - $2 * interval '1 second'
+          ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING id, username, email, first_name AS "firstName", last_name AS "lastName", phone,
+                 user_status AS "userStatus", role, pending_email AS "pendingEmail"`,
+      [UserStatus.Pending, olderThanSeconds, limit],
+    );
+    return rows;
   }
 
   /** Locks the user's row until the transaction ends; false when there is no such user. */

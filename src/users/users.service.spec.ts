@@ -27,6 +27,7 @@ function user(id: number, fields: Partial<User> = {}): User {
     tokensValidAfter: null,
     pendingEmail: null,
     pendingEmailExpiresAt: null,
+    unverifiedSignUp: false,
     version: 1,
     createdAt: at,
     updatedAt: at,
@@ -52,6 +53,7 @@ function fakeRepository() {
     updateWhere: jest.fn<UsersRepository['updateWhere']>(),
     delete: jest.fn<UsersRepository['delete']>(),
     lock: jest.fn<UsersRepository['lock']>(),
+    deleteUnverifiedSignUps: jest.fn<UsersRepository['deleteUnverifiedSignUps']>(),
   } satisfies Record<keyof UsersRepository, unknown>;
 }
 
@@ -178,6 +180,7 @@ describe(UsersService.name, () => {
         passwordHash: 'the hash',
         role: 'customer',
         userStatus: UserStatus.Pending,
+        unverifiedSignUp: true,
       });
       expect(published).toEqual([expect.objectContaining({ origin: 'registration' })]);
     });
@@ -194,15 +197,18 @@ describe(UsersService.name, () => {
       repository.updateWhere.mockResolvedValue(false);
       await sut.verifyEmail(8);
 
+      const activation = { userStatus: UserStatus.Active, unverifiedSignUp: false };
       expect(repository.updateWhere.mock.calls).toEqual([
-        [{ id: 7, userStatus: UserStatus.Pending }, { userStatus: UserStatus.Active }],
-        [{ id: 8, userStatus: UserStatus.Pending }, { userStatus: UserStatus.Active }],
+        [{ id: 7, userStatus: UserStatus.Pending }, activation],
+        [{ id: 8, userStatus: UserStatus.Pending }, activation],
       ]);
-      expect(published).toEqual([expect.objectContaining({ userId: 7, fields: ['userStatus'] })]);
+      expect(published).toEqual([
+        expect.objectContaining({ userId: 7, fields: ['userStatus', 'unverifiedSignUp'] }),
+      ]);
     });
 
     it.each([
-      [UserStatus.Pending, { userStatus: UserStatus.Active }],
+      [UserStatus.Pending, { userStatus: UserStatus.Active, unverifiedSignUp: false }],
       [UserStatus.Disabled, {}],
     ])(
       'should set the hash and the cut-off by a link, activating a user of status %s only if pending',
@@ -363,13 +369,20 @@ describe(UsersService.name, () => {
       },
     );
 
-    it('should leave the token cut-off alone when the account stays active', async () => {
+    it('should leave the token cut-off alone when the account stays active, and end its expiry as a sign-up', async () => {
       await sut.update(7, { userStatus: UserStatus.Active, firstName: 'Al' });
 
       const [, changes] = repository.update.mock.calls[0];
-      expect(changes).toEqual({ userStatus: UserStatus.Active, firstName: 'Al' });
+      expect(changes).toEqual({
+        userStatus: UserStatus.Active,
+        firstName: 'Al',
+        unverifiedSignUp: false,
+      });
       expect(published).toEqual([
-        expect.objectContaining({ type: 'user.updated', fields: ['userStatus', 'firstName'] }),
+        expect.objectContaining({
+          type: 'user.updated',
+          fields: ['userStatus', 'firstName', 'unverifiedSignUp'],
+        }),
       ]);
     });
 

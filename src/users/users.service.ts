@@ -126,7 +126,13 @@ export class UsersService {
   /** A signed-up account: a customer, pending until its address is verified. */
   register(fields: RegistrationFields, passwordHash: string): Promise<User> {
     return this.insert(
-      { ...fields, passwordHash, role: 'customer', userStatus: UserStatus.Pending },
+      {
+        ...fields,
+        passwordHash,
+        role: 'customer',
+        userStatus: UserStatus.Pending,
+        unverifiedSignUp: true,
+      },
       'registration',
     );
   }
@@ -190,8 +196,9 @@ export class UsersService {
   ): Promise<boolean> {
     const written = await this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
-      if (!before || !(await this.users.updateWhere({ ...where, id }, changes))) return false;
-      await this.publishUpdated(before, { ...before, ...changes }, changes, origin);
+      const activated = withActivation(changes);
+      if (!before || !(await this.users.updateWhere({ ...where, id }, activated))) return false;
+      await this.publishUpdated(before, { ...before, ...activated }, activated, origin);
       return true;
     });
     this.accessStates.delete(id);
@@ -222,16 +229,17 @@ export class UsersService {
     const deactivated = fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
     if (passwordHash !== undefined) changes.passwordHash = passwordHash;
     if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
+    const activated = withActivation(changes);
     const saved = await this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
       if (!before) throw userNotFound(id);
       const updated = await refusingTakenFields(() =>
-        this.users.update(id, changes, rowVersionsIn(ifMatch)),
+        this.users.update(id, activated, rowVersionsIn(ifMatch)),
       );
       const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
-      await this.publishUpdated(before, user, changes, 'edit');
+      await this.publishUpdated(before, user, activated, 'edit');
       return user;
     });
     this.accessStates.delete(saved.id);
@@ -310,6 +318,28 @@ export class UsersService {
   }
 
   /**
+   * Deletes up to `limit` sign-ups left unverified for `ttlSeconds`, each published as
+   * user.deleted in one transaction (its tokens and sessions go with it, by the foreign
+   * keys); how many. Safe on several instances at once: each row is deleted once.
+   */
+  async removeUnverifiedSignUps(ttlSeconds: number, limit: number): Promise<number> {
+    const removed = await this.txHost.withTransaction(async () => {
+      const users = await this.users.deleteUnverifiedSignUps(ttlSeconds, limit);
+      for (const before of users) {
+        await this.events.publish({
+          type: 'user.deleted',
+          subject: `user:${before.id}`,
+          userId: before.id,
+          before,
+        });
+      }
+      return users;
+    });
+    for (const { id } of removed) this.accessStates.delete(id);
+    return removed.length;
+  }
+
+  /**
    * Status, role and token cut-off of a token's user, null when deleted. Cached for
    * ACCESS_STATE_CACHE_TTL_MS; changes made through this instance take effect at once,
    * those of other instances within that time.
@@ -347,6 +377,10 @@ export class UsersService {
     return false;
   }
 }
+
+/** An account made active is no unverified sign-up any more: the expiry leaves it for good. */
+const withActivation = (changes: UserFields): UserFields =>
+  changes.userStatus === UserStatus.Active ? { ...changes, unverifiedSignUp: false } : changes;
 
 async function refusingTakenFields<T>(write: () => Promise<T>): Promise<T> {
   try {

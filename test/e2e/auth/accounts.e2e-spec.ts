@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { SignUpExpiryService } from '../../../src/users/sign-up-expiry.service.js';
 import { apiKey, bearer, createApiKey, createUser } from '../../support/auth.js';
 import { expectError, expectValidationError } from '../../support/errors.js';
 import { TestSmtpServer, type ReceivedMail } from '../../support/smtp-server.js';
@@ -11,6 +12,8 @@ import { waitFor } from '../../support/wait.js';
  * sign-up, verification, reset, invitation and email change, with the mails read from a
  * real SMTP server started here.
  */
+// Several instances share a database on a server only: the embedded one opens in one process.
+const onServer = process.env.DATABASE_URL ? it : it.skip;
 const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
 const BASE_URL = 'https://shop.example.com';
 const CONSUMER = 'mail.accounts';
@@ -51,18 +54,20 @@ describe('Accounts (e2e)', () => {
   let smtp: TestSmtpServer;
   let t: TestApp;
 
+  const env = () => ({
+    ...FAST_OUTBOX,
+    SMTP_URL: smtp.url,
+    PUBLIC_BASE_URL: BASE_URL,
+    REGISTRATION: 'open',
+    METRICS_ENABLED: 'true',
+    // Apart from the other tiers' generous limits, so that the tier spent shows.
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999',
+    RATE_LIMIT_ANONYMOUS_PER_HOUR: '999999',
+  });
+
   beforeAll(async () => {
     smtp = await TestSmtpServer.start();
-    t = await createTestApp({
-      ...FAST_OUTBOX,
-      SMTP_URL: smtp.url,
-      PUBLIC_BASE_URL: BASE_URL,
-      REGISTRATION: 'open',
-      METRICS_ENABLED: 'true',
-      // Apart from the other tiers' generous limits, so that the tier spent shows.
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999',
-      RATE_LIMIT_ANONYMOUS_PER_HOUR: '999999',
-    });
+    t = await createTestApp(env());
   });
   afterAll(async () => {
     await t?.close();
@@ -218,6 +223,99 @@ describe('Accounts (e2e)', () => {
       expectError(await post('verify-email', { token: who.token }), 400, 'INVALID_TOKEN_VALUE');
       await login(who.username, who.password).expect(200);
     });
+  });
+
+  describe('unverified sign-ups', () => {
+    /** Dates the accounts' creation `hours` back. */
+    const madeAgo = (hours: number, ids: number[]) =>
+      t.dataSource.query(
+        `UPDATE users SET created_at = now() - $1 * interval '1 hour' WHERE id = ANY($2)`,
+        [hours, ids],
+      );
+    const existing = async (ids: number[]) =>
+      (
+        await t.dataSource.query<{ id: string }[]>(
+          'SELECT id FROM users WHERE id = ANY($1) ORDER BY id',
+          [ids],
+        )
+      ).map(({ id }) => Number(id));
+    const deletions = async (id: number) =>
+      (
+        await t.http
+          .get(`/v1/audit-events?action=user.deleted&targetType=user&targetId=${id}`)
+          .set(t.admin)
+          .expect(200)
+      ).body.auditEvents as Record<string, unknown>[];
+
+    it('should remove a sign-up unverified for UNVERIFIED_ACCOUNT_TTL_HOURS (72), freeing its username and address', async () => {
+      const expired = await registered();
+      const recent = await registered();
+      const invitee = person();
+      const invited = await t.http
+        .post('/v1/users')
+        .set(t.admin)
+        .send({ username: invitee.username, email: invitee.email, invite: true })
+        .expect(201);
+      const verified = await registered();
+      await post('verify-email', { token: verified.token }).expect(200);
+      // Pending again by an admin's hand: a verified sign-up all the same.
+      await t.http.put(`/v1/users/${verified.id}`).set(t.admin).send({ userStatus: 2 }).expect(200);
+      const kept = [recent.id, invited.body.id as number, verified.id];
+      await madeAgo(73, [expired.id, invited.body.id, verified.id]);
+      await madeAgo(71, [recent.id]);
+
+      expect(await t.app.get(SignUpExpiryService).removeExpired()).toBe(1);
+
+      expect(await existing([expired.id, ...kept])).toEqual(kept.sort((a, b) => a - b));
+      expectError(await post('verify-email', { token: expired.token }), 400, 'INVALID_TOKEN_VALUE');
+      expect(await deletions(expired.id)).toEqual([
+        {
+          id: expect.any(Number),
+          occurredAt: expect.any(String),
+          action: 'user.deleted',
+          outcome: 'success',
+          actor: { credential: 'none' },
+          target: { type: 'user', id: expired.id },
+          changes: {
+            username: { from: expired.username, to: null },
+            email: { from: expired.email, to: null },
+            userStatus: { from: 2, to: null },
+            role: { from: 'customer', to: null },
+          },
+        },
+      ]);
+
+      await post('register', {
+        username: expired.username.toUpperCase(),
+        email: expired.email,
+        password: NEW_PASSWORD,
+      }).expect(202);
+      const token = tokenIn(await mailTo(expired.email, 2), 'verify-email');
+      await post('verify-email', { token }).expect(200);
+      await login(expired.username.toUpperCase(), NEW_PASSWORD).expect(200);
+    });
+
+    onServer(
+      'should remove each expired sign-up once when several instances sweep at the same time',
+      async () => {
+        const second = await createTestApp(env(), { database: t.database });
+        try {
+          const ids: number[] = [];
+          for (let i = 0; i < 6; i++) ids.push((await registered()).id);
+          await madeAgo(73, ids);
+
+          const removed = await Promise.all(
+            [t, second].map((app) => app.app.get(SignUpExpiryService).removeExpired()),
+          );
+
+          expect(removed[0] + removed[1]).toBe(ids.length);
+          expect(await existing(ids)).toEqual([]);
+          for (const id of ids) expect(await deletions(id)).toHaveLength(1);
+        } finally {
+          await second.close();
+        }
+      },
+    );
   });
 
   describe('no enumeration', () => {
