@@ -3,6 +3,7 @@ import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { messageOf } from '../common/errors/message-of.js';
 import { afterCommit, type TxHost } from '../database/transactions.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import type { UserUpdated } from '../users/user-events.js';
 import {
   redactSecrets,
   type AuditAction,
@@ -27,6 +28,14 @@ export interface AuditRecord {
    */
   actor?: Partial<Pick<AuditContext, 'actorUserId' | 'actorUsername' | 'actorCredential'>>;
 }
+
+/**
+ * Who made a user's update, and so what it brought about: an edit is by the request's
+ * principal; a mailed link's change by the account whose link it was, since the request
+ * carries no credential and the link proves the mailbox.
+ */
+export const actorOfUserUpdate = (event: UserUpdated): AuditRecord['actor'] =>
+  event.origin === 'edit' ? undefined : { actorUserId: event.userId };
 
 /** A login refused for its username and password. */
 export interface FailedLogin {

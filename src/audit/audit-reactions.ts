@@ -10,7 +10,7 @@ import type {
 } from '../users/user-events.js';
 import type { WebhookSubscriptionEvent } from '../webhooks/webhook-subscription-events.js';
 import { changesBetween, REDACTED, type AuditAction, type AuditChanges } from './audit-actions.js';
-import { AuditLog } from './audit-log.js';
+import { actorOfUserUpdate, AuditLog } from './audit-log.js';
 
 const PET_FIELDS = [
   'name',
@@ -104,9 +104,8 @@ export class AuditReactions {
   }
 
   /**
-   * An edit through the users routes is `user.updated`, by whoever sent it; a mailed link's
-   * change is the account flow's action, by the account whose link it was (the request
-   * carries no credential, the link proves the mailbox).
+   * An edit through the users routes is `user.updated`; a mailed link's change is the
+   * account flow's action; each by its actor (actorOfUserUpdate).
    */
   @OnDomainEvent('user.updated')
   async onUserUpdated(event: UserUpdated): Promise<void> {
@@ -119,7 +118,7 @@ export class AuditReactions {
       action: USER_UPDATE_ACTIONS[event.origin],
       target: { type: 'user', id: event.userId },
       changes,
-      ...(event.origin !== 'edit' && { actor: { actorUserId: event.userId } }),
+      actor: actorOfUserUpdate(event),
     });
   }
 

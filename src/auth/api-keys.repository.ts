@@ -66,8 +66,13 @@ export class ApiKeysRepository {
     return rows[0] ?? null;
   }
 
-  async deleteAllOfUser(userId: number): Promise<void> {
-    await this.apiKeys.delete({ userId });
+  /** The keys deleted, as they were. */
+  async deleteAllOfUser(userId: number): Promise<ApiKeyLabel[]> {
+    const [rows] = await this.txHost.tx.query<[ApiKeyLabel[], number]>(
+      `DELETE FROM api_keys WHERE user_id = $1 RETURNING id, name, mode, prefix`,
+      [userId],
+    );
+    return rows;
   }
 
   /**

@@ -150,7 +150,7 @@ describe(ApiKeysService.name, () => {
     });
 
     it('should revoke the user’s keys when the update wrote a new password', async () => {
-      repository.deleteAllOfUser.mockResolvedValue();
+      repository.deleteAllOfUser.mockResolvedValue([]);
 
       await sut.revokeKeysOnPasswordChange(userUpdated(['passwordHash', 'tokensValidAfter']));
 

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { AuditLog } from '../audit/audit-log.js';
+import { actorOfUserUpdate, AuditLog } from '../audit/audit-log.js';
 import { changesBetween } from '../audit/audit-actions.js';
 import {
   paginationOf,
@@ -57,12 +57,21 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   ) {}
 
   /**
-   * A password change revokes the user's keys in the same transaction: whoever knew the old
-   * password could have minted keys, and they must not outlive it.
+   * A password change revokes the user's keys in the same transaction, each recorded as
+   * `api_key.revoked` by the change's actor: whoever knew the old password could have minted
+   * keys, and they must not outlive it.
    */
   @OnDomainEvent('user.updated')
   async revokeKeysOnPasswordChange(event: UserUpdated): Promise<void> {
-    if (event.fields.includes('passwordHash')) await this.apiKeys.deleteAllOfUser(event.userId);
+    if (!event.fields.includes('passwordHash')) return;
+    for (const revoked of await this.apiKeys.deleteAllOfUser(event.userId)) {
+      await this.audit.record({
+        action: 'api_key.revoked',
+        target: { type: 'api_key', id: revoked.id },
+        changes: changesBetween(revoked, null, AUDITED_FIELDS),
+        actor: actorOfUserUpdate(event),
+      });
+    }
   }
 
   async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {

@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { AuditLog } from '../../audit/audit-log.js';
+import { actorOfUserUpdate, AuditLog } from '../../audit/audit-log.js';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { ApiException } from '../../common/errors/api-exception.js';
@@ -83,13 +83,19 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * A password change or a deactivation (the changes that move the account's token cut-off)
-   * revokes every session of the user, in the same transaction. Their access tokens are
-   * refused already, by the cut-off.
+   * revokes every session of the user, in the same transaction, each recorded as
+   * `session.revoked` by the change's actor. Their access tokens are refused already, by the
+   * cut-off.
    */
   @OnDomainEvent('user.updated')
   async revokeOnCutOff(event: UserUpdated): Promise<void> {
-    if (event.fields.includes('tokensValidAfter')) {
-      await this.sessions.revokeAllOfUser(event.userId);
+    if (!event.fields.includes('tokensValidAfter')) return;
+    for (const id of await this.sessions.revokeAllOfUser(event.userId)) {
+      await this.audit.record({
+        action: 'session.revoked',
+        target: { type: 'session', id },
+        actor: actorOfUserUpdate(event),
+      });
     }
   }
 

@@ -324,6 +324,81 @@ describe('Audit log of accounts and credentials (e2e)', () => {
     });
   });
 
+  describe('revocations by a password change', () => {
+    /** A user with two sessions and two API keys, and the entries they will end with. */
+    async function withCredentials() {
+      const user = await createUser(t);
+      await login(user.username, user.password).expect(200);
+      const keys = [await createApiKey(t, user.headers), await createApiKey(t, user.headers)];
+      const sessions = await t.dataSource.query<{ id: number }[]>(
+        'SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id',
+        [user.id],
+      );
+      expect(sessions).toHaveLength(2);
+      secrets.push(user.password, ...keys.map(({ key }) => key));
+      await t.dataSource.query('TRUNCATE audit_events');
+      /** The revocations' entries, as the change of `res` by `actor` writes them. */
+      const revoked = (res: Response, actor: Record<string, unknown>) => [
+        ...sessions.map(({ id }) =>
+          entry(res, { action: 'session.revoked', actor, target: { type: 'session', id } }),
+        ),
+        ...keys.map(({ id, prefix }) =>
+          entry(res, {
+            action: 'api_key.revoked',
+            actor,
+            target: { type: 'api_key', id },
+            changes: {
+              name: { from: 'ci', to: null },
+              mode: { from: 'test', to: null },
+              prefix: { from: prefix, to: null },
+            },
+          }),
+        ),
+      ];
+      return { user, revoked };
+    }
+    /** Entries in one order whatever the order written: by action, then target id. */
+    const byTarget = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+      const key = (e: Record<string, unknown>) =>
+        `${String(e.action)}:${String((e.target as { id: number }).id).padStart(20, '0')}`;
+      return key(a).localeCompare(key(b));
+    };
+    const revocations = async () =>
+      (await entries())
+        .filter(({ action }) => action === 'session.revoked' || action === 'api_key.revoked')
+        .sort(byTarget);
+
+    it('should record each session and API key a user’s own password change ends, by the user', async () => {
+      const { user, revoked } = await withCredentials();
+
+      const res = await t.http
+        .put(`/v1/users/${user.id}`)
+        .set(user.headers)
+        .set('User-Agent', USER_AGENT)
+        .send({ password: NEW_PASSWORD, currentPassword: user.password })
+        .expect(200);
+
+      const actor = { userId: user.id, username: user.username, credential: 'jwt' };
+      expect(await revocations()).toEqual(revoked(res, actor).sort(byTarget));
+      expect(await entries('&action=user.updated')).toHaveLength(1);
+      await expectNoSecretStored();
+    });
+
+    it('should record each session and API key a reset ends, by the account', async () => {
+      const { user, revoked } = await withCredentials();
+      await post('auth/forgot-password', { email: user.email }).expect(202);
+      const token = tokenIn(await mailTo(user.email), 'reset-password');
+      secrets.push(token);
+
+      const res = await post('auth/reset-password', { token, password: NEW_PASSWORD }).expect(200);
+
+      const actor = { userId: user.id, username: user.username, credential: 'none' };
+      expect(await revocations()).toEqual(revoked(res, actor).sort(byTarget));
+      expect(await entries('&action=auth.password_reset')).toHaveLength(1);
+      await expectNoSecretStored();
+    });
+  });
+
   describe('account flows', () => {
     it('should record a sign-up and its verification by the new account, with their changes', async () => {
       const who = person();
@@ -442,11 +517,12 @@ describe('Audit log of accounts and credentials (e2e)', () => {
           changes: { password: { from: '[changed]', to: '[changed]' } },
         }),
       ]);
-      // The login; the sessions and keys the reset ended are part of it, not entries.
-      expect((await entries()).map(({ action }) => action)).toEqual([
+      // Besides, the login, and the session of createUser's login, which the reset ended.
+      expect((await entries()).map(({ action }) => action).sort()).toEqual([
         'auth.login',
         'auth.password_reset',
         'auth.password_reset_requested',
+        'session.revoked',
       ]);
       await expectNoSecretStored();
     });
