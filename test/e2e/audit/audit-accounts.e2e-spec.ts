@@ -324,7 +324,7 @@ describe('Audit log of accounts and credentials (e2e)', () => {
     });
   });
 
-  describe('revocations by a password change', () => {
+  describe('revocations by an account change', () => {
     /** A user with two sessions and two API keys, and the entries they will end with. */
     async function withCredentials() {
       const user = await createUser(t);
@@ -396,6 +396,20 @@ describe('Audit log of accounts and credentials (e2e)', () => {
       expect(await revocations()).toEqual(revoked(res, actor).sort(byTarget));
       expect(await entries('&action=auth.password_reset')).toHaveLength(1);
       await expectNoSecretStored();
+    });
+
+    it('should record each session an admin’s deactivation ends, by the admin, and no suspended key', async () => {
+      const { user, revoked } = await withCredentials();
+
+      const res = await t.http
+        .put(`/v1/users/${user.id}`)
+        .set(t.admin)
+        .set('User-Agent', USER_AGENT)
+        .send({ userStatus: 1 })
+        .expect(200);
+
+      const sessions = revoked(res, asAdmin()).filter(({ action }) => action === 'session.revoked');
+      expect(await revocations()).toEqual(sessions.sort(byTarget));
     });
   });
 
