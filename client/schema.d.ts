@@ -267,7 +267,7 @@ export interface paths {
     put?: never;
     /**
      * Sign up
-     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT; a taken email creates nothing, answers the same 202, and mails the address’s owner instead. The answer is the same whether or not the address belongs to an account, and at most 3 mails go to one address an hour (beyond that, the same answer and no mail). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
+     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email another account holds answers the same 202 and creates the account alike, which can never be verified: the address’s owner gets a mail saying so, with no link. The answer is the same whether or not the address belongs to an account, and at most 3 mails go to one address an hour (beyond that, the same answer and no mail). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
      */
     post: operations['register'];
     delete?: never;
@@ -287,7 +287,7 @@ export interface paths {
     put?: never;
     /**
      * Verify an email address
-     * @description Uses the token of a verification link (userStatus 2 becomes 0) or of an email change’s link (the new address replaces the old one; 409 CONFLICT if another account took it since). Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
+     * @description Uses the token of a verification link (userStatus 2 becomes 0) or of an email change’s link (the new address replaces the old one); 409 CONFLICT if another account has verified the address since. Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
      */
     post: operations['verifyEmail'];
     delete?: never;
@@ -347,7 +347,7 @@ export interface paths {
     put?: never;
     /**
      * Set a password with a mailed link
-     * @description Uses the token of a password-reset link or of an invitation: sets the password, verifies a pending address (the account becomes active), and ends every session, every bearer token issued before it and the account’s API keys. Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
+     * @description Uses the token of a password-reset link or of an invitation: sets the password, verifies a pending address (the account becomes active), and ends every session, every bearer token issued before it and the account’s API keys (409 CONFLICT if another account verified the address meanwhile). Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
      */
     post: operations['resetPassword'];
     delete?: never;
@@ -4967,6 +4967,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INVALID_TOKEN_VALUE' | 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'CONFLICT';
           };
         };
       };

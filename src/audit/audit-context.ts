@@ -20,6 +20,9 @@ export interface AuditContext {
   requestId: string | null;
 }
 
+/** Where a request came from: what an entry written after it (from the outbox) keeps of it. */
+export type AuditRequest = Pick<AuditContext, 'ip' | 'userAgent' | 'requestId'>;
+
 const USER_AGENT_MAX_LENGTH = 256;
 
 const requests = new AsyncLocalStorage<Request>();
@@ -43,6 +46,12 @@ export function currentAuditContext(): AuditContext {
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
     requestId: req?.requestId ?? null,
   };
+}
+
+/** The request being handled's origin, to carry to work done after the answer. */
+export function currentAuditRequest(): AuditRequest {
+  const { ip, userAgent, requestId } = currentAuditContext();
+  return { ip, userAgent, requestId };
 }
 
 /** Runs `work` as if handling `req` (tests, and the interceptor below). */

@@ -11,7 +11,7 @@ import {
   type AuditOutcome,
   type AuditTargetType,
 } from './audit-actions.js';
-import { currentAuditContext, type AuditContext } from './audit-context.js';
+import { currentAuditContext, type AuditContext, type AuditRequest } from './audit-context.js';
 import { AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** What a change records; the actor, address and request id come from the request. */
@@ -27,6 +27,8 @@ export interface AuditRecord {
    * the account it is about, since the request carries no credential.
    */
   actor?: Partial<Pick<AuditContext, 'actorUserId' | 'actorUsername' | 'actorCredential'>>;
+  /** The request, for an entry written after its answer (from the outbox), outside it. */
+  request?: AuditRequest;
 }
 
 /**
@@ -103,6 +105,7 @@ export class AuditLog implements BeforeApplicationShutdown {
 function entryOf(record: AuditRecord): NewAuditEntry {
   return {
     ...currentAuditContext(),
+    ...record.request,
     ...record.actor,
     action: record.action,
     outcome: record.outcome ?? 'success',

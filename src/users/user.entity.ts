@@ -11,9 +11,11 @@ import { ROLES, type Role } from '../common/types/principal.js';
 import type { UserStatus } from './user-status.js';
 
 @Entity({ name: 'users' })
-// Expression indexes (lower(...)) written by hand in the migration: unique case-insensitively.
+// Expression indexes (lower(...)) written by hand in the migrations: unique case-insensitively;
+// an email among the accounts that hold it, not among sign-ups awaiting its verification.
 @Index('UQ_users_username_lower', { synchronize: false })
 @Index('UQ_users_email_lower', { synchronize: false })
+@Index('IDX_users_email_lower_pending', { synchronize: false })
 // Partial (WHERE unverified_sign_up), written by hand in the migration: the expiry's look-up.
 @Index('IDX_users_unverified_sign_up_created', { synchronize: false })
 export class User {

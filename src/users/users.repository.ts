@@ -67,12 +67,20 @@ export class UsersRepository {
       .getOne();
   }
 
-  /** Emails are unique case-insensitively, so this finds at most one. */
+  /**
+   * The account that holds `email` (any case): the one whose address is verified, unique
+   * among them; else the oldest of the sign-ups awaiting its verification.
+   */
   findByEmail(email: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('user')
-      .where('lower(user.email) = lower(:email)', { email })
-      .getOne();
+    return (
+      this.users
+        .createQueryBuilder('user')
+        .where('lower(user.email) = lower(:email)', { email })
+        // Pending is the highest status: a verified account (active or disabled) comes first.
+        .orderBy('user.userStatus', 'ASC')
+        .addOrderBy('user.id', 'ASC')
+        .getOne()
+    );
   }
 
   findAccess(id: number): Promise<UserAccess | null> {

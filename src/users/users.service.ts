@@ -120,6 +120,9 @@ export class UsersService {
     const { password, invite, ...fields } = dto;
     const passwordHash = await this.passwords.hashPassword(password ?? randomUUID());
     if (!invite) return this.insert({ ...fields, passwordHash }, 'admin');
+    // A pending account is outside the email's unique index: an admin is told here instead.
+    const holder = await this.users.findByEmail(fields.email);
+    if (holder && holder.userStatus !== UserStatus.Pending) throw ApiException.taken('email');
     return this.insert({ ...fields, passwordHash, userStatus: UserStatus.Pending }, 'invitation');
   }
 
@@ -151,11 +154,16 @@ export class UsersService {
     });
   }
 
-  /** A verified address: userStatus 2 becomes 0; any other status stays as it is. */
+  /**
+   * A verified address: userStatus 2 becomes 0; any other status stays as it is. 409
+   * CONFLICT when another account has verified the address since the sign-up.
+   */
   async verifyEmail(id: number): Promise<void> {
-    await this.write(id, { userStatus: UserStatus.Active }, 'email-verified', {
-      userStatus: UserStatus.Pending,
-    });
+    await refusingTakenFields(() =>
+      this.write(id, { userStatus: UserStatus.Active }, 'email-verified', {
+        userStatus: UserStatus.Pending,
+      }),
+    );
   }
 
   /**
@@ -168,7 +176,8 @@ export class UsersService {
       const user = await this.findOne(id);
       const changes: UserFields = { passwordHash, tokensValidAfter: new Date() };
       if (user.userStatus === UserStatus.Pending) changes.userStatus = UserStatus.Active;
-      await this.write(id, changes, 'password-set');
+      // Activating it verifies its address: 409 if another account holds it meanwhile.
+      await refusingTakenFields(() => this.write(id, changes, 'password-set'));
     });
   }
 

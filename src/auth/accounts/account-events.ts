@@ -1,3 +1,4 @@
+import type { AuditRequest } from '../../audit/audit-context.js';
 import type { DomainEventBase } from '../../events/domain-event.js';
 
 /** The mails of the account flows, named as their templates (src/mail/templates). */
@@ -26,8 +27,30 @@ export interface AccountMailRequested extends DomainEventBase {
   token?: string;
 }
 
+/** What an anonymous request asked of an address: a sign-up's mail, a new link, a reset. */
+export type AccountAsk = 'registration' | 'verification' | 'password-reset';
+
+/**
+ * An anonymous request naming an address, answered before anything depends on whether the
+ * address is known: the accounts module's outbox consumer looks the address up and does the
+ * work (token, mail, audit entry) after the answer (docs/identity.md, "No enumeration").
+ */
+export interface AccountMailAsked extends DomainEventBase {
+  type: 'account.mail_asked';
+  ask: AccountAsk;
+  /** The address as given. */
+  email: string;
+  /** A sign-up's new account. */
+  userId?: number;
+  /** Who asked (the client address's tracker): the mail quota counts per requester. */
+  requester: string;
+  /** The request, for the audit entry written after it. */
+  request: AuditRequest;
+}
+
 declare module '../../events/domain-event.js' {
   interface DomainEventMap {
     'account.mail_requested': AccountMailRequested;
+    'account.mail_asked': AccountMailAsked;
   }
 }

@@ -1,8 +1,10 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import { ApiJsonBody, ApiPublicRateLimited } from '../../openapi/api-docs.decorators.js';
+import { addressTracker } from '../../rate-limit/caller.js';
 import { AccountMessages, AccountsService } from './accounts.service.js';
 import {
   AccountTokenDto,
@@ -31,8 +33,9 @@ export class AccountsController {
     summary: 'Sign up',
     description:
       'Creates a customer account with userStatus 2 (pending email verification) and mails ' +
-      'a link to verify the address (valid 24 h). A taken username is 409 CONFLICT; a taken ' +
-      'email creates nothing, answers the same 202, and mails the address’s owner instead. ' +
+      'a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email ' +
+      'another account holds answers the same 202 and creates the account alike, which can ' +
+      'never be verified: the address’s owner gets a mail saying so, with no link. ' +
       NO_ENUMERATION +
       ' With REGISTRATION=closed: 403 REGISTRATION_CLOSED.' +
       PUBLIC,
@@ -41,8 +44,8 @@ export class AccountsController {
   @ApiPublicRateLimited()
   @ApiErrors({ 403: ['REGISTRATION_CLOSED'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted; see your mailbox' })
-  async register(@Body() dto: RegisterDto): Promise<MessageResponse> {
-    await this.accounts.register(dto);
+  async register(@Body() dto: RegisterDto, @Req() req: Request): Promise<MessageResponse> {
+    await this.accounts.register(dto, addressTracker(req));
     return { message: AccountMessages.registered };
   }
 
@@ -54,8 +57,8 @@ export class AccountsController {
     summary: 'Verify an email address',
     description:
       'Uses the token of a verification link (userStatus 2 becomes 0) or of an email ' +
-      'change’s link (the new address replaces the old one; 409 CONFLICT if another account ' +
-      'took it since). Malformed, unknown, used, expired and other links’ tokens: 400 ' +
+      'change’s link (the new address replaces the old one); 409 CONFLICT if another account ' +
+      'has verified the address since. Malformed, unknown, used, expired and other links’ tokens: 400 ' +
       'INVALID_TOKEN_VALUE.' +
       PUBLIC,
   })
@@ -83,8 +86,8 @@ export class AccountsController {
   @ApiPublicRateLimited()
   @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted, whatever the address' })
-  async resendVerification(@Body() dto: EmailDto): Promise<MessageResponse> {
-    await this.accounts.resendVerification(dto.email);
+  async resendVerification(@Body() dto: EmailDto, @Req() req: Request): Promise<MessageResponse> {
+    await this.accounts.resendVerification(dto.email, addressTracker(req));
     return { message: AccountMessages.resent };
   }
 
@@ -104,8 +107,8 @@ export class AccountsController {
   @ApiPublicRateLimited()
   @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted, whatever the address' })
-  async forgotPassword(@Body() dto: EmailDto): Promise<MessageResponse> {
-    await this.accounts.forgotPassword(dto.email);
+  async forgotPassword(@Body() dto: EmailDto, @Req() req: Request): Promise<MessageResponse> {
+    await this.accounts.forgotPassword(dto.email, addressTracker(req));
     return { message: AccountMessages.forgotten };
   }
 
@@ -118,13 +121,14 @@ export class AccountsController {
     description:
       'Uses the token of a password-reset link or of an invitation: sets the password, ' +
       'verifies a pending address (the account becomes active), and ends every session, ' +
-      'every bearer token issued before it and the account’s API keys. Malformed, unknown, ' +
+      'every bearer token issued before it and the account’s API keys (409 CONFLICT if ' +
+      'another account verified the address meanwhile). Malformed, unknown, ' +
       'used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE.' +
       PUBLIC,
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
-  @ApiErrors({ 400: ['INVALID_TOKEN_VALUE'], 503: ['SERVICE_UNAVAILABLE'] })
+  @ApiErrors({ 400: ['INVALID_TOKEN_VALUE'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] })
   @ApiOkResponse({ type: MessageResponse, description: 'Password set' })
   async resetPassword(@Body() dto: ResetPasswordDto): Promise<MessageResponse> {
     await this.accounts.resetPassword(dto.token, dto.password);

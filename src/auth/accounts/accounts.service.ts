@@ -1,16 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { currentAuditRequest } from '../../audit/audit-context.js';
 import { AuditLog } from '../../audit/audit-log.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
 import { DomainEvents } from '../../events/domain-events.js';
-import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
+import { OnDomainEvent, OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PasswordService } from '../../users/password.service.js';
 import type { UserCreated, UserUpdated } from '../../users/user-events.js';
 import { UserStatus } from '../../users/user-status.js';
 import { UsersService } from '../../users/users.service.js';
-import type { AccountMail } from './account-events.js';
+import type { AccountAsk, AccountMail, AccountMailAsked } from './account-events.js';
 import {
   ACCOUNT_TOKEN_PATTERN,
   generateAccountToken,
@@ -26,6 +27,11 @@ import type { RegisterDto } from './dto/register.dto.js';
 /** Contract section 8: at most this many mails per address per hour, on every instance. */
 export const MAILS_PER_ADDRESS = 3;
 export const MAIL_WINDOW_SECONDS = 3600;
+
+/** The outbox consumer that answers the anonymous requests after their answer. */
+export const ACCOUNT_ASKS = 'accounts.asks';
+/** As long as the mails it leads to are tried (docs/mail.md, "The outbox consumers"). */
+const ASK_RETRY_FOR_MS = 24 * 3600 * 1000;
 
 /** One answer per route, the same whether or not the address is known. */
 export const AccountMessages = {
@@ -46,8 +52,9 @@ export const invalidTokenValue = () =>
  * (docs/identity.md, "Mailed tokens and account flows"). Every mail is an
  * `account.mail_requested` event published in the change's transaction, which the mail
  * module sends from the outbox once it commits; each address gets at most
- * MAILS_PER_ADDRESS an hour. Unknown and known addresses take the same work and get the
- * same answer, so that none can be told apart.
+ * MAILS_PER_ADDRESS an hour. An anonymous request naming an address (sign-up, resend,
+ * forgot) does the same work whatever the address, and is answered before anything looks
+ * it up: an `account.mail_asked` event, which ACCOUNT_ASKS handles from the outbox.
  */
 @Injectable()
 export class AccountsService {
@@ -62,10 +69,11 @@ export class AccountsService {
   ) {}
 
   /**
-   * A taken username is 409; a taken email creates nothing and mails its owner instead.
-   * The password is hashed on both paths, so that they take the same time.
+   * A taken username is 409 (usernames are public). The email is not looked at: the
+   * account is created, pending, whoever holds the address (its unique index spans verified
+   * accounts only); the outbox decides what to mail (ask()).
    */
-  async register(dto: RegisterDto): Promise<void> {
+  async register(dto: RegisterDto, requester: string): Promise<void> {
     if (this.cfg.registration === 'closed') {
       throw new ApiException(
         'REGISTRATION_CLOSED',
@@ -73,42 +81,99 @@ export class AccountsService {
       );
     }
     const { password, ...fields } = dto;
-    const [passwordHash, sameUsername, owner] = await Promise.all([
+    const [passwordHash, sameUsername] = await Promise.all([
       this.passwords.hashPassword(password),
       this.users.findByUsername(fields.username),
-      this.users.findByEmail(fields.email),
     ]);
     if (sameUsername) throw ApiException.taken('username');
-    if (owner) {
-      await this.txHost.withTransaction(() =>
-        this.queueMail(owner.id, owner.email, 'registration-attempt'),
-      );
-      return;
-    }
-    try {
-      // The verification mail goes with it: mailNewAccount, on user.created.
-      await this.users.register(fields, passwordHash);
-    } catch (error) {
-      // Taken by a concurrent sign-up since the look-up: answered as a taken address.
-      if (!(error instanceof ApiException && error.details?.field === 'email')) throw error;
+    await this.txHost.withTransaction(async () => {
+      const user = await this.users.register(fields, passwordHash);
+      await this.publishAsk('registration', fields.email, requester, user.id);
+    });
+  }
+
+  async resendVerification(email: string, requester: string): Promise<void> {
+    await this.txHost.withTransaction(() => this.publishAsk('verification', email, requester));
+  }
+
+  async forgotPassword(email: string, requester: string): Promise<void> {
+    await this.txHost.withTransaction(() => this.publishAsk('password-reset', email, requester));
+  }
+
+  /** Each ask in a transaction of its own: one failing does not hold the others back. */
+  @OutboxHandler(ACCOUNT_ASKS, ['account.mail_asked'], { retryForMs: ASK_RETRY_FOR_MS })
+  async onMailAsked(events: AccountMailAsked[]): Promise<void> {
+    for (const event of events) await this.txHost.withTransaction(() => this.answerAsk(event));
+  }
+
+  /**
+   * What an ask leads to, once answered. A sign-up: the verification link, or, when another
+   * account holds the address, a mail to that account saying so (no link). A resend: a new
+   * link, if an account awaits the address's verification. A reset: a link, unless no
+   * account (or a disabled one, which could not sign in) has the address; recorded
+   * (`auth.password_reset_requested`) when one may be sent (docs/api-decisions.md, "Audit
+   * log").
+   */
+  private async answerAsk({ ask, email, userId, request }: AccountMailAsked): Promise<void> {
+    const holder = await this.users.findByEmail(email);
+    switch (ask) {
+      case 'registration': {
+        if (holder && holder.id !== userId && holder.userStatus !== UserStatus.Pending) {
+          return this.queueMail(holder.id, holder.email, 'registration-attempt');
+        }
+        const user = userId === undefined ? null : await this.pendingUser(userId);
+        if (user) await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+        return;
+      }
+      case 'verification':
+        if (holder?.userStatus === UserStatus.Pending) {
+          await this.mailToken(holder.id, 'verify-email', 'verification', holder.email);
+        }
+        return;
+      case 'password-reset':
+        if (!holder || holder.userStatus === UserStatus.Disabled) return;
+        await this.mailToken(holder.id, 'reset-password', 'password-reset', holder.email);
+        await this.audit.record({
+          action: 'auth.password_reset_requested',
+          target: { type: 'user', id: holder.id },
+          request,
+        });
     }
   }
 
-  /** A sign-up's or an invitation's first mail, in the transaction that creates the account. */
+  /** A sign-up's account, unless deleted or verified since. */
+  private async pendingUser(id: number) {
+    const user = await this.users.findOne(id).catch((error: unknown) => {
+      if (error instanceof ApiException && error.code === 'USER_NOT_FOUND') return null;
+      throw error;
+    });
+    return user?.userStatus === UserStatus.Pending ? user : null;
+  }
+
+  private publishAsk(ask: AccountAsk, email: string, requester: string, userId?: number) {
+    return this.events.publish({
+      type: 'account.mail_asked',
+      subject: `address:${email.toLowerCase()}`,
+      ask,
+      email,
+      ...(userId === undefined ? {} : { userId }),
+      requester,
+      request: currentAuditRequest(),
+    });
+  }
+
+  /** An invitation's mail, in the transaction that creates the account; a sign-up's: ask(). */
   @OnDomainEvent('user.created')
-  async mailNewAccount(event: UserCreated): Promise<void> {
-    if (event.origin === 'admin') return;
+  async mailInvitation(event: UserCreated): Promise<void> {
+    if (event.origin !== 'invitation') return;
     const user = await this.users.findOne(event.userId);
-    if (event.origin === 'registration') {
-      await this.mailToken(user.id, 'verify-email', 'verification', user.email);
-    } else {
-      await this.mailToken(user.id, 'invitation', 'invitation', user.email);
-    }
+    await this.mailToken(user.id, 'invitation', 'invitation', user.email);
   }
 
   /**
    * A user's own email change (its pendingEmail set, in the PUT's transaction): the link
-   * goes to the new address; a taken address gets no link, its owner a mail saying so.
+   * goes to the new address; an address another account has verified gets no link, its
+   * owner a mail saying so.
    */
   @OnDomainEvent('user.updated')
   async mailEmailChange(event: UserUpdated): Promise<void> {
@@ -116,8 +181,11 @@ export class AccountsService {
     const { id, pendingEmail } = await this.users.findOne(event.userId);
     if (pendingEmail === null) return;
     const owner = await this.users.findByEmail(pendingEmail);
-    if (owner) await this.queueMail(owner.id, owner.email, 'email-change-attempt');
-    else await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
+    if (owner && owner.userStatus !== UserStatus.Pending) {
+      await this.queueMail(owner.id, owner.email, 'email-change-attempt');
+    } else {
+      await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
+    }
   }
 
   /**
@@ -139,37 +207,6 @@ export class AccountsService {
       // Superseded by a later change (or a cancellation): the link no longer applies.
       if (!(await this.users.confirmEmailChange(used.userId, used.email ?? ''))) {
         throw invalidTokenValue();
-      }
-    });
-  }
-
-  async resendVerification(email: string): Promise<void> {
-    const user = await this.users.findByEmail(email);
-    await this.txHost.withTransaction(async () => {
-      if (user?.userStatus === UserStatus.Pending) {
-        await this.mailToken(user.id, 'verify-email', 'verification', user.email);
-      } else {
-        await this.takeQuota(email);
-      }
-    });
-  }
-
-  /**
-   * A disabled account gets no link: setting its password would not let it sign in. A
-   * request for an account that may get one is recorded (`auth.password_reset_requested`);
-   * one for an unknown or disabled address is not (docs/api-decisions.md, "Audit log").
-   */
-  async forgotPassword(email: string): Promise<void> {
-    const user = await this.users.findByEmail(email);
-    await this.txHost.withTransaction(async () => {
-      if (user && user.userStatus !== UserStatus.Disabled) {
-        await this.mailToken(user.id, 'reset-password', 'password-reset', user.email);
-        await this.audit.record({
-          action: 'auth.password_reset_requested',
-          target: { type: 'user', id: user.id },
-        });
-      } else {
-        await this.takeQuota(email);
       }
     });
   }

@@ -17,6 +17,8 @@ const onServer = process.env.DATABASE_URL ? it : it.skip;
 const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
 const BASE_URL = 'https://shop.example.com';
 const CONSUMER = 'mail.accounts';
+/** The consumer that answers sign-ups, resends and resets after their answer. */
+const CONSUMERS = ['accounts.asks', CONSUMER];
 const PASSWORD = 'a sign-up password';
 const NEW_PASSWORD = 'a brand new password';
 
@@ -84,12 +86,12 @@ describe('Accounts (e2e)', () => {
     return mails()[nth - 1];
   }
 
-  /** Waits until the consumer has no message left, so that a mail not sent will never be. */
+  /** Waits until the consumers have no message left, so that a mail not sent will never be. */
   const drained = () =>
     waitFor(async () => {
       const [{ count }] = await t.dataSource.query<{ count: number }[]>(
-        'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = $1',
-        [CONSUMER],
+        'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = ANY($1)',
+        [CONSUMERS],
       );
       return count === 0;
     }, 10_000);
@@ -295,25 +297,81 @@ describe('Accounts (e2e)', () => {
   });
 
   describe('no enumeration', () => {
-    it('should answer a taken email like a free one, create nothing, and mail the owner', async () => {
+    it('should answer every sign-up sequence alike for a taken email and a free one, and mail the owner', async () => {
       const owner = await createUser(t);
+      const taken = { ...person(), email: owner.email.toUpperCase() };
       const free = person();
+      /** What a caller sees of an answer: its status and its body but the request id. */
+      const seen = ({ status, body }: { status: number; body: Record<string, unknown> }) => {
+        const { requestId: _, ...rest } = body;
+        return { status, body: rest };
+      };
+      const sequence = async (who: typeof free) => [
+        seen(await post('register', who)),
+        seen(await login(who.username, who.password)),
+        seen(await post('register', who)),
+        seen(await post('register', { ...who, username: `${who.username}x` })),
+        seen(await login(`${who.username}x`, who.password)),
+      ];
 
-      const known = await post('register', { ...person(), email: owner.email.toUpperCase() });
-      const unknown = await post('register', free);
+      const known = await sequence(taken);
+      const unknown = await sequence(free);
 
-      expect({ status: known.status, body: known.body }).toEqual({
-        status: unknown.status,
-        body: unknown.body,
-      });
+      expect(known).toEqual(unknown);
+      expect(unknown.map(({ status }) => status)).toEqual([202, 403, 409, 202, 403]);
       const mail = await mailTo(owner.email);
       expect(mail.parsed.subject).toBe('Someone tried to sign up with your address');
       expect(mail.parsed.text).toContain(`Hello ${owner.username},`);
-      const [{ count }] = await t.dataSource.query<{ count: number }[]>(
-        'SELECT count(*)::int AS count FROM users WHERE lower(email) = lower($1)',
-        [owner.email],
-      );
-      expect(count).toBe(1);
+      expect(mail.parsed.text).not.toContain('token=');
+      expect(mail.parsed.text).not.toContain(taken.username);
+      // The new accounts can never be verified: the owner's address stays its alone.
+      await post('resend-verification', { email: owner.email }).expect(202);
+      await drained();
+      expect(smtp.mailsTo(owner.email).map((m) => m.parsed.subject)).toEqual([
+        'Someone tried to sign up with your address',
+        'Someone tried to sign up with your address',
+      ]);
+    });
+
+    it('should refuse to verify a sign-up whose address another account verified since, 409', async () => {
+      const who = await registered();
+      await t.http
+        .post('/v1/users')
+        .set(t.admin)
+        .send({ ...person(), email: who.email.toUpperCase() })
+        .expect(201);
+
+      const res = await post('verify-email', { token: who.token });
+
+      expectError(res, 409, 'CONFLICT');
+      expect(res.body.details).toEqual({ field: 'email' });
+      expectError(await login(who.username, who.password), 403, 'EMAIL_NOT_VERIFIED');
+    });
+
+    it('should record a reset request for a known address after the answer, with the request’s origin', async () => {
+      const user = await createUser(t);
+      const auditOf = () =>
+        t.dataSource.query<Record<string, unknown>[]>(
+          `SELECT ip, request_id AS "requestId", user_agent AS "userAgent" FROM audit_events
+            WHERE action = 'auth.password_reset_requested' AND target_id = $1`,
+          [user.id],
+        );
+
+      const res = await t.http
+        .post('/v1/auth/forgot-password')
+        .set('User-Agent', 'a reset test')
+        .send({ email: user.email })
+        .expect(202);
+
+      await waitFor(async () => (await auditOf()).length > 0, 10_000);
+      expect(await auditOf()).toEqual([
+        {
+          ip: expect.any(String),
+          requestId: res.headers['x-request-id'],
+          userAgent: 'a reset test',
+        },
+      ]);
+      await mailTo(user.email);
     });
 
     it('should answer resend and forgot the same for known and unknown addresses', async () => {

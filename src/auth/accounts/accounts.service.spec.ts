@@ -1,0 +1,88 @@
+import { describe, expect, it } from '@jest/globals';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { AuthConfig } from '../../config/auth.config.js';
+import type { DomainEvents } from '../../events/domain-events.js';
+import type { PasswordService } from '../../users/password.service.js';
+import { UserStatus } from '../../users/user-status.js';
+import type { UsersService } from '../../users/users.service.js';
+import { fakeTxHost } from '../../../test/support/transactions.js';
+import type { AccountsRepository } from './accounts.repository.js';
+import { AccountsService } from './accounts.service.js';
+
+type Holder = Awaited<ReturnType<UsersService['findByEmail']>>;
+
+const OWNER = {
+  id: 7,
+  email: 'owner@example.com',
+  userStatus: UserStatus.Active,
+} as NonNullable<Holder>;
+const SIGN_UP = { username: 'newcomer', email: OWNER.email, password: 'a long password' };
+const REQUESTER = 'ip:192.0.2.1';
+
+/** Every call `target` gets is logged as `name.method`, then answered by `answers`. */
+function recording<T>(name: string, log: string[], answers: Record<string, unknown> = {}): T {
+  return new Proxy(
+    {},
+    {
+      get:
+        (_, method: string) =>
+        (...args: unknown[]) => {
+          log.push(`${name}.${method}`);
+          const answer = answers[method];
+          return Promise.resolve(
+            typeof answer === 'function'
+              ? (answer as (...a: unknown[]) => unknown)(...args)
+              : answer,
+          );
+        },
+    },
+  ) as T;
+}
+
+/** What each route's answer does, in order, when the address is `holder`'s (or no one's). */
+async function answerPath(
+  holder: Holder,
+  route: (sut: AccountsService) => Promise<void>,
+): Promise<string[]> {
+  const log: string[] = [];
+  const sut = new AccountsService(
+    recording<AccountsRepository>('accounts', log, { takeMailQuota: true }),
+    recording<UsersService>('users', log, {
+      findByUsername: null,
+      findByEmail: holder,
+      register: { id: 8 },
+    }),
+    recording<PasswordService>('passwords', log, { hashPassword: 'hash' }),
+    recording<DomainEvents>('events', log, {
+      publish: (event: { type: string }) => log.push(`published ${event.type}`),
+    }),
+    fakeTxHost().asHost(),
+    { registration: 'open' } as AuthConfig,
+    recording<AuditLog>('audit', log),
+  );
+  await route(sut);
+  return log;
+}
+
+describe(AccountsService.name, () => {
+  describe('the answer to an anonymous request naming an address', () => {
+    it.each([
+      ['register', (sut: AccountsService) => sut.register(SIGN_UP, REQUESTER)],
+      [
+        'resendVerification',
+        (sut: AccountsService) => sut.resendVerification(OWNER.email, REQUESTER),
+      ],
+      ['forgotPassword', (sut: AccountsService) => sut.forgotPassword(OWNER.email, REQUESTER)],
+    ])(
+      'should do the same work in %s for a known address and an unknown one, looking neither up',
+      async (_, route) => {
+        const known = await answerPath(OWNER, route);
+        const unknown = await answerPath(null, route);
+
+        expect(known).toEqual(unknown);
+        expect(known).not.toContain('users.findByEmail');
+        expect(known).toContain('published account.mail_asked');
+      },
+    );
+  });
+});
