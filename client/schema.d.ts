@@ -267,7 +267,7 @@ export interface paths {
     put?: never;
     /**
      * Sign up
-     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email another account holds answers the same 202 and creates the account alike, which can never be verified: the address’s owner gets a mail saying so, with no link. The answer is the same whether or not the address belongs to an account, and at most 3 mails go to one address an hour (beyond that, the same answer and no mail). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
+     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email another account holds answers the same 202 and creates the account alike, which can never be verified: the address’s owner gets a mail saying so, with no link. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
      */
     post: operations['register'];
     delete?: never;
@@ -307,7 +307,7 @@ export interface paths {
     put?: never;
     /**
      * Send the verification link again
-     * @description Mails a new verification link if an account with this address awaits verification. The answer is the same whether or not the address belongs to an account, and at most 3 mails go to one address an hour (beyond that, the same answer and no mail). No credential needed; rate limited by client address.
+     * @description Mails a new verification link if an account with this address awaits verification. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
      */
     post: operations['resendVerification'];
     delete?: never;
@@ -327,7 +327,7 @@ export interface paths {
     put?: never;
     /**
      * Ask for a password-reset link
-     * @description Mails a link to reset the password (valid 1 h) if an account (not disabled) has this address. The answer is the same whether or not the address belongs to an account, and at most 3 mails go to one address an hour (beyond that, the same answer and no mail). No credential needed; rate limited by client address.
+     * @description Mails a link to reset the password (valid 1 h) if an account (not disabled) has this address. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
      */
     post: operations['forgotPassword'];
     delete?: never;

@@ -25,6 +25,15 @@ export class DomainEvents {
    * committed. Outside a transaction, refused: the events would not commit with the change.
    */
   async publish(...events: DomainEvent[]): Promise<void> {
+    await this.publishAfter(0, ...events);
+  }
+
+  /**
+   * Publishes `events` as `publish` does, their consumers handed them no sooner than
+   * `delayMs` after the commit: for work that must wait for something to free up, such as
+   * a mail quota (docs/identity.md, "Mail limit").
+   */
+  async publishAfter(delayMs: number, ...events: DomainEvent[]): Promise<void> {
     if (!this.txHost.isTransactionActive()) {
       throw new Error('DomainEvents.publish() outside a transaction');
     }
@@ -33,7 +42,7 @@ export class DomainEvents {
       this.handlers.consumersOf(event.type).map((consumer) => ({ consumer, event })),
     );
     if (messages.length === 0) return;
-    await this.outbox.add(messages);
+    await this.outbox.add(messages, delayMs);
     afterCommit(() => this.worker.nudge());
   }
 }

@@ -31,16 +31,18 @@ const GIVEN_UP = `attempts >= $6 AND created_at + $7 * interval '1 millisecond' 
 export class OutboxRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  /** One message per (consumer, event), in the caller's transaction. */
-  async add(messages: { consumer: string; event: DomainEvent }[]): Promise<void> {
+  /** One message per (consumer, event), in the caller's transaction, due after `delayMs`. */
+  async add(messages: { consumer: string; event: DomainEvent }[], delayMs = 0): Promise<void> {
     await this.txHost.tx.query(
-      `INSERT INTO outbox_messages (consumer, subject, event_type, event)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
+      `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
+       SELECT m.*, now() + $5 * interval '1 millisecond'
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS m`,
       [
         messages.map((m) => m.consumer),
         messages.map((m) => m.event.subject),
         messages.map((m) => m.event.type),
         messages.map((m) => JSON.stringify(m.event)),
+        delayMs,
       ],
     );
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { AccountMail, AccountMailRequested } from '../auth/accounts/account-events.js';
+import { UserStatus } from '../users/user-status.js';
 import { userNotFound, type UsersService } from '../users/users.service.js';
 import { AccountMailer } from './account.mailer.js';
 import type { ConsolePage, MailService } from './mail.service.js';
@@ -14,12 +15,21 @@ const requested = (userId: number, mail: AccountMail, token?: string): AccountMa
   ...(token === undefined ? {} : { token }),
 });
 
-function setUp({ refusedFor = [] as string[], deleted = [] as number[] } = {}) {
+function setUp({
+  refusedFor = [] as string[],
+  deleted = [] as number[],
+  pending = [] as number[],
+} = {}) {
   const users = {
     findOne: jest.fn((id: number) =>
       deleted.includes(id)
         ? Promise.reject(userNotFound(id))
-        : Promise.resolve({ id, username: `user${id}`, email: `user${id}@example.com` }),
+        : Promise.resolve({
+            id,
+            username: `user${id}`,
+            email: `user${id}@example.com`,
+            userStatus: pending.includes(id) ? UserStatus.Pending : UserStatus.Active,
+          }),
     ),
   };
   const mail = {
@@ -60,9 +70,30 @@ describe(AccountMailer.name, () => {
       [15, 'to5@example.com', 'registration-attempt', ['https://x/reset-password']],
       [16, 'to6@example.com', 'email-change-attempt', ['https://x/reset-password']],
     ]);
-    expect(mail.deliverOnce.mock.calls[0][2].text).toContain('Hello user1,');
+    expect(mail.deliverOnce.mock.calls[4][2].text).toContain('Hello user5,');
     expect(mail.deliverOnce.mock.calls[2][2].text).toContain('for 60 minutes');
     expect(mail.deliverOnce.mock.calls[3][2].text).toContain('for 7 days');
+  });
+
+  it('should greet no one in a mail to an address its account has not verified', async () => {
+    const { sut, mail } = setUp({ pending: [3] });
+
+    await sut.onMailRequested(
+      [
+        requested(1, 'verification', 'v'),
+        requested(2, 'email-change', 'e'),
+        requested(3, 'password-reset', 'r'),
+        requested(4, 'password-reset', 'r'),
+      ],
+      [11, 12, 13, 14],
+    );
+
+    expect(mail.deliverOnce.mock.calls.map(([, , sent]) => sent.text.split('\n')[0])).toEqual([
+      'Hello,',
+      'Hello,',
+      'Hello,',
+      'Hello user4,',
+    ]);
   });
 
   it('should try every mail of the batch, then throw naming those not sent', async () => {

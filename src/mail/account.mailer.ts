@@ -4,6 +4,7 @@ import { TOKEN_TTL_SECONDS } from '../auth/accounts/account-tokens.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { OutboxHandler } from '../events/event-handlers.decorator.js';
+import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { MailService } from './mail.service.js';
 import { emailChangeAttemptMail } from './templates/email-change-attempt.template.js';
@@ -57,26 +58,28 @@ export class AccountMailer {
     await this.mail.deliverOnce(messageId, event.to, this.render(event, user));
   }
 
+  /**
+   * A mail to an address its account has not verified (a sign-up's, or a new address's)
+   * greets no one: the username was chosen by whoever signed up with it.
+   */
   private render(
     { mail, token = '' }: AccountMailRequested,
-    { username }: { username: string },
+    { username, userStatus }: { username: string; userStatus: UserStatus },
   ): Mail {
     switch (mail) {
       case 'verification':
         return verificationMail({
-          username,
           link: this.mail.consoleLink('verify-email', token),
           validHours: TOKEN_TTL_SECONDS['verify-email'] / HOUR,
         });
       case 'email-change':
         return emailChangeMail({
-          username,
           link: this.mail.consoleLink('verify-email', token),
           validHours: TOKEN_TTL_SECONDS['email-change'] / HOUR,
         });
       case 'password-reset':
         return passwordResetMail({
-          username,
+          username: userStatus === UserStatus.Pending ? null : username,
           link: this.mail.consoleLink('reset-password', token),
           validMinutes: TOKEN_TTL_SECONDS['reset-password'] / 60,
         });

@@ -46,6 +46,8 @@ export interface AccountMailAsked extends DomainEventBase {
   requester: string;
   /** The request, for the audit entry written after it. */
   request: AuditRequest;
+  /** A reset owed to the address, sent again once its overall cap has room. */
+  deferred?: true;
 }
 
 declare module '../../events/domain-event.js' {

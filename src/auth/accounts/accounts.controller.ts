@@ -15,8 +15,10 @@ import {
 import { RegisterDto } from './dto/register.dto.js';
 
 const NO_ENUMERATION =
-  'The answer is the same whether or not the address belongs to an account, and at most 3 ' +
-  'mails go to one address an hour (beyond that, the same answer and no mail).';
+  'The answer is the same whether or not the address belongs to an account, and comes ' +
+  'before any mail. At most 3 mails an hour go to one address for one client address, ' +
+  'under an overall cap per address; beyond them, the same answer and no mail, except a ' +
+  'reset, which waits for room under the cap (at most 15 minutes).';
 const PUBLIC = ' No credential needed; rate limited by client address.';
 
 /** The mailed-token flows (docs/identity.md, "Mailed tokens and account flows"). */

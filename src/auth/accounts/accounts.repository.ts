@@ -21,9 +21,17 @@ export interface UsedAccountToken {
 
 /** Rows of stale addresses one call deletes: enough to keep up, never a long statement. */
 const FORGOTTEN_PER_CALL = 10;
+/** Untouched this long, a row is forgotten: longer than every window. */
+const FORGET_AFTER_SECONDS = 2 * 3600;
 
 /** The times of an address's row still within the window. */
 const RECENT = `ARRAY(SELECT t FROM unnest(q.sent_at) AS t WHERE t > now() - $3 * interval '1 second')`;
+
+/** A few other addresses' stale rows, deleted by the statement that counts ($1, $4). */
+const FORGET = `DELETE FROM mail_quotas WHERE (address, scope) IN (
+  SELECT address, scope FROM mail_quotas
+   WHERE last_sent_at < now() - $4 * interval '1 second' AND address <> lower($1)
+   LIMIT ${FORGOTTEN_PER_CALL} FOR UPDATE SKIP LOCKED)`;
 
 /**
  * The only door to `account_tokens` and `mail_quotas`. Every method joins the transaction in
@@ -78,30 +86,75 @@ export class AccountsRepository {
   }
 
   /**
-   * Counts a mail to `address` (any case) unless `limit` were already counted in the last
-   * `windowSeconds`: true when it may be sent. One upsert, whose row lock serialises
-   * concurrent requests for an address on every instance; it also forgets a few other
-   * addresses whose last mail is older than the window, skipping those another request
-   * holds, so that no request waits for another address's.
+   * Counts a mail to `address` (any case) in `scope` unless `limit` were already counted
+   * there in the last `windowSeconds`: true when it may be sent. One upsert, whose row lock
+   * serialises concurrent requests for an address and scope on every instance; it also
+   * forgets a few rows of other addresses untouched for FORGET_AFTER_SECONDS (longer than
+   * any window), skipping those another request holds, so that no request waits for
+   * another address's.
    */
-  async takeMailQuota(address: string, limit: number, windowSeconds: number): Promise<boolean> {
+  async takeMailQuota(
+    address: string,
+    scope: string,
+    limit: number,
+    windowSeconds: number,
+  ): Promise<boolean> {
     const [row] = await this.txHost.tx.query<{ allowed: boolean }[]>(
-      `WITH forgotten AS (
-         DELETE FROM mail_quotas WHERE address IN (
-           SELECT address FROM mail_quotas
-            WHERE last_sent_at < now() - $3 * interval '1 second' AND address <> lower($1)
-            LIMIT ${FORGOTTEN_PER_CALL} FOR UPDATE SKIP LOCKED)
-       ), counted AS (
-         INSERT INTO mail_quotas AS q (address, sent_at, last_sent_at)
-         VALUES (lower($1), ARRAY[now()], now())
-         ON CONFLICT (address) DO UPDATE SET
+      `WITH forgotten AS (${FORGET}), counted AS (
+         INSERT INTO mail_quotas AS q (address, scope, sent_at, last_sent_at)
+         VALUES (lower($1), $5, ARRAY[now()], now())
+         ON CONFLICT (address, scope) DO UPDATE SET
            sent_at = CASE WHEN cardinality(${RECENT}) < $2 THEN ${RECENT} || now() ELSE q.sent_at END,
            last_sent_at = CASE WHEN cardinality(${RECENT}) < $2 THEN now() ELSE q.last_sent_at END
          RETURNING q.last_sent_at = now() AS allowed
        )
        SELECT allowed FROM counted`,
-      [address, limit, windowSeconds],
+      [address, limit, windowSeconds, FORGET_AFTER_SECONDS, scope],
     );
     return row.allowed;
+  }
+
+  /** Milliseconds until `scope` of `address` has room for one more mail under `limit`. */
+  async msUntilMailRoom(
+    address: string,
+    scope: string,
+    limit: number,
+    windowSeconds: number,
+  ): Promise<number> {
+    const [row] = await this.txHost.tx.query<{ ms: number }[]>(
+      `SELECT greatest(0, ceil(extract(epoch FROM
+                (SELECT t FROM unnest(q.sent_at) AS t ORDER BY t DESC OFFSET $3 - 1 LIMIT 1)
+                + $4 * interval '1 second' - now()) * 1000))::int AS ms
+         FROM mail_quotas q WHERE q.address = lower($1) AND q.scope = $2`,
+      [address, scope, limit, windowSeconds],
+    );
+    return row?.ms ?? 0;
+  }
+
+  /** Marks a mail of `scope` owed to `address`: false when one already was. */
+  async oweMail(address: string, scope: string): Promise<boolean> {
+    const inserted = await this.txHost.tx.query<unknown[]>(
+      `INSERT INTO mail_quotas (address, scope, sent_at, last_sent_at)
+       VALUES (lower($1), $2, '{}', now())
+       ON CONFLICT (address, scope) DO NOTHING
+       RETURNING 1`,
+      [address, scope],
+    );
+    return inserted.length > 0;
+  }
+
+  async isMailOwed(address: string, scope: string): Promise<boolean> {
+    const rows = await this.txHost.tx.query<unknown[]>(
+      'SELECT 1 FROM mail_quotas WHERE address = lower($1) AND scope = $2',
+      [address, scope],
+    );
+    return rows.length > 0;
+  }
+
+  async settleMail(address: string, scope: string): Promise<void> {
+    await this.txHost.tx.query('DELETE FROM mail_quotas WHERE address = lower($1) AND scope = $2', [
+      address,
+      scope,
+    ]);
   }
 }

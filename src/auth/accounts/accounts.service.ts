@@ -24,9 +24,22 @@ import {
 import { AccountsRepository, type UsedAccountToken } from './accounts.repository.js';
 import type { RegisterDto } from './dto/register.dto.js';
 
-/** Contract section 8: at most this many mails per address per hour, on every instance. */
-export const MAILS_PER_ADDRESS = 3;
-export const MAIL_WINDOW_SECONDS = 3600;
+/*
+ * The mail limit (docs/identity.md, "Mail limit"), counted per address in the database so
+ * that every instance counts the same: each requester's own quota (contract section 8's 3
+ * an hour), and larger overall caps, which a reset never waits for longer than 15 minutes.
+ */
+export const MAILS_PER_REQUESTER = 3;
+export const REQUESTER_WINDOW_SECONDS = 3600;
+export const MAILS_PER_ADDRESS = 10;
+export const ADDRESS_WINDOW_SECONDS = 3600;
+export const RESETS_PER_ADDRESS = 5;
+export const RESET_WINDOW_SECONDS = 15 * 60;
+const ALL = 'all';
+const ALL_RESETS = 'all:reset';
+/** A reset mail waiting for room under ALL_RESETS; every reset asked meanwhile joins it. */
+const OWED_RESET = 'owed:reset';
+const fromRequester = (requester: string) => `from:${requester}`;
 
 /** The outbox consumer that answers the anonymous requests after their answer. */
 export const ACCOUNT_ASKS = 'accounts.asks';
@@ -51,8 +64,8 @@ export const invalidTokenValue = () =>
  * Sign-up, email verification, password reset, invitations and email changes
  * (docs/identity.md, "Mailed tokens and account flows"). Every mail is an
  * `account.mail_requested` event published in the change's transaction, which the mail
- * module sends from the outbox once it commits; each address gets at most
- * MAILS_PER_ADDRESS an hour. An anonymous request naming an address (sign-up, resend,
+ * module sends from the outbox once it commits, within the address's mail limit (per
+ * requester, and overall). An anonymous request naming an address (sign-up, resend,
  * forgot) does the same work whatever the address, and is answered before anything looks
  * it up: an `account.mail_asked` event, which ACCOUNT_ASKS handles from the outbox.
  */
@@ -114,30 +127,74 @@ export class AccountsService {
    * (`auth.password_reset_requested`) when one may be sent (docs/api-decisions.md, "Audit
    * log").
    */
-  private async answerAsk({ ask, email, userId, request }: AccountMailAsked): Promise<void> {
+  private async answerAsk(event: AccountMailAsked): Promise<void> {
+    const { ask, email, userId, requester } = event;
     const holder = await this.users.findByEmail(email);
     switch (ask) {
       case 'registration': {
         if (holder && holder.id !== userId && holder.userStatus !== UserStatus.Pending) {
-          return this.queueMail(holder.id, holder.email, 'registration-attempt');
+          if (await this.mayMail(holder.email, requester)) {
+            await this.publishMail(holder.id, 'registration-attempt', holder.email);
+          }
+          return;
         }
         const user = userId === undefined ? null : await this.pendingUser(userId);
-        if (user) await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+        if (user && (await this.mayMail(user.email, requester))) {
+          await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+        }
         return;
       }
       case 'verification':
-        if (holder?.userStatus === UserStatus.Pending) {
+        if (holder?.userStatus === UserStatus.Pending && (await this.mayMail(email, requester))) {
           await this.mailToken(holder.id, 'verify-email', 'verification', holder.email);
         }
         return;
       case 'password-reset':
-        if (!holder || holder.userStatus === UserStatus.Disabled) return;
-        await this.mailToken(holder.id, 'reset-password', 'password-reset', holder.email);
-        await this.audit.record({
-          action: 'auth.password_reset_requested',
-          target: { type: 'user', id: holder.id },
-          request,
-        });
+        return this.answerReset(event, holder);
+    }
+  }
+
+  /**
+   * A reset mail, if the requester's quota allows, under the address's overall cap of
+   * resets; when that cap is full, one mail is owed to the address and sent as soon as it
+   * has room (within RESET_WINDOW_SECONDS), and every reset asked meanwhile joins it: the
+   * owner who asks gets a mail sent after the ask, however many others asked.
+   */
+  private async answerReset(
+    event: AccountMailAsked,
+    holder: Awaited<ReturnType<UsersService['findByEmail']>>,
+  ): Promise<void> {
+    if (!holder || holder.userStatus === UserStatus.Disabled) {
+      if (event.deferred) await this.accounts.settleMail(event.email, OWED_RESET);
+      return;
+    }
+    const to = holder.email;
+    if (!event.deferred) {
+      await this.audit.record({
+        action: 'auth.password_reset_requested',
+        target: { type: 'user', id: holder.id },
+        request: event.request,
+      });
+      if (!(await this.takeQuota(to, fromRequester(event.requester)))) return;
+      if (await this.accounts.isMailOwed(to, OWED_RESET)) return;
+    }
+    if (
+      await this.accounts.takeMailQuota(to, ALL_RESETS, RESETS_PER_ADDRESS, RESET_WINDOW_SECONDS)
+    ) {
+      if (event.deferred) await this.accounts.settleMail(to, OWED_RESET);
+      await this.mailToken(holder.id, 'reset-password', 'password-reset', to);
+    } else if (event.deferred || (await this.accounts.oweMail(to, OWED_RESET))) {
+      const delayMs = await this.accounts.msUntilMailRoom(
+        to,
+        ALL_RESETS,
+        RESETS_PER_ADDRESS,
+        RESET_WINDOW_SECONDS,
+      );
+      await this.events.publishAfter(delayMs, {
+        ...event,
+        subject: `owed-reset:${to.toLowerCase()}`,
+        deferred: true,
+      });
     }
   }
 
@@ -167,7 +224,9 @@ export class AccountsService {
   async mailInvitation(event: UserCreated): Promise<void> {
     if (event.origin !== 'invitation') return;
     const user = await this.users.findOne(event.userId);
-    await this.mailToken(user.id, 'invitation', 'invitation', user.email);
+    if (await this.mayMail(user.email, `account:${user.id}`)) {
+      await this.mailToken(user.id, 'invitation', 'invitation', user.email);
+    }
   }
 
   /**
@@ -181,9 +240,12 @@ export class AccountsService {
     const { id, pendingEmail } = await this.users.findOne(event.userId);
     if (pendingEmail === null) return;
     const owner = await this.users.findByEmail(pendingEmail);
+    const requester = `account:${id}`;
     if (owner && owner.userStatus !== UserStatus.Pending) {
-      await this.queueMail(owner.id, owner.email, 'email-change-attempt');
-    } else {
+      if (await this.mayMail(owner.email, requester)) {
+        await this.publishMail(owner.id, 'email-change-attempt', owner.email);
+      }
+    } else if (await this.mayMail(pendingEmail, requester)) {
       await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
     }
   }
@@ -235,7 +297,7 @@ export class AccountsService {
     return used;
   }
 
-  /** A new token for `purpose`, and the mail carrying it, unless `to` had its share. */
+  /** A new token for `purpose`, and the mail carrying it. */
   private async mailToken(
     userId: number,
     purpose: AccountTokenPurpose,
@@ -243,7 +305,6 @@ export class AccountsService {
     to: string,
     email: string | null = null,
   ): Promise<void> {
-    if (!(await this.takeQuota(to))) return;
     const token = generateAccountToken();
     await this.accounts.insertToken({
       tokenHash: hashAccountToken(token),
@@ -253,10 +314,6 @@ export class AccountsService {
       ttlSeconds: TOKEN_TTL_SECONDS[purpose],
     });
     await this.publishMail(userId, mail, to, token);
-  }
-
-  private async queueMail(userId: number, to: string, mail: AccountMail): Promise<void> {
-    if (await this.takeQuota(to)) await this.publishMail(userId, mail, to);
   }
 
   private publishMail(userId: number, mail: AccountMail, to: string, token?: string) {
@@ -270,7 +327,20 @@ export class AccountsService {
     });
   }
 
-  private takeQuota(address: string): Promise<boolean> {
-    return this.accounts.takeMailQuota(address, MAILS_PER_ADDRESS, MAIL_WINDOW_SECONDS);
+  /** Counts a mail to `to` for `requester`, and under the address's overall cap. */
+  private async mayMail(to: string, requester: string): Promise<boolean> {
+    return (
+      (await this.takeQuota(to, fromRequester(requester))) &&
+      this.accounts.takeMailQuota(to, ALL, MAILS_PER_ADDRESS, ADDRESS_WINDOW_SECONDS)
+    );
+  }
+
+  private takeQuota(address: string, scope: string): Promise<boolean> {
+    return this.accounts.takeMailQuota(
+      address,
+      scope,
+      MAILS_PER_REQUESTER,
+      REQUESTER_WINDOW_SECONDS,
+    );
   }
 }

@@ -71,5 +71,9 @@ export function composeMail({
   return { template, subject, text: `${text}\n`, html, links: action ? [action.url] : [] };
 }
 
-/** "Hello alice," */
-export const greetingOf = (username: string) => `Hello ${username},`;
+/**
+ * "Hello alice,", or "Hello," without a name: a mail to an address not yet verified greets
+ * no one, since the name was chosen by whoever asked for it, perhaps not the address's owner.
+ */
+export const greetingOf = (username: string | null) =>
+  username === null ? 'Hello,' : `Hello ${username},`;

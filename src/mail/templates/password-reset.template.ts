@@ -1,8 +1,11 @@
 import { composeMail, greetingOf, type Mail } from './mail.js';
 
-/** Sent on a request to reset a forgotten password: the link lets its reader set a new one. */
+/**
+ * Sent on a request to reset a forgotten password: the link lets its reader set a new one.
+ * `username` null for an account whose address is not verified yet.
+ */
 export function passwordResetMail(params: {
-  username: string;
+  username: string | null;
   link: string;
   validMinutes: number;
 }): Mail {

@@ -13,7 +13,7 @@ const HOSTILE = '<b>"Tom" & \'Jerry\'</b>';
 const LINK = 'https://shop.example.com/console/reset-password?token=abc&x=<1>';
 
 const rendered: [MailTemplate, Mail, string][] = [
-  ['verification', verificationMail({ username: HOSTILE, link: LINK, validHours: 24 }), '24 hours'],
+  ['verification', verificationMail({ link: LINK, validHours: 24 }), '24 hours'],
   [
     'registration-attempt',
     registrationAttemptMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
@@ -30,7 +30,7 @@ const rendered: [MailTemplate, Mail, string][] = [
     passwordChangedMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
     'changed',
   ],
-  ['email-change', emailChangeMail({ username: HOSTILE, link: LINK, validHours: 24 }), '24 hours'],
+  ['email-change', emailChangeMail({ link: LINK, validHours: 24 }), '24 hours'],
   [
     'email-change-attempt',
     emailChangeAttemptMail({ username: HOSTILE, forgotPasswordUrl: LINK }),
@@ -56,11 +56,32 @@ describe('mail templates', () => {
     expect(mail.html).toContain(`href="${escapeHtml(LINK)}"`);
   });
 
-  it.each(rendered)('should greet by name in %s, escaped in HTML only', (_, mail) => {
-    expect(mail.text).toContain(`Hello ${HOSTILE},`);
-    expect(mail.html).toContain('Hello &lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;,');
-    expect(mail.html).not.toContain('<b>');
+  // Those to an address not yet verified greet no one (the name is the requester's text).
+  const unverified = new Set<MailTemplate>(['verification', 'email-change']);
+
+  it.each(rendered.filter(([template]) => unverified.has(template)))(
+    'should greet no one in %s',
+    (_, mail) => {
+      expect(mail.text.startsWith('Hello,\n')).toBe(true);
+      expect(mail.html).toContain('<p>Hello,</p>');
+    },
+  );
+
+  it('should greet no one in a reset to an address not yet verified', () => {
+    const mail = passwordResetMail({ username: null, link: LINK, validMinutes: 60 });
+    expect(mail.text.startsWith('Hello,\n')).toBe(true);
   });
+
+  it.each(rendered.filter(([template]) => !unverified.has(template)))(
+    'should greet by name in %s, escaped in HTML only',
+    (_, mail) => {
+      expect(mail.text).toContain(`Hello ${HOSTILE},`);
+      expect(mail.html).toContain(
+        'Hello &lt;b&gt;&quot;Tom&quot; &amp; &#39;Jerry&#39;&lt;/b&gt;,',
+      );
+      expect(mail.html).not.toContain('<b>');
+    },
+  );
 
   it('should name the account in an invitation', () => {
     const mail = invitationMail({ username: 'new.clerk', link: LINK, validDays: 7 });

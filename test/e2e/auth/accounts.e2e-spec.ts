@@ -116,7 +116,10 @@ describe('Accounts (e2e)', () => {
       expect(res.body).toEqual(REGISTERED);
       const mail = await mailTo(who.email);
       expect(mail.parsed.subject).toBe('Confirm your email address');
-      expect(mail.parsed.text).toContain(`Hello ${who.username},`);
+      // The address is not verified: the mail carries no text the sign-up chose.
+      expect(mail.parsed.text).toMatch(/^Hello,\n/);
+      expect(mail.parsed.text).not.toContain(who.username);
+      expect(mail.parsed.html).not.toContain(who.username);
       const token = tokenIn(mail, 'verify-email');
       const [row] = await t.dataSource.query<Record<string, unknown>[]>(
         `SELECT role, user_status AS "userStatus", first_name AS "firstName" FROM users
@@ -483,7 +486,10 @@ describe('Accounts (e2e)', () => {
     it('should verify a pending address on reset, and refuse an expired reset token', async () => {
       const who = await registered();
       await post('forgot-password', { email: who.email }).expect(202);
-      const token = tokenIn(await mailTo(who.email, 2), 'reset-password');
+      const reset = await mailTo(who.email, 2);
+      expect(reset.parsed.text).toMatch(/^Hello,\n/);
+      expect(reset.parsed.text).not.toContain(who.username);
+      const token = tokenIn(reset, 'reset-password');
 
       await post('reset-password', { token, password: NEW_PASSWORD }).expect(200);
       await login(who.username, NEW_PASSWORD).expect(200);
@@ -857,6 +863,89 @@ describe('Account mails, the SMTP server refusing at first (e2e)', () => {
     expect(smtp.mailsTo(who.email)).toHaveLength(1);
     const token = tokenIn(smtp.mailsTo(who.email)[0], 'verify-email');
     await t.http.post('/v1/auth/verify-email').send({ token }).expect(200);
+  });
+});
+
+describe('Account mails, asked for from several client addresses (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+  const ATTACKER = '203.0.113.7';
+  const VICTIM = '198.51.100.9';
+
+  beforeAll(async () => {
+    smtp = await TestSmtpServer.start();
+    t = await createTestApp({
+      ...FAST_OUTBOX,
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: BASE_URL,
+      TRUST_PROXY: '1',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '999999',
+      RATE_LIMIT_ANONYMOUS_PER_HOUR: '999999',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  const forgot = (email: string, from: string) =>
+    t.http
+      .post('/v1/auth/forgot-password')
+      .set('X-Forwarded-For', from)
+      .send({ email })
+      .expect(202);
+  const resets = (email: string) =>
+    smtp.mailsTo(email).filter((mail) => mail.parsed.subject === 'Reset your password');
+  const asks = () =>
+    t.dataSource.query<{ consumer: string; dueInMs: number }[]>(
+      `SELECT consumer, (extract(epoch FROM next_attempt_at - now()) * 1000)::int AS "dueInMs"
+         FROM outbox_messages WHERE consumer IN ('accounts.asks', 'mail.accounts')`,
+    );
+
+  it('should mail a person’s reset though another client address spent its own quota for that address', async () => {
+    const victim = await createUser(t);
+    for (let i = 0; i < 4; i++) await forgot(victim.email, ATTACKER);
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 3), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    expect(resets(victim.email)).toHaveLength(3);
+
+    await forgot(victim.email, VICTIM);
+
+    await waitFor(() => Promise.resolve(resets(victim.email).length === 4), 10_000);
+  });
+
+  it('should owe a reset when the address’s overall cap is full, send it within 15 minutes, and join later asks to it', async () => {
+    const victim = await createUser(t);
+    for (let i = 1; i <= 5; i++) await forgot(victim.email, `203.0.113.${i}`);
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 5), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+
+    await forgot(victim.email, VICTIM);
+    await forgot(victim.email, '203.0.113.99');
+
+    // One ask waits for room, due within 15 minutes; the later one joined it.
+    await waitFor(async () => {
+      const waiting = await asks();
+      return waiting.length === 1 && waiting[0].dueInMs > 60_000;
+    }, 10_000);
+    const [owed] = await asks();
+    expect(owed).toEqual({ consumer: 'accounts.asks', dueInMs: expect.any(Number) });
+    expect(owed.dueInMs).toBeLessThanOrEqual(15 * 60_000);
+    expect(resets(victim.email)).toHaveLength(5);
+
+    // The cap's window passes.
+    await t.dataSource.query(
+      `UPDATE mail_quotas SET sent_at = ARRAY(SELECT t - interval '15 minutes' FROM unnest(sent_at) t)
+        WHERE address = lower($1) AND scope = 'all:reset'`,
+      [victim.email],
+    );
+    await t.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now() WHERE consumer = 'accounts.asks'`,
+    );
+
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 6), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    expect(resets(victim.email)).toHaveLength(6);
   });
 });
 

@@ -90,7 +90,7 @@ describe(AccountsRepository.name, () => {
   });
 
   describe('takeMailQuota', () => {
-    const take = (address: string) => sut.takeMailQuota(address, 3, HOUR);
+    const take = (address: string, scope = 'all') => sut.takeMailQuota(address, scope, 3, HOUR);
 
     it('should allow 3 mails an hour to an address, whatever its case, then refuse', async () => {
       const address = newAddress();
@@ -102,6 +102,34 @@ describe(AccountsRepository.name, () => {
 
       expect(answers).toEqual([true, true, true, false]);
       expect(await harness.transaction(() => take(newAddress()))).toBe(true);
+    });
+
+    it('should count each scope of an address apart', async () => {
+      const address = newAddress();
+      for (let i = 0; i < 3; i++) await harness.transaction(() => take(address, 'from:ip:a'));
+
+      expect(await harness.transaction(() => take(address, 'from:ip:a'))).toBe(false);
+      expect(await harness.transaction(() => take(address, 'from:ip:b'))).toBe(true);
+      expect(await harness.transaction(() => take(address))).toBe(true);
+    });
+
+    it('should tell when the room for one more mail comes, and keep one owed mail', async () => {
+      const address = newAddress();
+      for (let i = 0; i < 3; i++) await harness.transaction(() => take(address));
+      await harness.query(
+        `UPDATE mail_quotas SET sent_at[1] = now() - interval '50 minutes' WHERE address = $1`,
+        [address],
+      );
+      const room = await harness.transaction(() => sut.msUntilMailRoom(address, 'all', 3, HOUR));
+
+      expect(room).toBeGreaterThan(9 * 60_000);
+      expect(room).toBeLessThanOrEqual(10 * 60_000);
+      expect(await harness.transaction(() => sut.msUntilMailRoom(address, 'all', 4, HOUR))).toBe(0);
+      expect(await harness.transaction(() => sut.oweMail(address, 'owed:reset'))).toBe(true);
+      expect(await harness.transaction(() => sut.oweMail(address, 'owed:reset'))).toBe(false);
+      expect(await harness.transaction(() => sut.isMailOwed(address, 'owed:reset'))).toBe(true);
+      await harness.transaction(() => sut.settleMail(address.toUpperCase(), 'owed:reset'));
+      expect(await harness.transaction(() => sut.isMailOwed(address, 'owed:reset'))).toBe(false);
     });
 
     it('should allow one more as each counted mail leaves the window', async () => {
@@ -120,8 +148,8 @@ describe(AccountsRepository.name, () => {
       const stale = newAddress();
       await harness.transaction(() => take(stale));
       await harness.query(
-        `UPDATE mail_quotas SET sent_at = ARRAY[now() - interval '2 hours'],
-                last_sent_at = now() - interval '2 hours' WHERE address = $1`,
+        `UPDATE mail_quotas SET sent_at = ARRAY[now() - interval '3 hours'],
+                last_sent_at = now() - interval '3 hours' WHERE address = $1`,
         [stale],
       );
 
