@@ -82,7 +82,7 @@ describe('Audit log of accounts and credentials (e2e)', () => {
       for (const secret of secrets) expect(entry).not.toContain(secret);
     }
   };
-  const entry = (res: Response, fields: Record<string, unknown>) => ({
+  const entry = (res: Response, fields: Record<string, unknown>): Record<string, unknown> => ({
     id: expect.any(Number),
     occurredAt: expect.any(String),
     outcome: 'success',
