@@ -624,6 +624,22 @@ describe('Accounts (e2e)', () => {
       expect(read.body.userStatus).toBe(0);
     });
 
+    it('should refuse an invitation to an address another account has verified, not to a pending sign-up’s', async () => {
+      const owner = await createUser(t);
+      const pending = await registered();
+      const invite = (email: string) =>
+        t.http
+          .post('/v1/users')
+          .set(t.admin)
+          .send({ username: person().username, email, invite: true });
+
+      const taken = await invite(owner.email.toUpperCase());
+
+      expectError(taken, 409, 'CONFLICT');
+      expect(taken.body.details).toEqual({ field: 'email' });
+      await invite(pending.email).expect(201);
+    });
+
     it('should refuse a password with invite: true, and require one without', async () => {
       const who = person();
       expectValidationError(
