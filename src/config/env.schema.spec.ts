@@ -35,8 +35,8 @@ describe('validateEnv', () => {
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       SHUTDOWN_TIMEOUT_MS: 10000,
-      // Development and tests stop at once; deployments behind a balancer set a drain.
-      SHUTDOWN_DRAIN_MS: 0,
+      // Longer than a balancer's keep-alive (nginx's here: 4 s): SIGTERM alone loses nothing.
+      SHUTDOWN_DRAIN_MS: 10000,
       MIGRATION_LOCK_TIMEOUT_MS: 120000,
       ALLOW_EMBEDDED_DATABASE: false,
     });

@@ -395,10 +395,11 @@ export class EnvironmentVariables {
 
   /**
    * On SIGTERM or SIGINT, how long readiness answers 503 while the service still accepts
-   * and serves, so that balancers stop sending before the listener closes.
+   * and serves (with `Connection: close`), so that balancers stop sending before the
+   * listener closes. Longer than the balancer's keep-alive to the instances.
    */
   @IntegerText(0, 600_000)
-  SHUTDOWN_DRAIN_MS = 0;
+  SHUTDOWN_DRAIN_MS = 10_000;
 
   /**
    * Webhook URLs may resolve to loopback and private addresses (tests, local development).

@@ -1,21 +1,28 @@
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 
+// http.Server's close() also closes idle connections at once; net.Server's only stops listening.
+const stopListening = (server: Server): void => void NetServer.prototype.close.call(server);
+// How long a connection accepted just before the listener closed gets to show its request.
+const ACCEPTED_REQUEST_WAIT_MS = 500;
+
 /**
  * Drains the HTTP server before the database and Redis are closed. On a signal, `drain()`
  * makes readiness report 503 while the service still accepts and serves for
- * SHUTDOWN_DRAIN_MS, so that balancers stop sending first; then, on shutdown, it stops
- * accepting connections, lets the requests in flight finish (bounded by
+ * SHUTDOWN_DRAIN_MS, every answer with `Connection: close`, so that balancers stop sending
+ * and drop their kept-alive connections first; then, on shutdown, it stops accepting
+ * connections, closes the idle ones, lets the requests in flight finish (bounded by
  * SHUTDOWN_TIMEOUT_MS), and closes what is left.
  */
 @Injectable()
 export class ShutdownService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
   private draining = false;
-  private inFlight = 0;
+  private readonly inFlight = new Set<Response>();
   private onIdle?: () => void;
 
   constructor(
@@ -27,14 +34,14 @@ export class ShutdownService implements BeforeApplicationShutdown {
     return this.draining;
   }
 
-  /** Express middleware that counts requests in flight and, while draining, ends keep-alive. */
+  /** Express middleware that tracks requests in flight and, while draining, ends keep-alive. */
   trackRequests() {
     return (_req: Request, res: Response, next: NextFunction): void => {
-      this.inFlight += 1;
-      if (this.draining) res.setHeader('Connection', 'close');
+      this.inFlight.add(res);
+      if (this.draining) endKeepAlive(res);
       res.once('close', () => {
-        this.inFlight -= 1;
-        if (this.inFlight === 0) this.onIdle?.();
+        this.inFlight.delete(res);
+        if (this.inFlight.size === 0) this.onIdle?.();
       });
       next();
     };
@@ -43,6 +50,9 @@ export class ShutdownService implements BeforeApplicationShutdown {
   /** Not ready from now on; resolves after SHUTDOWN_DRAIN_MS, still serving meanwhile. */
   async drain(): Promise<void> {
     this.draining = true;
+    // A connection whose answer started before the signal stays open; one answered from
+    // now on is closed after it, so that no balancer keeps it for a request after the drain.
+    for (const res of this.inFlight) endKeepAlive(res);
     const { drainMs } = this.config.shutdown;
     if (drainMs === 0 || !this.server()?.listening) return;
     this.logger.log(`Draining for ${drainMs} ms: not ready, still serving`);
@@ -53,13 +63,27 @@ export class ShutdownService implements BeforeApplicationShutdown {
     this.draining = true;
     const server = this.server();
     if (!server?.listening) return;
-    const { timeoutMs } = this.config.shutdown;
-    this.logger.log(`Not accepting connections; waiting for ${this.inFlight} request(s) in flight`);
-    // Stops listening and closes idle keep-alive connections; busy ones finish first.
-    server.close();
+    const { drainMs, timeoutMs } = this.config.shutdown;
+    this.logger.log(
+      `Not accepting connections; waiting for ${this.inFlight.size} request(s) in flight`,
+    );
+    // Closing a listener resets the connections the kernel holds for it that the service has
+    // not accepted yet (a busy event loop leaves them waiting): a balancer that has written a
+    // POST onto one answers 502. The event loop accepts all that wait just before it runs
+    // setImmediate callbacks, so few can arrive in between. From then on a new connection is
+    // refused, which a balancer retries elsewhere.
+    await new Promise((resolve) => setImmediate(resolve));
+    stopListening(server);
+    // Idle connections stay a moment: one accepted an instant ago has its request on the way,
+    // which Node cannot tell from an idle one. Without a drain (development, tests) no
+    // balancer is sending: they close at once.
+    if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, ACCEPTED_REQUEST_WAIT_MS));
+    // Kept-alive connections with no request on them: a balancer that kept one past the
+    // drain (its keep-alive longer than SHUTDOWN_DRAIN_MS) may lose a request written onto it.
+    server.closeIdleConnections();
     if (!(await this.requestsFinished(timeoutMs))) {
       this.logger.warn(
-        `${this.inFlight} request(s) still running after ${timeoutMs} ms; closing their connections`,
+        `${this.inFlight.size} request(s) still running after ${timeoutMs} ms; closing their connections`,
       );
     }
     server.closeAllConnections();
@@ -70,7 +94,7 @@ export class ShutdownService implements BeforeApplicationShutdown {
   }
 
   private requestsFinished(timeoutMs: number): Promise<boolean> {
-    if (this.inFlight === 0) return Promise.resolve(true);
+    if (this.inFlight.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
       this.onIdle = () => {
@@ -79,4 +103,8 @@ export class ShutdownService implements BeforeApplicationShutdown {
       };
     });
   }
+}
+
+function endKeepAlive(res: Response): void {
+  if (!res.headersSent) res.setHeader('Connection', 'close');
 }

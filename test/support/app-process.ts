@@ -75,6 +75,8 @@ export class AppProcess {
         ADMIN_PASSWORD,
         JWT_SECRET,
         ...generousRateLimits(),
+        // Stopped at once unless a test is about the drain (10 s by default).
+        SHUTDOWN_DRAIN_MS: '0',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

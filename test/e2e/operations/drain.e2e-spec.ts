@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { AppProcess } from '../../support/app-process.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -14,6 +15,70 @@ async function refused(url: string): Promise<boolean> {
     return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
   }
 }
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** One HTTP/1.1 connection written by hand, so that a test decides when it is reused. */
+class RawConnection {
+  private received = '';
+  private closedAt?: number;
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8').on('data', (chunk: string) => (this.received += chunk));
+    socket.on('close', () => (this.closedAt = performance.now()));
+    socket.on('error', () => undefined);
+  }
+
+  static open(port: number): Promise<RawConnection> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(new RawConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  write(text: string): void {
+    this.socket.write(text);
+  }
+
+  /** When the server closed the connection (performance.now()), once it has. */
+  async closed(timeoutMs: number): Promise<number> {
+    await waitFor(() => Promise.resolve(this.closedAt !== undefined), timeoutMs);
+    return this.closedAt!;
+  }
+
+  get isOpen(): boolean {
+    return this.closedAt === undefined;
+  }
+
+  /** Waits for the next complete response (or an interim one) on the connection and takes it. */
+  async response(): Promise<RawResponse> {
+    let length = -1;
+    await waitFor(() => {
+      const end = this.received.indexOf('\r\n\r\n');
+      if (end < 0) return Promise.resolve(false);
+      const head = this.received.slice(0, end);
+      const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      length = end + 4 + bodyLength;
+      return Promise.resolve(this.received.length >= length);
+    }, 10_000);
+    const [statusLine, ...headerLines] = this.received
+      .slice(0, this.received.indexOf('\r\n\r\n'))
+      .split('\r\n');
+    this.received = this.received.slice(length);
+    const headers = Object.fromEntries(
+      headerLines.map((line) => {
+        const colon = line.indexOf(':');
+        return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+      }),
+    );
+    return { status: Number(statusLine.split(' ')[1]), headers };
+  }
+}
+
+const GET_LIVE = 'GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n';
 
 describe('The shutdown drain of the built service (e2e)', () => {
   let database: TestDatabase;
@@ -59,6 +124,56 @@ describe('The shutdown drain of the built service (e2e)', () => {
       expect(drainStarted).toBeGreaterThanOrEqual(0);
       expect(listenerClosed).toBeGreaterThan(drainStarted);
       expect(messages).toContain('Shut down cleanly');
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('should serve requests on connections kept alive from before SIGTERM, answer every request of the drain with Connection: close, and close idle connections when it ends', async () => {
+    const app = await AppProcess.start({
+      ...database.env,
+      SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+      // Far beyond the drain: only the shutdown may close an idle connection here.
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000',
+    });
+    try {
+      const idle = await RawConnection.open(app.port);
+      const reused = await RawConnection.open(app.port);
+      for (const connection of [idle, reused]) {
+        connection.write(GET_LIVE);
+        expect((await connection.response()).headers.connection).toBe('keep-alive');
+      }
+      // A request in flight at the signal: its headers are in (100 Continue), its body not yet.
+      const body = JSON.stringify({ username: 'admin', password: 'not the password' });
+      const inFlight = await RawConnection.open(app.port);
+      inFlight.write(
+        'POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      expect((await inFlight.response()).status).toBe(100);
+
+      const signalledAt = performance.now();
+      app.signal('SIGTERM');
+      await waitFor(async () => (await fetch(`${app.url}/health/ready`)).status === 503, 3_000);
+
+      inFlight.write(body);
+      expect(await inFlight.response()).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ connection: 'close' }),
+      });
+      reused.write(GET_LIVE);
+      expect(await reused.response()).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ connection: 'close' }),
+      });
+      await reused.closed(1_000);
+      await inFlight.closed(1_000);
+      expect(idle.isOpen).toBe(true);
+
+      // Closed when the drain ends, not before: a balancer reusing it meanwhile is served.
+      const idleClosedAt = await idle.closed(DRAIN_MS + 5_000);
+      expect(idleClosedAt - signalledAt).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+      expect(await app.exitCode()).toBe(0);
     } finally {
       await app.stop();
     }
