@@ -5,11 +5,23 @@ export interface ClusterOptions {
   pgbouncerPort?: number;
   instancePorts?: number[];
   databaseUrl?: string;
+  /** Drops the database and creates it again before starting (`--fresh`). */
+  fresh?: boolean;
   redisUrl?: string;
   adminPassword?: string;
+  /**
+   * Whether nginx's upstream list follows the instances' readiness (true unless given);
+   * false leaves nginx alone: the instances' drain alone must lose no request.
+   */
+  followReadiness?: boolean;
   /** More variables for the instances. */
   env?: Record<string, string>;
-  /** Gets a line each time an instance is taken out of nginx or put back; console.log by default. */
+  /** Whether `stop()` leaves the logs folder (the CLI's choice); false unless given. */
+  keepLogs?: boolean;
+  /**
+   * Gets a line each time an instance is taken out of nginx or put back, exits without being
+   * asked to, or is started again; console.log by default.
+   */
   log?: (line: string) => void;
 }
 
@@ -21,6 +33,10 @@ export interface ClusterInstance {
   up: boolean;
   /** What each migration step before a start printed. */
   migrations: string[];
+  /** Its process, while it runs. */
+  readonly pid: number | undefined;
+  /** Where its output (and its migration steps') is appended. */
+  logFile: string;
 }
 
 export interface Exit {
@@ -36,7 +52,11 @@ export interface Cluster {
   redisStarted: boolean;
   databaseUrl: string;
   adminPassword: string;
+  /** Whether the database had its admin before this start (adminPassword then changed nothing). */
+  adminExisted: boolean;
   dir: string;
+  /** instance-<n>.log, nginx-access.log, nginx-error.log, pgbouncer.log (and redis.log). */
+  logsDir: string;
   instances: ClusterInstance[];
   stopInstance(index: number): Promise<Exit>;
   startInstance(index: number): Promise<void>;

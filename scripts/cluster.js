@@ -1,17 +1,29 @@
-/* global console, setTimeout, fetch, AbortSignal, URL */
+/* global console, setTimeout, clearTimeout, fetch, AbortSignal, URL */
 // A local cluster with one command (`npm run cluster`): three instances of the built
 // service behind nginx (rendered from docker/nginx.conf.template, the containers' one
 // template), PgBouncer in transaction mode in front of PostgreSQL, and Redis. Prints where
-// everything listens; stops everything it started on SIGINT (Ctrl-C) or SIGTERM.
+// everything listens and where each part logs; starts again an instance that exits;
+// `restart <n>` on its input restarts one; stops everything it started on SIGINT (Ctrl-C)
+// or SIGTERM. `--fresh` starts on a new database.
 // The cluster test suite (test/cluster/) imports startCluster() and drives the same code.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+} from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import process from 'node:process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -23,19 +35,25 @@ const TRACING_PRELOAD = join(ROOT, 'dist/tracing/preload.js');
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/petstore_cluster';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const INSTANCES = 3;
-// nginx's upstream list follows the instances' readiness, as a Kubernetes endpoints
-// controller follows pods (docs/operations.md, "Shutdown"): each instance's /health/ready is
-// polled this often, and taken out after this many failed polls in a row (one slow answer
-// under load is no reason), put back after one that succeeds.
+// Unless told not to (followReadiness), nginx's upstream list follows the instances'
+// readiness, as a Kubernetes endpoints controller follows pods (docs/operations.md,
+// "Shutdown"): each instance's /health/ready is polled this often, and taken out after this
+// many failed polls in a row (one slow answer under load is no reason), put back after one
+// that succeeds. An extra: an instance's drain alone loses no request.
 const READY_POLL_MS = 250;
 const READY_POLL_TIMEOUT_MS = 1_000;
 const NOT_READY_POLLS = 2;
-// An instance keeps serving this long after SIGTERM, not ready: two polls (250 ms apart, at
-// most 1 s each) and a reload of nginx (tens of milliseconds) fit in it, so nginx has
-// stopped sending before the listener closes.
-const SHUTDOWN_DRAIN_MS = 3_000;
 // Waiting for nginx's old workers usually takes milliseconds; they finish their requests first.
 const RELOAD_LIMIT_MS = 10_000;
+// An instance that exits by itself is started again after 1 s, then 2, 4… up to 30 s while
+// its starts keep failing.
+const RESTART_FIRST_DELAY_MS = 1_000;
+const RESTART_MAX_DELAY_MS = 30_000;
+// What a child's output keeps in memory (for errors and tests); its log file keeps all.
+const KEPT_CHUNKS = 2_000;
+// Ports are picked from here up to the kernel's ephemeral range: a port the kernel hands out
+// for outgoing connections may be taken between the check and the bind (test/support/free-port.ts).
+const LOWEST_PORT = 10_000;
 // The instances' statement timeout, set by PgBouncer on its server connections: PgBouncer
 // 1.18 cannot pass pg's `statement_timeout` start-up parameter on, so it ignores it.
 const STATEMENT_TIMEOUT_MS = 5_000;
@@ -84,13 +102,50 @@ function newestMtime(dir) {
   return newest;
 }
 
-export function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-    server.on('error', fail);
+/** A loopback port that nothing listens on, below the kernel's ephemeral range. */
+export async function freePort() {
+  const end = Math.max(ephemeralPortsStart(), LOWEST_PORT + 1_000);
+  for (;;) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (end - LOWEST_PORT));
+    if (await isFree(port)) return port;
+  }
+}
+
+function ephemeralPortsStart() {
+  try {
+    const range = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+    return Number(range.trim().split(/\s+/)[0]);
+  } catch {
+    return 32_768;
+  }
+}
+
+function isFree(port) {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+  });
+}
+
+/**
+ * Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux's /proc): an
+ * answer on the port may come from another server while nginx still retries its bind.
+ */
+function listensOn(pid, port) {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const LISTEN = '0A';
+  const inodes = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1] === local && fields[3] === LISTEN)
+    .map((fields) => `socket:[${fields[9]}]`);
+  return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+    try {
+      return inodes.includes(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      return false;
+    }
   });
 }
 
@@ -135,22 +190,35 @@ function redisAnswers(url) {
   });
 }
 
-/** A child process in its own process group, so that Ctrl-C reaches only this script. */
+/**
+ * A child process in its own process group, so that Ctrl-C reaches only this script. Its
+ * output is appended to `logFile` when given.
+ */
 class Child {
-  constructor(name, command, args, options = {}) {
+  constructor(name, command, args, options = {}, logFile = undefined) {
     this.name = name;
     this.output = [];
+    // Set before a stop the script asks for: any other exit is reported.
+    this.stopAsked = false;
     this.process = spawn(command, args, {
       cwd: ROOT,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       ...options,
     });
+    const file = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
     for (const stream of [this.process.stdout, this.process.stderr]) {
-      stream?.setEncoding('utf8').on('data', (chunk) => this.output.push(chunk));
+      stream?.setEncoding('utf8').on('data', (chunk) => {
+        file?.write(chunk);
+        this.output.push(chunk);
+        if (this.output.length > KEPT_CHUNKS) this.output.shift();
+      });
     }
     this.exited = new Promise((done) =>
-      this.process.once('close', (code, signal) => done({ code, signal })),
+      this.process.once('close', (code, signal) => {
+        file?.end();
+        done({ code, signal });
+      }),
     );
   }
 
@@ -171,19 +239,27 @@ class Child {
   }
 
   async stop(signal = 'SIGTERM') {
+    this.stopAsked = true;
     this.signal(signal);
     return this.exited;
   }
+}
+
+function describeExit({ code, signal }) {
+  return signal ? `was ended by ${signal}` : `exited with code ${code}`;
 }
 
 /**
  * Starts the cluster. Every option has an environment variable for `npm run cluster`:
  * port (CLUSTER_PORT, 8080; 0 for a free one), pgbouncerPort (CLUSTER_PGBOUNCER_PORT),
  * instancePorts (CLUSTER_INSTANCE_PORTS, comma-separated; free ones by default),
- * databaseUrl (DATABASE_URL; the database is created if missing), redisUrl (REDIS_URL;
- * redis-server is started on a free port when nothing answers there), env (more
- * variables for the instances). log (no variable; console.log by default) gets a line each
- * time an instance is taken out of nginx or put back.
+ * databaseUrl (DATABASE_URL; the database is created if missing), fresh (`--fresh`: the
+ * database dropped and created first), redisUrl (REDIS_URL; redis-server is started on a
+ * free port when nothing answers there), env (more variables for the instances: the
+ * caller's environment for `npm run cluster`), followReadiness (CLUSTER_FOLLOW_READINESS,
+ * true; false leaves nginx's upstream list alone), keepLogs (the CLI's: `stop()` leaves the
+ * logs folder). log (no variable; console.log by default) gets a line each time an instance
+ * is taken out of nginx or put back, exits by itself, or is started again.
  */
 export async function startCluster(options = {}) {
   const missing = missingBinaries();
@@ -206,10 +282,14 @@ async function startIn(dir, options, started) {
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await chmod(dir, 0o755);
   const database = new URL(options.databaseUrl ?? DEFAULT_DATABASE_URL);
-  await createDatabaseIfMissing(database);
+  await createDatabase(database, options.fresh ?? false);
+  const adminExisted = await adminExists(database);
+  const logsDir = join(dir, 'logs');
+  await mkdir(logsDir);
+  const logFile = (name) => join(logsDir, `${name}.log`);
 
   const pgbouncerPort = options.pgbouncerPort || (await freePort());
-  const pgbouncer = await startPgbouncer(dir, database, pgbouncerPort, asRoot);
+  const pgbouncer = await startPgbouncer(dir, database, pgbouncerPort, asRoot, logFile);
   started.push(pgbouncer);
 
   let redisUrl = options.redisUrl ?? DEFAULT_REDIS_URL;
@@ -218,9 +298,13 @@ async function startIn(dir, options, started) {
     const missingRedis = missingBinaries(['redis-server']);
     if (missingRedis) throw new Error(`Nothing answers at ${redisUrl}. ${missingRedis}`);
     const port = await freePort();
-    redis = new Child('redis', findBinary('redis-server'), [
-      ...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-    ]);
+    redis = new Child(
+      'redis',
+      findBinary('redis-server'),
+      [...['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no']],
+      {},
+      logFile('redis'),
+    );
     started.push(redis);
     redisUrl = `redis://127.0.0.1:${port}`;
     await until('redis-server', () => redisAnswers(redisUrl), 10_000);
@@ -239,11 +323,17 @@ async function startIn(dir, options, started) {
   await mkdir(dataDir);
   const adminPassword = options.adminPassword ?? randomBytes(12).toString('base64url');
   const baseEnv = {
-    PATH: process.env.PATH,
+    // What the caller may change (options.env, the caller's environment for the CLI).
     NODE_ENV: 'production',
-    HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
+    REGISTRATION: 'closed',
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+    SHUTDOWN_TIMEOUT_MS: '15000',
+    ...options.env,
+    // What makes it this cluster.
+    PATH: process.env.PATH,
+    HOST: '127.0.0.1',
     DATABASE_URL: pooled.toString(),
     // Named statements live in one server session; PgBouncer in transaction mode hands
     // each transaction whichever server connection is free (PgBouncer 1.18 cannot track them).
@@ -260,11 +350,6 @@ async function startIn(dir, options, started) {
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString('base64url'),
     ADMIN_PASSWORD: adminPassword,
-    REGISTRATION: 'closed',
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
-    SHUTDOWN_TIMEOUT_MS: '15000',
-    SHUTDOWN_DRAIN_MS: String(SHUTDOWN_DRAIN_MS),
-    ...options.env,
   };
 
   const instances = instancePorts.map((instancePort, index) => ({
@@ -274,6 +359,10 @@ async function startIn(dir, options, started) {
     up: false,
     child: undefined,
     migrations: [],
+    logFile: logFile(`instance-${index}`),
+    get pid() {
+      return this.child?.pid;
+    },
   }));
 
   const migrate = async (instance) => {
@@ -282,6 +371,7 @@ async function startIn(dir, options, started) {
       process.execPath,
       [...['--input-type=module', '-e', MIGRATE]],
       { env: { ...baseEnv, DATABASE_URL: migrateUrl.toString() } },
+      instance.logFile,
     );
     const { code } = await child.exited;
     instance.migrations.push(...child.lines);
@@ -294,9 +384,8 @@ async function startIn(dir, options, started) {
       `instance-${instance.index}`,
       process.execPath,
       ['--import', TRACING_PRELOAD, MAIN],
-      {
-        env: { ...baseEnv, PORT: String(instance.port) },
-      },
+      { env: { ...baseEnv, PORT: String(instance.port) } },
+      instance.logFile,
     );
     instance.child = child;
     started.push(child);
@@ -310,6 +399,44 @@ async function startIn(dir, options, started) {
       },
       120_000,
     );
+    void child.exited.then((exit) => {
+      if (!child.stopAsked && !stopping) void startAgain(instance, describeExit(exit));
+    });
+  };
+
+  const log = options.log ?? console.log;
+  let stopping = false;
+  let wakeUp = () => {};
+  const stopped = new Promise((done) => (wakeUp = done));
+  const restarts = new Set();
+  // An instance that exits without being asked to (a crash, an operator's `kill`): reported
+  // and started again, waiting longer after each start that fails.
+  const startAgain = (instance, how) => {
+    const restart = (async () => {
+      for (let attempt = 0; !stopping; attempt += 1) {
+        const delayMs = Math.min(RESTART_FIRST_DELAY_MS * 2 ** attempt, RESTART_MAX_DELAY_MS);
+        log(
+          `instance ${instance.index} (${instance.url}) ${how}: starting it again in ${delayMs / 1000} s`,
+        );
+        await new Promise((done) => {
+          const timer = setTimeout(done, delayMs);
+          void stopped.then(() => {
+            clearTimeout(timer);
+            done();
+          });
+        });
+        if (stopping) return;
+        try {
+          await startInstance(instance);
+          log(`instance ${instance.index} (${instance.url}) started again, pid ${instance.pid}`);
+          return;
+        } catch (error) {
+          how = `did not start (${firstLine(error)})`;
+        }
+      }
+    })();
+    restarts.add(restart);
+    void restart.finally(() => restarts.delete(restart));
   };
 
   const nginxDir = join(dir, 'nginx');
@@ -341,8 +468,8 @@ async function startIn(dir, options, started) {
   await writeNginxConfig(instances.map(() => true));
   const nginxArgs = ['-p', nginxDir, '-c', join(nginxDir, 'nginx.conf'), '-e', 'stderr'];
   // Files, not pipes: nginx opens /dev/stdout and /dev/stderr itself, which fails on a socket.
-  const access = openSync(join(nginxDir, 'access.log'), 'a');
-  const errors = openSync(join(nginxDir, 'error.log'), 'a');
+  const access = openSync(logFile('nginx-access'), 'a');
+  const errors = openSync(logFile('nginx-error'), 'a');
   const nginx = new Child(
     'nginx',
     findBinary('nginx'),
@@ -357,12 +484,15 @@ async function startIn(dir, options, started) {
     `nginx on ${url}`,
     async () => {
       if (!nginx.running) {
-        throw new Error(`nginx exited:\n${readFileSync(join(nginxDir, 'error.log'), 'utf8')}`);
+        throw new Error(`nginx exited:\n${readFileSync(logFile('nginx-error'), 'utf8')}`);
       }
-      return answers(`${url}/health/ready`);
+      return (await answers(`${url}/health/ready`)) && listensOn(nginx.pid, port);
     },
     10_000,
   );
+  void nginx.exited.then((exit) => {
+    if (!nginx.stopAsked) log(`nginx ${describeExit(exit)}: ${url} answers no more`);
+  });
 
   // Applies the upstream list; returns once nginx's old workers, and so their
   // connections to instances, are gone (in-flight requests finish first).
@@ -380,9 +510,9 @@ async function startIn(dir, options, started) {
     ).catch(() => undefined);
   };
 
-  const log = options.log ?? console.log;
   const failedPolls = instances.map(() => 0);
-  let watching = true;
+  const followReadiness = options.followReadiness ?? true;
+  let watching = followReadiness;
   // Keeps nginx's upstream list equal to the set of ready instances.
   const watchReadiness = async () => {
     while (watching) {
@@ -423,11 +553,14 @@ async function startIn(dir, options, started) {
     redisStarted: redis !== undefined,
     databaseUrl: database.toString(),
     adminPassword,
+    adminExisted,
     dir,
+    logsDir,
     instances,
     /**
-     * SIGTERM, and the exit. The instance drains by itself: not ready, the watcher takes it
-     * out of nginx while it still serves, then its listener closes.
+     * SIGTERM, and the exit. The instance drains by itself: not ready, answering with
+     * Connection: close, while the watcher (if on) takes it out of nginx; then its listener
+     * and idle connections close.
      */
     async stopInstance(index) {
       return instances[index].child.stop('SIGTERM');
@@ -436,6 +569,7 @@ async function startIn(dir, options, started) {
     async startInstance(index) {
       const instance = instances[index];
       await startInstance(instance);
+      if (!followReadiness) return;
       // A poll, and perhaps a reload already under way before the one that puts it back.
       const limitMs = READY_POLL_MS + READY_POLL_TIMEOUT_MS + 2 * RELOAD_LIMIT_MS;
       await until(`instance ${index} back in nginx`, () => instance.up, limitMs);
@@ -447,7 +581,7 @@ async function startIn(dir, options, started) {
     },
     /**
      * SIGKILL: nginx finds out by itself, from refused connections (its passive check),
-     * until the watcher's polls take the instance out.
+     * until the watcher's polls take the instance out. It is not started again.
      */
     async killInstance(index) {
       return instances[index].child.stop('SIGKILL');
@@ -456,13 +590,19 @@ async function startIn(dir, options, started) {
       return instances[index].child?.lines ?? [];
     },
     async stop() {
+      stopping = true;
+      wakeUp();
       watching = false;
       await watcher;
+      await Promise.allSettled(restarts);
       await nginx.stop('SIGQUIT');
       await Promise.all(instances.map((instance) => instance.child?.stop('SIGTERM')));
       await pgbouncer.stop('SIGINT');
       await redis?.stop('SIGTERM');
-      await rm(dir, { recursive: true, force: true });
+      const removed = options.keepLogs
+        ? (await readdir(dir)).filter((entry) => entry !== 'logs').map((entry) => join(dir, entry))
+        : [dir];
+      for (const path of removed) await rm(path, { recursive: true, force: true });
     },
   };
   return cluster;
@@ -476,21 +616,42 @@ function workersOf(pid) {
   }
 }
 
-async function createDatabaseIfMissing(url) {
+function firstLine(error) {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0];
+}
+
+/** Creates the database if missing; `fresh` drops it first. */
+async function createDatabase(url, fresh) {
   const name = decodeURIComponent(url.pathname.slice(1));
+  const quoted = `"${name.replaceAll('"', '""')}"`;
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
+    if (fresh) await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    if (rowCount === 0) await client.query(`CREATE DATABASE ${quoted}`);
   } finally {
     await client.end();
   }
 }
 
-async function startPgbouncer(dir, database, port, asRoot) {
+/** Whether a kept database has its admin already: ADMIN_PASSWORD then changes nothing. */
+async function adminExists(url) {
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT to_regclass('users') IS NOT NULL AS migrated`);
+    if (!rows[0].migrated) return false;
+    const { rowCount } = await client.query(`SELECT 1 FROM users WHERE role = 'admin' LIMIT 1`);
+    return rowCount > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+async function startPgbouncer(dir, database, port, asRoot, logFile) {
   const pgbDir = join(dir, 'pgbouncer');
   await mkdir(pgbDir);
   const user = decodeURIComponent(database.username || 'postgres');
@@ -525,7 +686,7 @@ ignore_startup_parameters = extra_float_digits,statement_timeout
   await writeFile(join(pgbDir, 'userlist.txt'), `"${user}" ""\n`);
   if (asRoot) await chmod(pgbDir, 0o755);
   const args = [...(asRoot ? ['-u', 'nobody'] : []), join(pgbDir, 'pgbouncer.ini')];
-  const child = new Child('pgbouncer', findBinary('pgbouncer'), args);
+  const child = new Child('pgbouncer', findBinary('pgbouncer'), args, {}, logFile('pgbouncer'));
   await until(
     `pgbouncer on 127.0.0.1:${port}`,
     async () => {
@@ -543,15 +704,25 @@ ignore_startup_parameters = extra_float_digits,statement_timeout
   return child;
 }
 
-function fromEnv() {
+// Set by the script itself, or read by it rather than by the instances.
+const NOT_PASSED_ON = /^(CLUSTER_|npm_)|^(DATABASE_URL|REDIS_URL|ADMIN_PASSWORD|PORT|HOST)$/;
+
+function fromEnv(args) {
   const number = (name) => (process.env[name] ? Number(process.env[name]) : undefined);
   return {
     port: number('CLUSTER_PORT') ?? 8080,
     pgbouncerPort: number('CLUSTER_PGBOUNCER_PORT'),
     instancePorts: process.env.CLUSTER_INSTANCE_PORTS?.split(',').map(Number),
     databaseUrl: process.env.DATABASE_URL,
+    fresh: args.includes('--fresh'),
     redisUrl: process.env.REDIS_URL,
     adminPassword: process.env.ADMIN_PASSWORD,
+    followReadiness: process.env.CLUSTER_FOLLOW_READINESS !== 'false',
+    // METRICS_ENABLED, LOG_LEVEL, OTEL_* and the like reach the instances.
+    env: Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !NOT_PASSED_ON.test(name)),
+    ),
+    keepLogs: true,
   };
 }
 
@@ -561,17 +732,26 @@ async function main() {
     console.error(missing);
     process.exit(1);
   }
+  const unknown = process.argv.slice(2).filter((arg) => arg !== '--fresh');
+  if (unknown.length > 0) {
+    console.error(`Unknown argument: ${unknown.join(' ')} (only --fresh: a new database)`);
+    process.exit(1);
+  }
   ensureBuilt();
   console.log('Starting PgBouncer, Redis, three instances (migrating first) and nginx…');
-  const cluster = await startCluster(fromEnv());
+  const cluster = await startCluster(fromEnv(process.argv.slice(2)));
+  const admin = cluster.adminExisted
+    ? 'admin exists already in this database: its password is the one from its first start (--fresh: a new database)'
+    : `admin / ${cluster.adminPassword}${process.env.ADMIN_PASSWORD ? ' (ADMIN_PASSWORD)' : ''}`;
   console.log(`
 The cluster is up:
   API (nginx)   ${cluster.url}/v1
-  admin         admin / ${cluster.adminPassword} (ADMIN_PASSWORD; used only when the database has no admin yet)
-  instances     ${cluster.instances.map((i) => i.url).join('  ')}
+  admin         ${admin}
+  instances     ${cluster.instances.map((i) => `${i.url} (pid ${i.pid})`).join('  ')}
   PgBouncer     127.0.0.1:${cluster.pgbouncerPort} (transaction mode) -> ${cluster.databaseUrl.replace(/:[^:@/]*@/, ':***@')}
   Redis         ${cluster.redisUrl}${cluster.redisStarted ? ' (started here)' : ' (already running)'}
-  files, logs   ${cluster.dir}
+  logs          ${cluster.logsDir}: instance-<n>.log, nginx-access.log (upstream= names the instance), nginx-error.log, pgbouncer.log
+An instance that exits is started again. Type "restart <n>" (0-${cluster.instances.length - 1}) and Enter to restart one (drained first).
 Ctrl-C stops everything it started.`);
   let stopping = false;
   const stop = async (signal) => {
@@ -580,11 +760,29 @@ Ctrl-C stops everything it started.`);
     const redis = cluster.redisStarted ? ' and Redis' : '';
     console.log(`${signal}: stopping nginx, the instances, PgBouncer${redis}…`);
     await cluster.stop();
-    console.log('Stopped.');
+    console.log(`Stopped. The logs are kept in ${cluster.logsDir}`);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const index = /^\s*restart\s+(\d+)\s*$/.exec(line)?.[1];
+    if (line.trim() === '') return;
+    if (index === undefined || !cluster.instances[Number(index)]) {
+      console.log(`Unknown command: restart <n>, n from 0 to ${cluster.instances.length - 1}`);
+      return;
+    }
+    console.log(`instance ${index}: SIGTERM (draining), then starting it again…`);
+    cluster.restartInstance(Number(index)).then(
+      (exit) => {
+        const instance = cluster.instances[Number(index)];
+        console.log(
+          `instance ${index} ${describeExit(exit)} and is running again, pid ${instance.pid}`,
+        );
+      },
+      (error) => console.log(`instance ${index}: restart failed: ${firstLine(error)}`),
+    );
+  });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

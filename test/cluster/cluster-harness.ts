@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from '@jest/globals';
 import pg from 'pg';
 import { Agent, FormData, fetch, type RequestInit } from 'undici';
-import { startCluster, type Cluster } from '../../scripts/cluster.js';
+import { startCluster, type Cluster, type ClusterOptions } from '../../scripts/cluster.js';
 import {
   AUTHORIZATION_HEADER,
   IDEMPOTENCY_KEY_HEADER,
@@ -16,14 +16,20 @@ import { waitFor } from '../support/wait.js';
 export const withServers =
   process.env.DATABASE_URL && process.env.REDIS_URL ? describe : describe.skip;
 
+/** What a test file may choose of its cluster. */
+export type TestClusterOptions = Pick<ClusterOptions, 'followReadiness' | 'port'>;
+
 /**
  * A cluster of the file's own, started before its tests (with `env`'s settings) and stopped
  * after them; the function returned gives it to a test.
  */
-export function useCluster(env: Record<string, string> = {}): () => TestCluster {
+export function useCluster(
+  env: Record<string, string> = {},
+  options: TestClusterOptions = {},
+): () => TestCluster {
   let started: TestCluster | undefined;
   beforeAll(async () => {
-    started = await TestCluster.start(env);
+    started = await TestCluster.start(env, options);
   }, 240_000);
   afterAll(async () => {
     await started?.stop();
@@ -45,7 +51,7 @@ export interface Answer {
   headers: Headers;
 }
 
-/** A line of the cluster's readiness watcher, and when it was printed. */
+/** A line of the cluster's log (readiness watcher, instance exits and restarts), and when. */
 export interface NginxChange {
   at: number;
   line: string;
@@ -59,30 +65,43 @@ export class TestCluster {
     readonly cluster: Cluster,
     readonly db: pg.Pool,
     private readonly drop: () => Promise<void>,
-    /** Each time the watcher took an instance out of nginx or put it back. */
+    /** Each time the watcher took an instance out of nginx or put it back, or one exited. */
     readonly nginxChanges: NginxChange[],
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestCluster> {
+  static async start(
+    env: Record<string, string> = {},
+    options: TestClusterOptions = {},
+  ): Promise<TestCluster> {
     const server = new URL(process.env.DATABASE_URL!);
     const name = `petstore_cluster_${randomBytes(6).toString('hex')}`;
     const url = new URL(server);
     url.pathname = `/${name}`;
     const nginxChanges: NginxChange[] = [];
-    const cluster = await startCluster({
-      port: 0,
-      databaseUrl: url.toString(),
-      redisUrl: process.env.REDIS_URL,
-      env: { ...generousRateLimits(), LOG_LEVEL: 'warn', ...env },
-      log: (line) => nginxChanges.push({ at: performance.now(), line }),
-    });
-    const db = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    const drop = async () => {
-      await db.end();
+    const dropDatabase = async () => {
       const admin = new pg.Client({ connectionString: server.toString() });
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+    };
+    let cluster: Cluster;
+    try {
+      cluster = await startCluster({
+        port: 0,
+        ...options,
+        databaseUrl: url.toString(),
+        redisUrl: process.env.REDIS_URL,
+        env: { ...generousRateLimits(), LOG_LEVEL: 'warn', ...env },
+        log: (line) => nginxChanges.push({ at: performance.now(), line }),
+      });
+    } catch (error) {
+      await dropDatabase();
+      throw error;
+    }
+    const db = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    const drop = async () => {
+      await db.end();
+      await dropDatabase();
     };
     return new TestCluster(cluster, db, drop, nginxChanges);
   }

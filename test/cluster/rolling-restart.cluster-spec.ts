@@ -12,8 +12,10 @@ import {
 
 jest.setTimeout(300_000);
 
-withServers('A rolling restart under load (cluster)', () => {
-  const cluster = useCluster();
+withServers('A rolling restart by plain SIGTERM under load (cluster)', () => {
+  // nginx is told nothing: it keeps sending to a stopping instance, as in compose, under
+  // systemd or after a `kill`. The instance's drain alone must lose no request.
+  const cluster = useCluster({}, { followReadiness: false });
 
   it('should fail no request and lose no acknowledged write while each instance restarts in turn', async () => {
     const t = cluster();
@@ -24,8 +26,8 @@ withServers('A rolling restart under load (cluster)', () => {
     const exits = [];
     try {
       for (const instance of t.cluster.instances) {
-        // Requests in flight at every step: SIGTERM, not ready and so taken out of nginx
-        // while still serving, listener closed, exit; started again, back in once ready.
+        // Requests in flight at every step: SIGTERM, not ready but still serving with
+        // Connection: close, listener and idle connections closed, exit; started again.
         await moreRequests(result, 30);
         exits.push(await t.cluster.restartInstance(instance.index));
       }
@@ -36,20 +38,7 @@ withServers('A rolling restart under load (cluster)', () => {
     await load;
 
     expect(exits).toEqual([0, 1, 2].map(() => ({ code: 0, signal: null })));
-    const changes = t.nginxChanges.map((change) => change.line);
-    for (const { index } of t.cluster.instances) {
-      const out = changes.findIndex((line) =>
-        new RegExp(`^instance ${index} .* not ready: taken out of nginx$`).test(line),
-      );
-      const back = changes.findIndex((line) =>
-        new RegExp(`^instance ${index} .* ready: back in nginx$`).test(line),
-      );
-      expect({ index, out: out >= 0, backAfterwards: back > out }).toEqual({
-        index,
-        out: true,
-        backAfterwards: true,
-      });
-    }
+    expect(t.nginxChanges).toEqual([]);
     const ops = new Set(result.requests.map((r) => r.op));
     expect([...ops].sort()).toEqual(['create', 'get', 'list', 'update', 'upload']);
     expect(result.requests.filter((r) => r.status < 200 || r.status >= 300)).toEqual([]);
