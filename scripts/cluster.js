@@ -327,6 +327,8 @@ async function startIn(dir, options, started) {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
+    // Scraped from each instance directly; nginx answers 404 for it.
+    METRICS_ENABLED: 'true',
     REGISTRATION: 'closed',
     HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
     SHUTDOWN_TIMEOUT_MS: '15000',

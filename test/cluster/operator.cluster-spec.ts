@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { freePort } from '../support/free-port.js';
@@ -56,6 +56,12 @@ class ClusterCommand {
   async stop(): Promise<number | null> {
     if (this.child.exitCode === null) this.child.kill('SIGINT');
     return this.exited;
+  }
+
+  /** The folder whose logs the script kept, once it has stopped. */
+  get keptFolder(): string | undefined {
+    const logs = /The logs are kept in (\S+)/.exec(this.output)?.[1];
+    return logs && dirname(logs);
   }
 }
 
@@ -122,7 +128,12 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
     const server = new URL(process.env.DATABASE_URL ?? 'postgres://unset');
     const database = new URL(server);
     database.pathname = `/petstore_cluster_${randomBytes(6).toString('hex')}`;
+    const started: ClusterCommand[] = [];
     afterAll(async () => {
+      for (const command of started) {
+        const folder = command.keptFolder;
+        if (folder) await rm(folder, { recursive: true, force: true });
+      }
       const admin = new pg.Client({ connectionString: server.toString() });
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${database.pathname.slice(1)} WITH (FORCE)`);
@@ -130,12 +141,12 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
     });
 
     it("should pass the caller's environment on, restart an instance on demand, keep the logs, and say so when the admin exists already", async () => {
-      const env = async () => ({
+      const env = async (more: Record<string, string> = {}) => ({
         ...generousRateLimits(),
         DATABASE_URL: database.toString(),
         REDIS_URL: process.env.REDIS_URL!,
         CLUSTER_PORT: String(await freePort()),
-        METRICS_ENABLED: 'true',
+        ...more,
       });
       const login = (url: string, password: string) =>
         send(`${url}/v1/auth/login`, {
@@ -144,7 +155,9 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
           body: JSON.stringify({ username: 'admin', password }),
         });
 
-      const first = await ClusterCommand.start(await env());
+      // The cluster's instances have metrics on unless the caller says otherwise.
+      const first = await ClusterCommand.start(await env({ METRICS_ENABLED: 'false' }));
+      started.push(first);
       let logsDir: string;
       try {
         const [, url] = await first.printed(/API \(nginx\) +(\S+)\/v1/);
@@ -152,7 +165,7 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
         expect((await login(url, password)).status).toBe(200);
         const [, instanceUrl, pid] = await first.printed(/instances +(\S+) \(pid (\d+)\)/);
         // METRICS_ENABLED reached the instances.
-        expect((await send(`${instanceUrl}/metrics`)).status).toBe(200);
+        expect((await send(`${instanceUrl}/metrics`)).status).toBe(404);
         [, logsDir] = await first.printed(/logs +(\S+):/);
 
         first.type('restart 0');
@@ -170,15 +183,19 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
 
       // The database is kept: its admin too, whatever password this start generates.
       const second = await ClusterCommand.start(await env());
+      started.push(second);
       await second.stop();
       expect(second.text).toMatch(/admin +admin exists already in this database/);
       expect(second.text).not.toMatch(/admin +admin \//);
 
       const fresh = await ClusterCommand.start(await env(), ['--fresh']);
+      started.push(fresh);
       try {
         const [, url] = await fresh.printed(/API \(nginx\) +(\S+)\/v1/);
         const [, password] = await fresh.printed(/admin +admin \/ (\S+)/);
         expect((await login(url, password)).status).toBe(200);
+        const [, instanceUrl] = await fresh.printed(/instances +(\S+) \(pid/);
+        expect((await send(`${instanceUrl}/metrics`)).status).toBe(200);
       } finally {
         await fresh.stop();
       }
