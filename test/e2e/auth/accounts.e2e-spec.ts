@@ -12,7 +12,8 @@ import { waitFor } from '../../support/wait.js';
  * sign-up, verification, reset, invitation and email change, with the mails read from a
  * real SMTP server started here.
  */
-// Several instances share a database on a server only: the embedded one opens in one process.
+// Several instances share a database, and a table can be locked from outside, on a server
+// only: the embedded database opens in one process, on one connection.
 const onServer = process.env.DATABASE_URL ? it : it.skip;
 const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
 const BASE_URL = 'https://shop.example.com';
@@ -31,8 +32,6 @@ const RESENT = {
 const FORGOTTEN = {
   message: 'If an account has this address, a link to reset its password is on its way',
 };
-
-const onServer = process.env.DATABASE_URL ? it : it.skip;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
