@@ -12,6 +12,7 @@ import {
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
 } from './common/http/header-names.js';
+import { clientAddressMiddleware } from './common/http/client-address.middleware.js';
 import { outsidePrefixNotFound } from './common/http/outside-prefix.middleware.js';
 import { requestIdMiddleware } from './common/http/request-id.middleware.js';
 import { securityHeaders } from './common/http/security-headers.js';
@@ -40,6 +41,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   deliverEarlyAnswers(app.getHttpServer());
 
   app.use(requestIdMiddleware);
+  app.use(clientAddressMiddleware);
   app.use(app.get(ShutdownService).trackRequests());
   app.use(requestLogger(app.get(ROOT_LOGGER)));
   const metrics = app.get(MetricsService);

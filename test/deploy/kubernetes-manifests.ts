@@ -246,6 +246,39 @@ export function selects(selector: Loose, labels: Record<string, string>): boolea
 }
 
 /**
+ * Behind TRUST_PROXY the pods believe X-Forwarded-For, so only the proxies may reach them: the
+ * policy selects the pods, restricts their ingress, and admits each connection only from a
+ * named namespace's named pods (no rule without `from`, no address block, no empty
+ * selector), on the pods' own port.
+ */
+export function networkPolicyProblems(
+  policy: Loose,
+  podLabels: Record<string, string>,
+  port: number | string,
+): string[] {
+  const problems: string[] = [];
+  if (!selects(policy.spec.podSelector, podLabels)) problems.push('does not select the pods');
+  if (!list(policy.spec.policyTypes).includes('Ingress')) problems.push('restricts no ingress');
+  for (const [i, rule] of list(policy.spec.ingress).entries()) {
+    const peers = list(rule.from);
+    if (peers.length === 0) problems.push(`rule ${i} admits every source`);
+    for (const peer of peers) {
+      if (!hasLabels(peer.namespaceSelector)) {
+        problems.push(`rule ${i} admits a peer without a namespace`);
+      }
+      if (!hasLabels(peer.podSelector)) problems.push(`rule ${i} admits a peer without pod labels`);
+    }
+    const ports = list(rule.ports);
+    if (ports.length === 0 || ports.some((entry) => entry.port !== port)) {
+      problems.push(`rule ${i} opens another port than ${port}`);
+    }
+  }
+  return problems;
+}
+
+const hasLabels = (selector: Loose) => Object.keys(selector?.matchLabels ?? {}).length > 0;
+
+/**
  * The service listens only once migrations are applied, after waiting up to
  * MIGRATION_LOCK_TIMEOUT_MS for another process's lock: the startup probe must wait longer,
  * or a pod that waits its turn is restarted in a loop.

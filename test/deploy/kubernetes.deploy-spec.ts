@@ -18,6 +18,7 @@ import {
   list,
   MANIFEST_DIR,
   kustomizationProblems,
+  networkPolicyProblems,
   only,
   podSpec,
   portNumber,
@@ -53,6 +54,7 @@ const job = only(manifests, 'Job');
 const service = only(manifests, 'Service');
 const autoscaler = only(manifests, 'HorizontalPodAutoscaler');
 const budget = only(manifests, 'PodDisruptionBudget');
+const networkPolicy = only(manifests, 'NetworkPolicy');
 const pod = podSpec(deployment);
 const [api] = pod.containers;
 const [migrator] = podSpec(job).containers;
@@ -311,7 +313,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     });
   });
 
-  describe('Service, autoscaler and disruption budget', () => {
+  describe('Service, autoscaler, disruption budget and network policy', () => {
     const labels = deployment.spec.template.metadata.labels;
 
     it("should select the Deployment's pods, and no other", () => {
@@ -335,6 +337,32 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
     it('should never let evictions take every pod', () => {
       expect(budget.spec.maxUnavailable).toBeLessThan(autoscaler.spec.minReplicas);
+    });
+
+    it('should admit connections to the pods only from named proxies, on their port', () => {
+      const port = api.ports[0].name;
+      expect(networkPolicyProblems(networkPolicy, labels, port)).toEqual([]);
+      const open = copy(networkPolicy);
+      const [rule] = list(open.spec.ingress);
+      open.spec.ingress = [
+        {
+          from: [...list(rule.from), { ipBlock: { cidr: '0.0.0.0/0' } }],
+          ports: [...list(rule.ports), { port: 9229 }],
+        },
+        { ports: [{ port }] },
+      ];
+      open.spec.podSelector = { matchLabels: { app: 'other' } };
+      expect(networkPolicyProblems(open, labels, port)).toEqual([
+        'does not select the pods',
+        'rule 0 admits a peer without a namespace',
+        'rule 0 admits a peer without pod labels',
+        'rule 0 opens another port than http',
+        'rule 1 admits every source',
+      ]);
+      expect(networkPolicyProblems({ spec: { podSelector: {} } }, labels, port)).toEqual([
+        'does not select the pods',
+        'restricts no ingress',
+      ]);
     });
   });
 
