@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { MAX_UPLOAD_BODY_BYTES } from '../common/contract-limits.js';
 import { IntegerText } from '../common/dto/transforms.js';
+import { NotAnExampleSecret } from './example-secrets.js';
 import { secretWeakness } from './secret-strength.js';
 import { USERNAME_PATTERN } from '../common/dto/username.js';
 
@@ -62,6 +63,7 @@ export class EnvironmentVariables {
       'is required when NODE_ENV=production; the embedded single-connection database (PGlite) is for development and trials: set ALLOW_EMBEDDED_DATABASE=true to run on it anyway',
   })
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @NotAnExampleSecret()
   DATABASE_URL?: string;
 
   /** Lets NODE_ENV=production run without DATABASE_URL, on the embedded database. */
@@ -130,6 +132,7 @@ export class EnvironmentVariables {
       'is required when NODE_ENV=production and REGISTRATION=open: sign-up mails must reach people; set SMTP_URL or REGISTRATION=closed',
   })
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  @NotAnExampleSecret()
   SMTP_URL?: string;
 
   /** The sender of every mail: an address, or `Name <address>`. */
@@ -150,6 +153,7 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  @NotAnExampleSecret()
   REDIS_URL?: string;
 
   /** Prefix of every Redis key, so that deployments (or test runs) can share one server. */
@@ -208,6 +212,7 @@ export class EnvironmentVariables {
       defaultMessage: (args) => secretWeakness(args?.value as string) ?? '',
     },
   })
+  @NotAnExampleSecret()
   JWT_SECRET?: string;
 
   @IsString()
@@ -251,6 +256,7 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   @Length(8, 128)
+  @NotAnExampleSecret()
   ADMIN_PASSWORD?: string;
 
   @IsOptional()
@@ -300,6 +306,7 @@ export class EnvironmentVariables {
   @ValidateIf((env: EnvironmentVariables) => env.S3_ACCESS_KEY_ID !== undefined)
   @IsString()
   @MinLength(1, { message: 'must be set together with S3_ACCESS_KEY_ID' })
+  @NotAnExampleSecret()
   S3_SECRET_ACCESS_KEY?: string;
 
   /** Path-style addressing (`endpoint/bucket/key`), as MinIO and most self-hosted servers need. */
@@ -334,6 +341,7 @@ export class EnvironmentVariables {
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16..256 printable characters' })
+  @NotAnExampleSecret()
   METRICS_TOKEN?: string;
 
   /*
