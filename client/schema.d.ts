@@ -1599,8 +1599,10 @@ export interface components {
       /** @description The client's address; absent only for entries made outside a request */
       ip?: string;
       userAgent?: string;
-      /** @description The request's X-Request-Id; absent only for entries made outside a request */
+      /** @description The service's own id of the request that made it (its X-Request-Id when the caller sent none); absent only for entries made outside a request */
       requestId?: string;
+      /** @description The caller's X-Request-Id, when it sent a well-formed one */
+      clientRequestId?: string;
     };
     AuditPaginationResponse: {
       /** Format: int32 */

@@ -18,10 +18,11 @@ export interface AuditContext {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+  clientRequestId: string | null;
 }
 
 /** Where a request came from: what an entry written after it (from the outbox) keeps of it. */
-export type AuditRequest = Pick<AuditContext, 'ip' | 'userAgent' | 'requestId'>;
+export type AuditRequest = Pick<AuditContext, 'ip' | 'userAgent' | 'requestId' | 'clientRequestId'>;
 
 const USER_AGENT_MAX_LENGTH = 256;
 
@@ -44,14 +45,15 @@ export function currentAuditContext(): AuditContext {
     actorApiKeyPrefix: principal?.apiKeyPrefix ?? null,
     ip: req?.ip ?? null,
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
-    requestId: req?.requestId ?? null,
+    requestId: req?.ownRequestId ?? null,
+    clientRequestId: req?.clientRequestId ?? null,
   };
 }
 
 /** The request being handled's origin, to carry to work done after the answer. */
 export function currentAuditRequest(): AuditRequest {
-  const { ip, userAgent, requestId } = currentAuditContext();
-  return { ip, userAgent, requestId };
+  const { ip, userAgent, requestId, clientRequestId } = currentAuditContext();
+  return { ip, userAgent, requestId, clientRequestId };
 }
 
 /** Runs `work` as if handling `req` (tests, and the interceptor below). */

@@ -7,6 +7,9 @@ import type {
   AuditTargetType,
 } from './audit-actions.js';
 
+/** A failed login's username tried is cut to this many characters. */
+export const ACTOR_USERNAME_MAX_LENGTH = 200;
+
 /**
  * One entry of the audit log, append-only: written in the transaction of the change it
  * records (a failed login: on its own), removed only by the retention purge. No foreign
@@ -38,7 +41,12 @@ export class AuditEvent {
   actorUserId: number | null;
 
   /** As it was at the time; for a failed login, the username tried. */
-  @Column({ name: 'actor_username', type: 'varchar', length: 200, nullable: true })
+  @Column({
+    name: 'actor_username',
+    type: 'varchar',
+    length: ACTOR_USERNAME_MAX_LENGTH,
+    nullable: true,
+  })
   actorUsername: string | null;
 
   @Column({ name: 'actor_credential', type: 'varchar', length: 16 })
@@ -63,6 +71,11 @@ export class AuditEvent {
   @Column({ name: 'user_agent', type: 'varchar', length: 256, nullable: true })
   userAgent: string | null;
 
+  /** The service's own id of the request. */
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId: string | null;
+
+  /** The caller's X-Request-Id, when it sent a well-formed one. */
+  @Column({ name: 'client_request_id', type: 'varchar', length: 128, nullable: true })
+  clientRequestId: string | null;
 }

@@ -9,7 +9,9 @@ import type { AuditRepository, NewAuditEntry } from './audit.repository.js';
 
 /** A request as the guards leave it, signed in with an API key. */
 const keyedRequest = {
-  requestId: 'req-1',
+  requestId: 'caller-1',
+  ownRequestId: 'req-1',
+  clientRequestId: 'caller-1',
   ip: '203.0.113.9',
   headers: { 'user-agent': 'curl/8' },
   principal: {
@@ -77,6 +79,7 @@ describe(AuditLog.name, () => {
             ip: '203.0.113.9',
             userAgent: 'curl/8',
             requestId: 'req-1',
+            clientRequestId: 'caller-1',
           },
           inTransaction: true,
         },
@@ -159,6 +162,7 @@ describe(AuditLog.name, () => {
         ip: '203.0.113.9',
         userAgent: 'curl/8',
         requestId: 'req-1',
+        clientRequestId: 'caller-1',
       });
       expect(counted).toEqual([]);
       finish();

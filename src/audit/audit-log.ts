@@ -12,6 +12,7 @@ import {
   type AuditTargetType,
 } from './audit-actions.js';
 import { currentAuditContext, type AuditContext, type AuditRequest } from './audit-context.js';
+import { ACTOR_USERNAME_MAX_LENGTH } from './audit-event.entity.js';
 import { AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** What a change records; the actor, address and request id come from the request. */
@@ -41,7 +42,7 @@ export const actorOfUserUpdate = (event: UserUpdated): AuditRecord['actor'] =>
 
 /** A login refused for its username and password. */
 export interface FailedLogin {
-  /** The username tried, as sent. */
+  /** The username tried, as sent (recorded cut to the column's length). */
   username: string;
 }
 
@@ -86,7 +87,12 @@ export class AuditLog implements BeforeApplicationShutdown {
     const entry = entryOf({
       action: 'auth.login',
       outcome: 'failure',
-      actor: { actorUserId: null, actorUsername: login.username, actorCredential: 'none' },
+      actor: {
+        actorUserId: null,
+        // A login takes usernames longer than the column, and a character is not a UTF-16 unit.
+        actorUsername: [...login.username].slice(0, ACTOR_USERNAME_MAX_LENGTH).join(''),
+        actorCredential: 'none',
+      },
     });
     const writing = this.entries.insertDetached(entry).then(
       () => this.metrics.countAuditEvent(entry.action, entry.outcome),

@@ -22,5 +22,6 @@ export function toAuditEventResponse(row: AuditEntryRow): AuditEventResponse {
     ip: row.ip ?? undefined,
     userAgent: row.userAgent ?? undefined,
     requestId: row.requestId ?? undefined,
+    clientRequestId: row.clientRequestId ?? undefined,
   };
 }

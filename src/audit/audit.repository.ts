@@ -37,6 +37,7 @@ export interface AuditEntryRow {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+  clientRequestId: string | null;
 }
 
 /** The list's filters, each optional; `since` inclusive, `until` exclusive. */
@@ -60,14 +61,15 @@ const COLUMNS = `id, occurred_at AS "occurredAt", action, outcome,
   actor_user_id AS "actorUserId", actor_username AS "actorUsername",
   actor_credential AS "actorCredential", actor_api_key_prefix AS "actorApiKeyPrefix",
   target_type AS "targetType", target_id AS "targetId", changes, ip,
-  user_agent AS "userAgent", request_id AS "requestId"`;
+  user_agent AS "userAgent", request_id AS "requestId",
+  client_request_id AS "clientRequestId"`;
 
 // The actor's username is read as it is now (the entry keeps it as it was), unless given.
 const INSERT = `INSERT INTO audit_events (action, outcome, actor_user_id, actor_username,
     actor_credential, actor_api_key_prefix, target_type, target_id, changes, ip, user_agent,
-    request_id)
+    request_id, client_request_id)
   VALUES ($1, $2, $3::bigint, COALESCE($4, (SELECT username FROM users WHERE id = $3::bigint)),
-    $5, $6, $7, $8, $9, $10, $11, $12)`;
+    $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
 
 const insertParams = (entry: NewAuditEntry) => [
   entry.action,
@@ -82,6 +84,7 @@ const insertParams = (entry: NewAuditEntry) => [
   entry.ip,
   entry.userAgent,
   entry.requestId,
+  entry.clientRequestId,
 ];
 
 /** `WHERE` conditions for `filters`, numbering parameters after `params`. */

@@ -95,9 +95,18 @@ export class AuditEventResponse {
   @ApiPropertyOptional({
     type: 'string',
     maxLength: 128,
-    description: "The request's X-Request-Id; absent only for entries made outside a request",
+    description:
+      "The service's own id of the request that made it (its X-Request-Id when the caller sent " +
+      'none); absent only for entries made outside a request',
   })
   requestId?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 128,
+    description: "The caller's X-Request-Id, when it sent a well-formed one",
+  })
+  clientRequestId?: string;
 }
 
 export class AuditPaginationResponse {

@@ -7,7 +7,9 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get(REQUEST_ID_HEADER);
-  req.requestId = incoming && WELL_FORMED.test(incoming) ? incoming : randomUUID();
+  req.ownRequestId = randomUUID();
+  if (incoming && WELL_FORMED.test(incoming)) req.clientRequestId = incoming;
+  req.requestId = req.clientRequestId ?? req.ownRequestId;
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }

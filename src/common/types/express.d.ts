@@ -4,8 +4,15 @@ import type { Principal } from './principal.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** Set by the request-id middleware before anything else runs. */
+    /**
+     * Set by the request-id middleware before anything else runs: the id the response, the
+     * logs and an error body carry (`clientRequestId` when there is one, else `ownRequestId`).
+     */
     requestId: string;
+    /** The service's own id of the request, new for each; what the audit log records. */
+    ownRequestId: string;
+    /** The caller's well-formed X-Request-Id, echoed in the response. */
+    clientRequestId?: string;
     /** Set by ResolveCredentialsGuard when the request carries a valid credential. */
     principal?: Principal;
     /**

@@ -160,6 +160,24 @@ describe('Audit log of accounts and credentials (e2e)', () => {
     });
   });
 
+  it('should record a refusal with an over-long username, cut to 200 characters', async () => {
+    // 254 characters, the longest a login takes, with a character outside the BMP at the cut.
+    const tried = `${'a'.repeat(199)}🐕${'b'.repeat(54)}`;
+    const refused = await login(tried, 'the wrong password');
+    expectError(refused, 401, 'INVALID_CREDENTIALS');
+
+    await waitFor(async () => (await entries()).length >= 1);
+    expect(await entries()).toEqual([
+      {
+        ...entry(refused, {
+          action: 'auth.login',
+          actor: { username: `${'a'.repeat(199)}🐕`, credential: 'none' },
+        }),
+        outcome: 'failure',
+      },
+    ]);
+  });
+
   describe('atomicity', () => {
     it('should start no session when the login’s entry cannot be written', async () => {
       const user = await createUser(t);

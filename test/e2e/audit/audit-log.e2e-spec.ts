@@ -10,6 +10,7 @@ import { expectInternalError } from '../../support/test-logs.js';
 const USER_AGENT = 'audit-e2e/1.0';
 const WEBHOOK_URL = 'https://8.8.8.8/hooks/pets';
 const OTHER_WEBHOOK_URL = 'http://1.1.1.1:8080/receiver';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LOOPBACK = /^(::ffff:)?127\.0\.0\.1$|^::1$/;
 
 interface AuditEntry {
@@ -214,6 +215,48 @@ describe('Audit log (e2e)', () => {
         expect(stored).not.toContain(secret);
         expect(stored).not.toContain(secret.slice('whsec_'.length));
       }
+    });
+  });
+
+  it('should keep a webhook URL without its query string or fragment', async () => {
+    const created = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: `${WEBHOOK_URL}?token=receiver-secret#part`, events: ['pet.created'] })
+      .expect(201);
+    await t.http
+      .put(`/v1/webhooks/${created.body.id}`)
+      .set(t.admin)
+      .send({ url: `${OTHER_WEBHOOK_URL}?sig=other-secret` })
+      .expect(200);
+    const [updated, made] = await entries();
+    expect(made.changes).toMatchObject({ url: { from: null, to: WEBHOOK_URL } });
+    expect(updated.changes).toMatchObject({ url: { from: WEBHOOK_URL, to: OTHER_WEBHOOK_URL } });
+    const stored = JSON.stringify(await t.dataSource.query('SELECT changes FROM audit_events'));
+    expect(stored).not.toMatch(/receiver-secret|other-secret|part/);
+  });
+
+  describe('request ids', () => {
+    it("should record the service's own request id, and a caller's X-Request-Id beside it", async () => {
+      const chosen = await createCategory('Traced by caller')
+        .set('X-Request-Id', 'caller-chosen.1')
+        .expect(201);
+      expect(chosen.headers['x-request-id']).toBe('caller-chosen.1');
+      const plain = await createCategory('Traced by service').expect(201);
+      const [second, first] = await entries();
+      expect(first).toMatchObject({
+        requestId: expect.stringMatching(UUID),
+        clientRequestId: 'caller-chosen.1',
+      });
+      expect(second.requestId).toBe(plain.headers['x-request-id']);
+      expect(second).not.toHaveProperty('clientRequestId');
+      // A caller repeating another request's id does not make its entries that request's.
+      await createCategory('Traced again')
+        .set('X-Request-Id', plain.headers['x-request-id'])
+        .expect(201);
+      const [third] = await entries();
+      expect(third.requestId).not.toBe(plain.headers['x-request-id']);
+      expect(third.clientRequestId).toBe(plain.headers['x-request-id']);
     });
   });
 

@@ -18,6 +18,7 @@ const entry = (fields: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
   ip: '127.0.0.1',
   userAgent: null,
   requestId: 'req',
+  clientRequestId: null,
   ...fields,
 });
 
