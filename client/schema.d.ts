@@ -1178,6 +1178,11 @@ export interface components {
       userId?: number;
       /** @description The prefix of the API key the change was made with; absent for a bearer token */
       apiKeyPrefix?: string;
+      /**
+       * @description Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the change was made by staff
+       * @enum {string}
+       */
+      role?: 'staff';
     };
     PetHistoryEventResponse: {
       /** @description Event id, the same as the `webhook-id` of its deliveries */

@@ -1,4 +1,5 @@
 import { strongEtag } from '../common/http/conditional-requests.js';
+import type { Role } from '../common/types/principal.js';
 import type { PetHistoryEventResponse } from './dto/pet-history.dto.js';
 import { PetResponse } from './dto/pet-response.dto.js';
 import { petRowOfSnapshot, type PetEvent } from './pet-events.js';
@@ -28,16 +29,23 @@ export function toPetResponse(pet: PetRow): PetResponse {
 
 export const petEtag = (pet: PetRow): string => strongEtag(pet.versionTag);
 
-/** One entry of a pet's history; what an event does not have is left out. */
-export function toPetHistoryEvent(event: PetEvent): PetHistoryEventResponse {
+/**
+ * One entry of a pet's history; what an event does not have is left out. A customer learns
+ * only that staff made a change, not who or with which key: only staff write pets, so every
+ * recorded actor is staff.
+ */
+export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEventResponse {
   return {
     id: event.id,
     type: event.type,
     occurredAt: event.occurredAt,
-    actor: {
-      userId: event.actorUserId ?? undefined,
-      apiKeyPrefix: event.actorApiKeyPrefix ?? undefined,
-    },
+    actor:
+      reader === 'customer'
+        ? { role: event.actorUserId === null ? undefined : 'staff' }
+        : {
+            userId: event.actorUserId ?? undefined,
+            apiKeyPrefix: event.actorApiKeyPrefix ?? undefined,
+          },
     changedFields: event.changedFields ?? undefined,
     from: event.statusFrom ?? undefined,
     to: event.statusTo ?? undefined,

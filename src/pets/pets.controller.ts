@@ -209,6 +209,9 @@ export class PetsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<PetHistoryResponse> {
     const page = await this.petHistory.list(petId, query, principal);
-    return { events: page.events.map(toPetHistoryEvent), pagination: page.pagination };
+    return {
+      events: page.events.map((event) => toPetHistoryEvent(event, principal.role)),
+      pagination: page.pagination,
+    };
   }
 }

@@ -30,6 +30,15 @@ export class PetEventActorResponse {
     description: 'The prefix of the API key the change was made with; absent for a bearer token',
   })
   apiKeyPrefix?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    enum: ['staff'],
+    description:
+      'Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the ' +
+      'change was made by staff',
+  })
+  role?: 'staff';
 }
 
 export class PetHistoryEventResponse {

@@ -128,6 +128,24 @@ describe('Pet history (e2e)', () => {
       expect(pagination).toEqual({ limit: 20, offset: 0, total: 6, hasMore: false });
     });
 
+    it('should name staff actors to a customer only as staff: no user id, no key prefix', async () => {
+      const key = await createApiKey(t, t.user);
+      const pet = await newPet();
+      await put(pet.id, { name: 'Max' }, apiKey(key.key)).expect(200);
+      const customer = await createUser(t, { role: 'customer' });
+
+      const seenByCustomer = await historyOf(pet.id, customer.headers);
+      expect(seenByCustomer.events.map((event) => event.actor)).toEqual([
+        { role: 'staff' },
+        { role: 'staff' },
+      ]);
+      const seenByStaff = await historyOf(pet.id, t.user);
+      expect(seenByStaff.events.map((event) => event.actor)).toEqual([
+        { userId: t.plainUser.id, apiKeyPrefix: key.prefix },
+        { userId: t.plainUser.id },
+      ]);
+    });
+
     it('should name exactly the fields whose value changed, tags as a set and photoUrls as a list', async () => {
       const photos = ['https://a.example/1.jpg', 'https://a.example/2.jpg'];
       const pet = await newPet({ breed: 'Beagle', tags: ['b', 'a'], photoUrls: photos });
