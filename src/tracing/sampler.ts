@@ -12,6 +12,10 @@ import {
  * the specification says. Unknown values fall back to the defaults here: the preload runs
  * before the configuration is validated, and the validation (env.schema.ts) then stops the
  * start with a message naming the variable.
+ *
+ * A parent-based sampler follows the service's own parent spans, but decides a caller's
+ * trace (a remote parent, from its traceparent) with its root sampler: a caller continues
+ * its trace, and cannot make the service record and export spans it would not sample.
  */
 export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
   const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() ?? '';
@@ -25,10 +29,13 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
     case 'traceidratio':
       return new TraceIdRatioBasedSampler(ratio);
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return parentBased(new AlwaysOffSampler());
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+      return parentBased(new TraceIdRatioBasedSampler(ratio));
     default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return parentBased(new AlwaysOnSampler());
   }
 }
+
+const parentBased = (root: Sampler) =>
+  new ParentBasedSampler({ root, remoteParentSampled: root, remoteParentNotSampled: root });

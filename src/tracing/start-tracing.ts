@@ -13,6 +13,7 @@ import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from '@opentel
 import { isProbePath } from '../common/http/route-space.js';
 import { Nest12Instrumentation } from './nest-instrumentation.js';
 import { samplerFromEnv } from './sampler.js';
+import { UrlRedactingSpanProcessor } from './span-urls.js';
 import { markTracingStarted } from './trace-context.js';
 import { serviceName } from './tracing-env.js';
 
@@ -30,7 +31,10 @@ const HOOKED_MODULES = [
 ];
 
 export interface TracingOptions {
-  /** Where finished spans go; by default batched to the OTLP endpoint (http/protobuf). */
+  /**
+   * Where finished spans go; by default batched to the OTLP endpoint (http/protobuf). URLs
+   * are redacted first, whichever processors are given.
+   */
   spanProcessors?: SpanProcessor[];
 }
 
@@ -47,8 +51,11 @@ export function startTracing(options: TracingOptions = {}): TracerProvider {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName(process.env) }),
     sampler: samplerFromEnv(process.env),
-    spanProcessors: options.spanProcessors ?? [
-      new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }),
+    spanProcessors: [
+      new UrlRedactingSpanProcessor(),
+      ...(options.spanProcessors ?? [
+        new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }),
+      ]),
     ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -194,8 +194,30 @@ describe('Tracing (e2e, the built service)', () => {
         name: 'POST',
         kind: CLIENT,
         traceId,
-        attributes: { 'url.full': receiver.url('traced'), 'http.response.status_code': 204 },
+        attributes: {
+          'url.full': new URL(receiver.url('traced')).origin,
+          'http.response.status_code': 204,
+        },
       });
+      expect(JSON.stringify(client.attributes)).not.toContain('/traced');
+    });
+
+    it('should redact every query value in a server span, where mailed links carry tokens', async () => {
+      const caller = callerTrace();
+      // The console's reset link, as mailed.
+      const res = await app.fetch('/console/reset-password?lang=en&token=leaked-reset-token', {
+        headers: { traceparent: caller.traceparent },
+      });
+      expect(res.status).toBe(200);
+
+      const server = await spanWhere(
+        (span) => span.kind === SERVER && span.traceId === caller.traceId,
+      );
+      expect(server.attributes['url.query']).toBe('lang=REDACTED&token=REDACTED');
+      const traced = JSON.stringify(
+        (await spans()).filter((span) => span.traceId === caller.traceId),
+      );
+      expect(traced).not.toContain('leaked-reset-token');
     });
   });
 
