@@ -2630,7 +2630,7 @@ export interface operations {
         /** @description Category name, any case; an unknown name gives an empty page */
         category?: string;
         status?: 'available' | 'pending' | 'sold';
-        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones. */
+        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones (the first 3 misspelt words; the rest match as written). At most 10 terms (words, "phrases" and -exclusions; `or` is none), not only exclusions. */
         q?: string;
         /** @description Repeatable (`tag=a&tag=b`): pets with all of these tags, any case */
         tag?: string[];
@@ -2980,7 +2980,7 @@ export interface operations {
         /** @description Category name, any case; an unknown name gives an empty page */
         category?: string;
         status?: 'available' | 'pending' | 'sold';
-        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones. */
+        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones (the first 3 misspelt words; the rest match as written). At most 10 terms (words, "phrases" and -exclusions; `or` is none), not only exclusions. */
         q?: string;
         /** @description Repeatable (`tag=a&tag=b`): pets with all of these tags, any case */
         tag?: string[];

@@ -50,6 +50,56 @@ function NotAbove(other: string) {
     });
 }
 
+/** Terms a `q` may have: words, phrases and exclusions together (contract section 9). */
+export const MAX_SEARCH_TERMS = 10;
+
+// A term of `q` as websearch_to_tsquery reads it: a quoted phrase (to its closing quote or
+// the end), or a run of letters and digits; `-` right before it, at the start or after a
+// space, makes it an exclusion. Anything else only separates terms.
+const SEARCH_TERM = /(?<=^|\s)-(?=["\p{L}\p{M}\p{N}])|"[^"]*(?:"|$)|[\p{L}\p{M}\p{N}]+/gu;
+
+/** The terms of `q`, each as an exclusion or not; `or` joins terms and is none. */
+export function searchTerms(q: string): { excluded: boolean }[] {
+  const terms: { excluded: boolean }[] = [];
+  let excluding = false;
+  for (const [token] of q.matchAll(SEARCH_TERM)) {
+    if (token === '-') {
+      excluding = true;
+      continue;
+    }
+    if (!excluding && token.toLowerCase() === 'or') continue;
+    terms.push({ excluded: excluding });
+    excluding = false;
+  }
+  return terms;
+}
+
+/** `q`'s bounds: at most MAX_SEARCH_TERMS terms, and one of them not an exclusion. */
+function SearchTerms() {
+  return (target: object, property: string) =>
+    registerDecorator({
+      name: 'searchTerms',
+      target: target.constructor,
+      propertyName: property,
+      validator: {
+        validate(value: unknown) {
+          if (typeof value !== 'string') return true;
+          const terms = searchTerms(value);
+          return (
+            terms.length <= MAX_SEARCH_TERMS &&
+            (terms.length === 0 || terms.some((term) => !term.excluded))
+          );
+        },
+        defaultMessage(args: ValidationArguments) {
+          const terms = searchTerms(String(args.value));
+          return terms.length > MAX_SEARCH_TERMS
+            ? `${property} must have at most ${MAX_SEARCH_TERMS} terms (words, "phrases" and -exclusions together; ${terms.length} given)`
+            : `${property} must have a word or phrase to find, not only -exclusions`;
+        },
+      },
+    });
+}
+
 /** The filters of GET /pets and GET /pets/facets (contract section 8, docs/api.md). */
 export class PetFiltersQueryDto {
   @ApiPropertyOptional({
@@ -75,12 +125,15 @@ export class PetFiltersQueryDto {
     description:
       'Search the name, breed, tags, category name and description, web-search syntax: ' +
       'words (all of them), "a phrase", -word (without it), `or`. English stemming, ' +
-      'accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones.',
+      'accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones ' +
+      '(the first 3 misspelt words; the rest match as written). At most 10 terms (words, ' +
+      '"phrases" and -exclusions; `or` is none), not only exclusions.',
   })
   @IsOptional()
   @IsString()
   @Length(1, 200)
   @Matches(/\S/, { message: 'q must contain a word' })
+  @SearchTerms()
   q?: string;
 
   @ApiPropertyOptional({

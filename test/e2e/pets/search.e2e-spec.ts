@@ -152,6 +152,35 @@ describe('Pet search (e2e)', () => {
       expect(walked).toEqual(byOffset);
     });
 
+    it('should accept 10 terms, words, phrases and exclusions together, `or` not counted', async () => {
+      const q = 'friendly labrador "friendly labrador" -puppy -farm -calm -small -tom -rex -bella';
+      expect(await names(`q=${encodeURIComponent(q)}`)).toEqual(['Friendly Labrador']);
+      const either = 'tom or rex or bella or scout or tom or rex or bella or scout or tom or rex';
+      expect(await names(`q=${encodeURIComponent(either)}&sort=name`)).toEqual([
+        'Bella',
+        'Rex',
+        'Scout',
+        'Tom',
+      ]);
+    });
+
+    it('should correct at most 3 misspelt words of a q, in the order written', async () => {
+      const found = await names(
+        `q=${encodeURIComponent('beagel or labrdor or poodel or siamse')}&sort=name`,
+      );
+      // siamse, the fourth, must match as written: Crème Brûlée (a Siamese) is not found.
+      expect(found).toEqual([
+        'Bella',
+        'Friendly Labrador',
+        'Lonely Labrador',
+        'Pup',
+        'Rex',
+        'Scout',
+        'Tom',
+      ]);
+      expect(await names('q=siamse')).toEqual(['Crème Brûlée']);
+    });
+
     it('should refuse a cursor of another search', async () => {
       const first = await list('q=labrador&limit=2').expect(200);
       expectValidationError(
@@ -279,6 +308,11 @@ describe('Pet search (e2e)', () => {
       [`q=${'a'.repeat(201)}`, 'q'],
       ['q=', 'q'],
       ['q=%20%20', 'q'],
+      [`q=${encodeURIComponent('a b c d e f g h i j k')}`, 'q'],
+      [`q=${encodeURIComponent('a or "b c" -d e f g h i j -"k l" m')}`, 'q'],
+      [`q=${encodeURIComponent('a,b,c,d,e,f,g,h,i,j,k')}`, 'q'],
+      ['q=-zzz', 'q'],
+      [`q=${encodeURIComponent('-zzz -"big dog" or -cat')}`, 'q'],
       ['breed=', 'breed'],
       [`breed=${'b'.repeat(101)}`, 'breed'],
       ['createdAfter=yesterday', 'createdAfter'],
@@ -293,6 +327,7 @@ describe('Pet search (e2e)', () => {
       const facets = (query: string) => t.http.get(`/v1/pets/facets?${query}`).set(t.user);
       expectValidationError(await facets('minAge=5&maxAge=4'), ['minAge']);
       expectValidationError(await facets(`q=${'a'.repeat(201)}`), ['q']);
+      expectValidationError(await facets('q=-zzz'), ['q']);
       expectValidationError(await facets('sort=name'), ['sort']);
       expectValidationError(await facets('limit=10'), ['limit']);
     });
