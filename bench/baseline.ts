@@ -6,6 +6,7 @@ import type { PetFiltersQueryDto } from '../src/pets/dto/pet-filters-query.dto.j
 import type { PetSort } from '../src/pets/pet-sort.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
+import { databaseConfig } from '../src/config/database.config.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
 import { transactionWithAfterCommit, type TxHost } from '../src/database/transactions.js';
 import { NO_ACTOR } from '../src/pets/pet-actor.js';
@@ -51,6 +52,7 @@ const txHost = {
 const repository = new PetsRepository(
   txHost,
   new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
+  databaseConfig(),
 );
 // Writes record and publish their events with the same SQL as the app's (the webhooks'
 // outbox rows, which no worker drains here); nothing authenticates here.

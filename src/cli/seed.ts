@@ -52,7 +52,7 @@ async function seed(dataSource: DataSource): Promise<void> {
         [id],
       );
       if (count > 0) return;
-      const petsRepository = new PetsRepository(hostOf(manager), prepared);
+      const petsRepository = new PetsRepository(hostOf(manager), prepared, databaseConfig());
       for (const [petName, breed, status] of pets) {
         await petsRepository.insert({ name: petName, categoryId: id, status, breed }, [], NO_ACTOR);
       }

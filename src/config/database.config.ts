@@ -10,6 +10,7 @@ export const databaseConfig = registerAs('database', (env: EnvironmentVariables 
   preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
   connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
   statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+  searchStatementTimeoutMs: env.SEARCH_STATEMENT_TIMEOUT_MS,
   idleTimeoutMs: env.DATABASE_IDLE_TIMEOUT_MS,
   migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
 }));

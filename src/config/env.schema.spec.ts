@@ -29,6 +29,7 @@ describe('validateEnv', () => {
     expect(validateEnv({})).toMatchObject({
       DATABASE_CONNECT_TIMEOUT_MS: 5000,
       DATABASE_STATEMENT_TIMEOUT_MS: 5000,
+      SEARCH_STATEMENT_TIMEOUT_MS: 200,
       LOG_LEVEL: 'info',
       LOG_FORMAT: undefined,
       METRICS_ENABLED: false,
@@ -188,6 +189,7 @@ describe('validateEnv', () => {
     ['DATABASE_MIGRATIONS_RUN', 'maybe'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '10'],
+    ['SEARCH_STATEMENT_TIMEOUT_MS', '0'],
     ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_FORMAT', 'yaml'],

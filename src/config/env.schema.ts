@@ -94,6 +94,10 @@ export class EnvironmentVariables {
   @IntegerText(100, 600_000)
   DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
 
+  /** The server cancels a search's statement (list or facets) that runs longer: 503. */
+  @IntegerText(1, 60_000)
+  SEARCH_STATEMENT_TIMEOUT_MS = 200;
+
   /** An unused pooled connection is closed after this long. */
   @IntegerText(1_000)
   DATABASE_IDLE_TIMEOUT_MS = 30_000;

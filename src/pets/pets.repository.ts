@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
@@ -14,6 +15,7 @@ import {
   type PetState,
 } from './sql/pet-reads.sql.js';
 import {
+  countedByCounters,
   listPetsQuery,
   petFacetsQuery,
   TAG_IDS,
@@ -67,6 +69,8 @@ export class PetsRepository {
   constructor(
     @InjectTransactionHost() private readonly txHost: TxHost,
     private readonly prepared: PreparedStatements,
+    @Inject(databaseConfig.KEY)
+    private readonly database: Pick<DatabaseConfig, 'searchStatementTimeoutMs'>,
   ) {}
 
   /**
@@ -74,6 +78,13 @@ export class PetsRepository {
    * past the start counts on its own.
    */
   async findPage(
+    filters: PetListFilters,
+  ): Promise<{ pets: Omit<PetPageRow, 'total'>[]; total: number }> {
+    if (countedByCounters(filters)) return this.readPage(filters);
+    return this.searching(() => this.readPage(filters));
+  }
+
+  private async readPage(
     filters: PetListFilters,
   ): Promise<{ pets: Omit<PetPageRow, 'total'>[]; total: number }> {
     const { sql, params, countSql, countParams, prepare } = listPetsQuery(
@@ -93,10 +104,28 @@ export class PetsRepository {
   }
 
   /** Counts of the pets the filters match (see petFacetsQuery). */
-  async facets(filters: PetFilters): Promise<PetFacetsRow> {
-    const { sql, params } = petFacetsQuery(filters, await this.tagIds(filters));
-    const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);
-    return row;
+  facets(filters: PetFilters): Promise<PetFacetsRow> {
+    return this.searching(async () => {
+      const { sql, params } = petFacetsQuery(filters, await this.tagIds(filters));
+      const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);
+      return row;
+    });
+  }
+
+  /**
+   * A search's statements, each cut by the server after SEARCH_STATEMENT_TIMEOUT_MS (SQLSTATE
+   * 57014, answered 503): in a transaction of their own, whose `SET LOCAL` ends with it.
+   * Searches cost what the data holds (a word every pet has ranks them all), so a bound of
+   * their own keeps one from holding a connection and a core for the statement time-out of
+   * every statement.
+   */
+  private searching<T>(work: () => Promise<T>): Promise<T> {
+    return this.txHost.withTransaction(async () => {
+      await this.txHost.tx.query(
+        `SET LOCAL statement_timeout = ${this.database.searchStatementTimeoutMs}`,
+      );
+      return work();
+    });
   }
 
   /** The ids of the filters' tags (see TagIds); none read when there are no tags. */

@@ -63,6 +63,11 @@ export function isTransactionConflict(error: unknown): boolean {
   return code !== undefined && TRANSACTION_CONFLICT_CODES.has(code);
 }
 
+/** The server cancelled a statement: its statement time-out fired (query_canceled). */
+export function isStatementCancelled(error: unknown): boolean {
+  return driverErrorOf(error)?.code === '57014';
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driverError = driverErrorOf(error);
   if (!driverError) return false;

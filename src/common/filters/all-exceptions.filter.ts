@@ -5,6 +5,7 @@ import { allowedMethods, originalPath } from '../http/allowed-methods.js';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import {
   isDatabaseUnavailable,
+  isStatementCancelled,
   isTransactionConflict,
   isUniqueViolation,
   uniqueViolationField,
@@ -116,6 +117,13 @@ export function apiExceptionFor(exception: unknown, request: Request): ApiExcept
       'SERVICE_UNAVAILABLE',
       'A concurrent write got in the way; retry shortly',
       CONFLICT_RETRY_AFTER_SECONDS,
+    );
+  }
+  if (isStatementCancelled(exception)) {
+    return ApiException.retryLater(
+      'SERVICE_UNAVAILABLE',
+      'The request ran past its time limit and was stopped; retry shortly, or narrow it',
+      DATABASE_RETRY_AFTER_SECONDS,
     );
   }
   if (isDatabaseUnavailable(exception)) {

@@ -68,6 +68,10 @@ const SEARCH_FILTERS = [
   'createdBefore',
 ] as const satisfies readonly (keyof PetFilters)[];
 
+/** Only category and status, or nothing: the trigger-kept counters count the matches. */
+export const countedByCounters = (filters: PetFilters): boolean =>
+  SEARCH_FILTERS.every((name) => filters[name] === undefined);
+
 /**
  * The ids of the tags each requested tag names (any case), keyed by the name as requested:
  * read before the search, so that its statement holds the ids as values and the planner
@@ -149,8 +153,13 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   if (filters.createdBefore !== undefined) {
     conditions.push(`p.created_at < ${param(filters.createdBefore)}::timestamptz`);
   }
-  const countedByCounters = SEARCH_FILTERS.every((name) => filters[name] === undefined);
-  const match = { with: with_, from, conditions, countedByCounters, documentsOnly };
+  const match = {
+    with: with_,
+    from,
+    conditions,
+    countedByCounters: countedByCounters(filters),
+    documentsOnly,
+  };
   return { ...match, count: countMatches(filters, match, tagValues, ages) };
 }
 
