@@ -6,6 +6,8 @@ import type { PetFiltersQueryDto } from '../src/pets/dto/pet-filters-query.dto.j
 import type { PetSort } from '../src/pets/pet-sort.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
+import { CursorSigner } from '../src/common/dto/page-cursor.js';
+import { authConfig } from '../src/config/auth.config.js';
 import { databaseConfig } from '../src/config/database.config.js';
 import { PreparedStatements } from '../src/database/prepared-statements.js';
 import { transactionWithAfterCommit, type TxHost } from '../src/database/transactions.js';
@@ -61,7 +63,7 @@ const events = {
   publish: (...published) =>
     outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event }))),
 } as Pick<DomainEvents, 'publish'> as DomainEvents;
-const pets = new PetsService(repository, events, txHost);
+const pets = new PetsService(repository, events, txHost, new CursorSigner(authConfig()));
 
 /** The list's and the facets' filters, unvalidated (the bench sends only valid ones). */
 const filtersOf = (query: URLSearchParams): PetFiltersQueryDto => {

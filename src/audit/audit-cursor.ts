@@ -1,4 +1,4 @@
-import { isCount, pageCursor } from '../common/dto/page-cursor.js';
+import { isCount, pageCursor, type CursorSigner } from '../common/dto/page-cursor.js';
 
 /** Where the next (older) page of the audit log starts: below the last entry read. */
 export interface AuditCursor {
@@ -6,6 +6,7 @@ export interface AuditCursor {
 }
 
 const cursors = pageCursor<AuditCursor>(
+  'audit log',
   ({ beforeId }) => [beforeId],
   (parts) => {
     if (parts.length !== 1 || !isCount(parts[0], 1)) return undefined;
@@ -14,4 +15,5 @@ const cursors = pageCursor<AuditCursor>(
 );
 
 export const encodeAuditCursor = cursors.encode;
-export const decodeAuditCursor = (raw: string): AuditCursor => cursors.decode(raw, undefined);
+export const decodeAuditCursor = (signer: CursorSigner, raw: string): AuditCursor =>
+  cursors.decode(signer, raw, undefined);

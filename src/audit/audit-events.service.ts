@@ -9,6 +9,7 @@ import { messageOf } from '../common/errors/message-of.js';
 import { deleteInBatches } from '../common/scheduling/delete-in-batches.js';
 import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { auditConfig, type AuditConfig } from '../config/audit.config.js';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
 import {
   AuditRepository,
@@ -41,6 +42,7 @@ export class AuditEventsService implements OnApplicationBootstrap, BeforeApplica
   constructor(
     private readonly entries: AuditRepository,
     @Inject(auditConfig.KEY) private readonly config: AuditConfig,
+    private readonly cursors: CursorSigner,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -54,7 +56,9 @@ export class AuditEventsService implements OnApplicationBootstrap, BeforeApplica
   /** Newest first; a page one entry longer than asked tells whether another follows. */
   async list(query: ListAuditEventsQueryDto): Promise<AuditPage> {
     const beforeId =
-      query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor).beforeId;
+      query.cursor === undefined
+        ? undefined
+        : decodeAuditCursor(this.cursors, query.cursor).beforeId;
     const filters: AuditFilters = {
       action: query.action,
       actorId: query.actorId,
@@ -70,7 +74,9 @@ export class AuditEventsService implements OnApplicationBootstrap, BeforeApplica
       entries,
       limit: query.limit,
       nextCursor:
-        rows.length > query.limit && last ? encodeAuditCursor({ beforeId: last.id }) : undefined,
+        rows.length > query.limit && last
+          ? encodeAuditCursor(this.cursors, { beforeId: last.id })
+          : undefined,
     };
   }
 

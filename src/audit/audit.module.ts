@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { AuditContextInterceptor } from './audit-context.js';
 import { AuditEventsController } from './audit-events.controller.js';
 import { AuditEventsService } from './audit-events.service.js';
@@ -23,6 +24,7 @@ import { AuditRepository } from './audit.repository.js';
     AuditRepository,
     AuditEventsService,
     AuditReactions,
+    CursorSigner,
     // The request an entry is made in: its principal, address and id (audit-context.ts).
     { provide: APP_INTERCEPTOR, useClass: AuditContextInterceptor },
   ],

@@ -1,13 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { decodeCursor, encodeCursor, filtersTag, type PetCursor } from './pet-cursor.js';
 import type { PetSort } from './pet-sort.js';
 import type { PetFilters } from './sql/pet-search.sql.js';
 
+/** Signs as the service does; `forged` cursors below are signed, so their values are checked. */
+const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+
 /** The error a client would see for this cursor, or undefined when it is accepted. */
 function refusalOf(raw: string, filters: PetFilters = {}, sort: PetSort = '-createdAt') {
   try {
-    decodeCursor(raw, filters, sort);
+    decodeCursor(signer, raw, filters, sort);
     return undefined;
   } catch (error) {
     if (!(error instanceof ApiException)) throw error;
@@ -22,7 +26,7 @@ const refused = (message: string) => ({
 });
 const malformed = refused('is malformed');
 
-const forged = (json: string) => Buffer.from(json).toString('base64url');
+const forged = (json: string) => signer.sign('pets', Buffer.from(json).toString('base64url'));
 /** A cursor's JSON with the tag of no filters and the default sort. */
 const TAG = filtersTag({}, '-createdAt');
 const withTag = (head: string) => forged(`[${head},"${TAG}"]`);
@@ -35,10 +39,10 @@ describe('pet list cursor', () => {
     offset: 20,
     filters: filtersTag(filters, 'relevance'),
   };
-  const valid = encodeCursor(cursor);
+  const valid = encodeCursor(signer, cursor);
 
   it('should decode what it encoded when the filters and sort match', () => {
-    expect(decodeCursor(valid, filters, 'relevance')).toEqual(cursor);
+    expect(decodeCursor(signer, valid, filters, 'relevance')).toEqual(cursor);
   });
 
   it('should take tags as a set, in any case and order', () => {
@@ -56,16 +60,22 @@ describe('pet list cursor', () => {
     ['relevance', 0],
   ])('should accept a %s cursor with the key %p', (sort, key) => {
     const edge = { key, id: 1, offset: 1, filters: filtersTag({}, sort) };
-    expect(decodeCursor(encodeCursor(edge), {}, sort)).toEqual(edge);
+    expect(decodeCursor(signer, encodeCursor(signer, edge), {}, sort)).toEqual(edge);
   });
 
   it.each([
-    ['not base64url at all', '%%%'],
-    ['base64 with padding', `${withTag('"2026-01-01T00:00:00.000Z",1,0')}=`],
+    ['not base64url at all', signer.sign('pets', '%%%')],
+    [
+      'base64 with padding',
+      signer.sign(
+        'pets',
+        `${Buffer.from(`["2026-01-01T00:00:00.000Z",1,0,"${TAG}"]`).toString('base64url')}=`,
+      ),
+    ],
     [
       'base64 with the standard alphabet',
       // Decodes to a well-formed cursor, but is not the text the service writes.
-      Buffer.from(`["~~~~~~~~~~~~~~~~",1,0,"${TAG}"]`).toString('base64'),
+      signer.sign('pets', Buffer.from(`["~~~~~~~~~~~~~~~~",1,0,"${TAG}"]`).toString('base64')),
     ],
     ['a JSON object', forged('{"a":1}')],
     ['JSON null', forged('null')],
@@ -109,8 +119,25 @@ describe('pet list cursor', () => {
     expect(refusalOf(raw, {}, sort)).toEqual(malformed);
   });
 
+  it.each([
+    // The issue's forgery: an age key beyond int4 once made the database fail (500).
+    [
+      'unsigned',
+      Buffer.from(`[1099511627776,1,0,"${filtersTag({}, 'age')}"]`).toString('base64url'),
+    ],
+    ['altered in one byte', `${valid.slice(0, 5)}${valid[5] === 'A' ? 'B' : 'A'}${valid.slice(6)}`],
+    ['with a byte more', `${valid}A`],
+    [
+      'signed with another key',
+      new CursorSigner({ jwtSecret: 'another secret' }).sign('pets', valid.slice(0, -43)),
+    ],
+    ['signed for another list', signer.sign('audit log', valid.slice(0, -43))],
+  ])('should refuse a cursor %s as not issued by the service (400)', (_label, raw) => {
+    expect(refusalOf(raw, filters, 'relevance')).toEqual(refused('was not issued by this service'));
+  });
+
   it('should refuse a cursor combined with offset', () => {
-    expect(() => decodeCursor(valid, { ...filters, offset: 0 }, 'relevance')).toThrow(
+    expect(() => decodeCursor(signer, valid, { ...filters, offset: 0 }, 'relevance')).toThrow(
       'Validation failed (cursor: cannot be combined with offset)',
     );
   });

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { invalidCursor, isCount, pageCursor } from '../common/dto/page-cursor.js';
+import {
+  invalidCursor,
+  isCount,
+  pageCursor,
+  type CursorSigner,
+} from '../common/dto/page-cursor.js';
 import type { PetSort } from './pet-sort.js';
 import type { PetFilters, SortKey } from './sql/pet-search.sql.js';
 
@@ -66,6 +71,7 @@ export function filtersTag(filters: PetFilters, sort: PetSort): string {
 }
 
 const cursors = pageCursor<PetCursor>(
+  'pets',
   ({ key, id, offset, filters }) => [key, id, offset, filters],
   (parts) => {
     if (parts.length !== 4) return undefined;
@@ -87,11 +93,12 @@ export const encodeCursor = cursors.encode;
 
 /** The cursor, if it was issued for these filters and this sort (400 otherwise). */
 export function decodeCursor(
+  signer: CursorSigner,
   raw: string,
   filters: PetFilters & { offset?: number },
   sort: PetSort,
 ): PetCursor {
-  const cursor = cursors.decode(raw, filters.offset);
+  const cursor = cursors.decode(signer, raw, filters.offset);
   if (cursor.filters !== filtersTag(filters, sort)) {
     throw invalidCursor('was issued for other filters or another sort; repeat the same ones');
   }

@@ -1,11 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
+
+/** Signs as the service does; `forged` cursors below are signed, so their values are checked. */
+const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
 
 /** The message a client would read for this cursor, or undefined when it is accepted. */
 function refusalOf(raw: string, request: { petId: number; offset?: number }) {
   try {
-    decodeHistoryCursor(raw, request);
+    decodeHistoryCursor(signer, raw, request);
     return undefined;
   } catch (error) {
     if (!(error instanceof ApiException)) throw error;
@@ -13,15 +17,16 @@ function refusalOf(raw: string, request: { petId: number; offset?: number }) {
   }
 }
 
-const forged = (json: string) => Buffer.from(json).toString('base64url');
+const forged = (json: string) =>
+  signer.sign('pet history', Buffer.from(json).toString('base64url'));
 const refused = (message: string) => ({ fields: [{ field: 'cursor', message }] });
 
 describe('pet history cursor', () => {
   const cursor = { petId: 4, sequence: 120, offset: 20 };
-  const valid = encodeHistoryCursor(cursor);
+  const valid = encodeHistoryCursor(signer, cursor);
 
   it('should decode what it encoded, for the same pet', () => {
-    expect(decodeHistoryCursor(valid, { petId: 4 })).toEqual(cursor);
+    expect(decodeHistoryCursor(signer, valid, { petId: 4 })).toEqual(cursor);
   });
 
   it('should refuse a cursor of another pet, or one sent with an offset', () => {
@@ -32,14 +37,26 @@ describe('pet history cursor', () => {
   });
 
   it.each([
-    ['not base64url JSON', '!!!'],
+    ['not base64url JSON', forged('!!!')],
     ['another shape', forged('{"petId":4}')],
     ['a sequence of 0', forged('[4,0,20]')],
     ['a negative offset', forged('[4,120,-1]')],
     ['a fractional pet id', forged('[4.5,120,20]')],
     ['another spelling of a valid cursor', forged('[4, 120, 20]')],
-    ['padding', `${valid}=`],
   ])('should refuse %s as malformed', (_label, raw) => {
     expect(refusalOf(raw, { petId: 4 })).toEqual(refused('is malformed'));
+  });
+
+  it.each([
+    ['unsigned', Buffer.from('[4,120,20]').toString('base64url')],
+    ['altered in one byte', `${valid.slice(0, 2)}${valid[2] === 'A' ? 'B' : 'A'}${valid.slice(3)}`],
+    ['with padding', `${valid}=`],
+    [
+      'signed with another key',
+      new CursorSigner({ jwtSecret: 'another secret' }).sign('pet history', valid.slice(0, -43)),
+    ],
+    ['signed for another list', signer.sign('audit log', valid.slice(0, -43))],
+  ])('should refuse a cursor %s as not issued by the service', (_label, raw) => {
+    expect(refusalOf(raw, { petId: 4 })).toEqual(refused('was not issued by this service'));
   });
 });

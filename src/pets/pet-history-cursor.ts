@@ -1,4 +1,9 @@
-import { invalidCursor, isCount, pageCursor } from '../common/dto/page-cursor.js';
+import {
+  invalidCursor,
+  isCount,
+  pageCursor,
+  type CursorSigner,
+} from '../common/dto/page-cursor.js';
 
 /** Where the next page of a pet's history starts, and the pet it was made for. */
 export interface PetHistoryCursor {
@@ -10,6 +15,7 @@ export interface PetHistoryCursor {
 }
 
 const cursors = pageCursor<PetHistoryCursor>(
+  'pet history',
   ({ petId, sequence, offset }) => [petId, sequence, offset],
   (parts) => {
     if (parts.length !== 3) return undefined;
@@ -22,10 +28,11 @@ const cursors = pageCursor<PetHistoryCursor>(
 export const encodeHistoryCursor = cursors.encode;
 
 export function decodeHistoryCursor(
+  signer: CursorSigner,
   raw: string,
   request: { petId: number; offset?: number },
 ): PetHistoryCursor {
-  const cursor = cursors.decode(raw, request.offset);
+  const cursor = cursors.decode(signer, raw, request.offset);
   if (cursor.petId !== request.petId) throw invalidCursor('was issued for another pet');
   return cursor;
 }

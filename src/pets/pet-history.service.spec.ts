@@ -5,6 +5,7 @@ import { petSubject, type PetEvent } from './pet-events.js';
 import type { PetEventsRepository } from './pet-events.repository.js';
 import { decodeHistoryCursor } from './pet-history-cursor.js';
 import { PetHistoryService } from './pet-history.service.js';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 
 const admin: Principal = { kind: 'user', userId: 1, role: 'admin' };
 const user: Principal = { kind: 'user', userId: 2, role: 'user' };
@@ -50,13 +51,15 @@ function fakeRepository() {
   } satisfies Record<keyof PetEventsRepository, unknown>;
 }
 
+const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+
 describe(PetHistoryService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let sut: PetHistoryService;
 
   beforeEach(() => {
     repository = fakeRepository();
-    sut = new PetHistoryService(repository as unknown as PetEventsRepository);
+    sut = new PetHistoryService(repository as unknown as PetEventsRepository, signer);
   });
 
   describe('list', () => {
@@ -75,7 +78,7 @@ describe(PetHistoryService.name, () => {
         beforeSequence: undefined,
       });
       expect(page.pagination).toMatchObject({ limit: 2, offset: 0, total: 5, hasMore: true });
-      expect(decodeHistoryCursor(page.pagination.nextCursor!, { petId: 4 })).toEqual({
+      expect(decodeHistoryCursor(signer, page.pagination.nextCursor!, { petId: 4 })).toEqual({
         petId: 4,
         sequence: 7,
         offset: 2,

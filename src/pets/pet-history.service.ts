@@ -1,3 +1,4 @@
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { Injectable } from '@nestjs/common';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import type { Principal } from '../common/types/principal.js';
@@ -15,7 +16,10 @@ interface PetHistoryPage {
 /** A pet's history for the API: the pets' change log, which every write adds to. */
 @Injectable()
 export class PetHistoryService {
-  constructor(private readonly petEvents: PetEventsRepository) {}
+  constructor(
+    private readonly petEvents: PetEventsRepository,
+    private readonly cursors: CursorSigner,
+  ) {}
 
   /**
    * Newest first. Any caller may read an existing pet's history; a deleted pet's is an
@@ -23,7 +27,7 @@ export class PetHistoryService {
    */
   async list(petId: number, query: PetHistoryQueryDto, caller: Principal): Promise<PetHistoryPage> {
     const cursor = query.cursor
-      ? decodeHistoryCursor(query.cursor, { petId, offset: query.offset })
+      ? decodeHistoryCursor(this.cursors, query.cursor, { petId, offset: query.offset })
       : undefined;
     const offset = cursor?.offset ?? query.offset ?? 0;
     const { events, total, petExists } = await this.petEvents.findHistoryPage(petId, {
@@ -36,7 +40,7 @@ export class PetHistoryService {
     const pagination = paginationOf(query.limit, offset, events.length, total);
     const last = events.at(-1);
     if (pagination.hasMore && last) {
-      pagination.nextCursor = encodeHistoryCursor({
+      pagination.nextCursor = encodeHistoryCursor(this.cursors, {
         petId,
         sequence: last.sequence,
         offset: offset + events.length,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pet } from './pet.entity.js';
 import { PetTag } from './pet-tag.entity.js';
@@ -14,7 +15,7 @@ import { PetsService } from './pets.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Pet, Tag, PetTag, PetEventRecord]), IdempotencyModule],
   controllers: [PetsController],
-  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
+  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository, CursorSigner],
   exports: [PetsService, PetHistoryService],
 })
 export class PetsModule {}

@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { DomainEvent } from '../events/domain-event.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetActor } from './pet-actor.js';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { decodeCursor, filtersTag } from './pet-cursor.js';
 import {
   PET_CHANGED_FIELDS,
@@ -96,6 +97,8 @@ function fakeRepository() {
 
 const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
 
+const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;
   let txHost: ReturnType<typeof fakeTxHost>;
@@ -117,7 +120,12 @@ describe(PetsService.name, () => {
     const events = recordingDomainEvents(txHost.asHost(), (entry) => calls.push(entry));
     emitter = events.emitter;
     published = events.published;
-    sut = new PetsService(repository as unknown as PetsRepository, events.events, txHost.asHost());
+    sut = new PetsService(
+      repository as unknown as PetsRepository,
+      events.events,
+      txHost.asHost(),
+      signer,
+    );
   });
 
   describe('list', () => {
@@ -151,7 +159,12 @@ describe(PetsService.name, () => {
         after: undefined,
       });
       expect(page.pagination).toMatchObject({ limit: 2, offset: 0, total: 5, hasMore: true });
-      const next = decodeCursor(page.pagination.nextCursor!, { status: 'available' }, '-createdAt');
+      const next = decodeCursor(
+        signer,
+        page.pagination.nextCursor!,
+        { status: 'available' },
+        '-createdAt',
+      );
       expect(next).toEqual({
         key: petRow(8).createdAt.toISOString(),
         id: 8,
@@ -171,9 +184,9 @@ describe(PetsService.name, () => {
       expect(repository.findPage).toHaveBeenCalledWith(
         expect.objectContaining({ q: 'labrador', sort: 'relevance' }),
       );
-      expect(decodeCursor(page.pagination.nextCursor!, { q: 'labrador' }, 'relevance')).toEqual(
-        expect.objectContaining({ key: 0.25, id: 8 }),
-      );
+      expect(
+        decodeCursor(signer, page.pagination.nextCursor!, { q: 'labrador' }, 'relevance'),
+      ).toEqual(expect.objectContaining({ key: 0.25, id: 8 }));
     });
 
     it('should read after the cursor, from its offset', async () => {

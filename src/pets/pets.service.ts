@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { TtlCache } from '../common/cache/ttl-cache.js';
 import { MAX_PHOTO_URLS } from '../common/contract-limits.js';
+import { CursorSigner } from '../common/dto/page-cursor.js';
 import { paginationOf, type Pagination } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import {
@@ -67,13 +68,14 @@ export class PetsService {
     private readonly pets: PetsRepository,
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
+    private readonly cursors: CursorSigner,
   ) {}
 
   async list(query: ListPetsQueryDto): Promise<PetPage> {
     const filters = filtersOf(query);
     const sort = query.sort ?? defaultSort(query.q);
     const cursor = query.cursor
-      ? decodeCursor(query.cursor, { ...filters, offset: query.offset }, sort)
+      ? decodeCursor(this.cursors, query.cursor, { ...filters, offset: query.offset }, sort)
       : undefined;
     const offset = cursor?.offset ?? query.offset ?? 0;
     const { pets, total } = await this.pets.findPage({
@@ -87,7 +89,7 @@ export class PetsService {
     const pagination = paginationOf(query.limit, offset, pets.length, total);
     const last = pets.at(-1);
     if (pagination.hasMore && last) {
-      pagination.nextCursor = encodeCursor({
+      pagination.nextCursor = encodeCursor(this.cursors, {
         key: cursorKey(last.sortKey),
         id: last.id,
         offset: offset + pets.length,

@@ -1,9 +1,12 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, Inject, Injectable } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import { ApiException } from '../errors/api-exception.js';
 
-// Room for a sort key of 100 characters of up to 4 bytes each, as base64url JSON.
+// Room for a sort key of 100 characters of up to 4 bytes each, as base64url JSON, and the
+// signature after it.
 const MAX_CURSOR_LENGTH = 1024;
 
 /** The `cursor` query parameter of a keyset-paged list: an earlier page's `nextCursor`. */
@@ -26,31 +29,80 @@ export const invalidCursor = (message: string) =>
 export const isCount = (value: unknown, min: number): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
 
+// HMAC-SHA256 as base64url: 43 characters.
+const SIGNATURE_LENGTH = 43;
+
 /**
- * An opaque cursor: the values `toParts` lists, as base64url JSON. `decode` accepts only
- * the exact text `encode` writes (no padding, spacing or other spellings of the same
- * values), so anything forged is refused here, not by the database; `fromParts` checks
- * each value. A cursor already says where the page starts: it cannot come with an offset.
+ * Signs the cursors this service issues and recognises them (contract section 9): a cursor
+ * it did not write, or altered in any byte, is refused before any of its values is read.
+ * The key is derived from JWT_SECRET (HKDF, a key of its own: a cursor's signature can
+ * never stand for a token's), which every instance of a deployment shares; without
+ * JWT_SECRET (development only) it is random, and cursors last as long as the process.
+ */
+@Injectable()
+export class CursorSigner {
+  private readonly key: Buffer;
+
+  constructor(@Inject(authConfig.KEY) auth: Pick<AuthConfig, 'jwtSecret'>) {
+    this.key =
+      auth.jwtSecret === undefined
+        ? randomBytes(32)
+        : Buffer.from(hkdfSync('sha256', auth.jwtSecret, '', 'petstore page cursor', 32));
+  }
+
+  /** `payload` followed by its signature for `list` (a cursor of one list is no other's). */
+  sign(list: string, payload: string): string {
+    return payload + this.signature(list, payload);
+  }
+
+  /** The payload of a cursor this service signed for `list`; undefined for any other text. */
+  payloadOf(list: string, cursor: string): string | undefined {
+    if (cursor.length <= SIGNATURE_LENGTH) return undefined;
+    const payload = cursor.slice(0, -SIGNATURE_LENGTH);
+    const given = Buffer.from(cursor.slice(-SIGNATURE_LENGTH));
+    const expected = Buffer.from(this.signature(list, payload));
+    // Compared as text, byte for byte: another spelling of the same bits is refused too.
+    return given.length === expected.length && timingSafeEqual(given, expected)
+      ? payload
+      : undefined;
+  }
+
+  private signature(list: string, payload: string): string {
+    return createHmac('sha256', this.key).update(`${list}\n${payload}`).digest('base64url');
+  }
+}
+
+/**
+ * A signed cursor of the list named `list`: the values `toParts` lists, as base64url JSON,
+ * then the signature (`CursorSigner`). `decode` accepts only the exact text `encode` writes:
+ * a cursor not signed by this service is refused, and so is any other spelling of the same
+ * values; `fromParts` checks each value. A cursor already says where the page starts: it
+ * cannot come with an offset.
  */
 export function pageCursor<T>(
+  list: string,
   toParts: (cursor: T) => unknown[],
   fromParts: (parts: unknown[]) => T | undefined,
 ) {
-  const encode = (cursor: T): string =>
+  const payloadOf = (cursor: T): string =>
     Buffer.from(JSON.stringify(toParts(cursor))).toString('base64url');
 
-  const parse = (raw: string): T | undefined => {
+  const encode = (signer: CursorSigner, cursor: T): string => signer.sign(list, payloadOf(cursor));
+
+  const parse = (payload: string): T | undefined => {
     try {
-      const parts: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+      const parts: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       return Array.isArray(parts) ? fromParts(parts) : undefined;
     } catch {
       return undefined;
     }
   };
 
-  const decode = (raw: string, offset: number | undefined): T => {
-    const cursor = parse(raw);
-    if (cursor === undefined || encode(cursor) !== raw) throw invalidCursor('is malformed');
+  const decode = (signer: CursorSigner, raw: string, offset: number | undefined): T => {
+    const payload = signer.payloadOf(list, raw);
+    if (payload === undefined) throw invalidCursor('was not issued by this service');
+    const cursor = parse(payload);
+    if (cursor === undefined || payloadOf(cursor) !== payload) throw invalidCursor('is malformed');
     if (offset !== undefined) throw invalidCursor('cannot be combined with offset');
     return cursor;
   };

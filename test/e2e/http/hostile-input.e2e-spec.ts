@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import request, { type Response } from 'supertest';
 import { ERROR_CODES } from '../../../src/common/errors/api-exception.js';
+import { filtersTag } from '../../../src/pets/pet-cursor.js';
 import { apiKey, createApiKey, createUser, type Headers } from '../../support/auth.js';
 import { pngImage } from '../../support/images.js';
 import { createPet } from '../../support/pets.js';
@@ -391,4 +392,57 @@ describe('Hostile input on every operation (e2e, property-based)', () => {
     },
     120_000,
   );
+
+  it('should refuse, 400 on cursor, every cursor the service did not issue or that was altered', async () => {
+    const pet = existing.petId[0];
+    await createPet(t, { age: 7 });
+    await t.http.put(`/v1/pets/${pet}`).set(t.user).send({ age: 3 }).expect(200);
+    // A list of each kind (pets by age, a pet's history, the audit log), a page of one.
+    const lists = ['/v1/pets?sort=age&limit=1', `/v1/pets/${pet}/history?limit=1`];
+    lists.push('/v1/audit-events?limit=1');
+    const issued: string[] = [];
+    for (const list of lists) {
+      const res = await t.http.get(list).set(t.admin).expect(200);
+      issued.push(res.body.pagination.nextCursor as string);
+    }
+    const base64url = (json: string) => Buffer.from(json).toString('base64url');
+    const altered = fc
+      .tuple(fc.nat(issued.length - 1), fc.nat(), fc.constantFrom(...'AQgw_-09azZ'))
+      .chain(([list, at, char]) => {
+        const cursor = issued[list];
+        const i = at % cursor.length;
+        return fc.constantFrom(
+          {
+            list,
+            cursor: cursor.slice(0, i) + (cursor[i] === char ? 'B' : char) + cursor.slice(i + 1),
+          },
+          // Cut, but not to nothing: an empty `cursor=` is no cursor.
+          { list, cursor: cursor.slice(0, Math.max(i, 1)) },
+          { list, cursor: `${cursor}${char}` },
+        );
+      });
+    const count = fc.oneof(hostileNumber, fc.constantFrom(2 ** 40, 2 ** 31, 1));
+    const forged = fc.oneof(
+      fc
+        .tuple(count, count, count)
+        .map(([key, id, offset]) => [key, id, offset, filtersTag({}, 'age')])
+        .map((parts) => ({ list: 0, cursor: base64url(toJson(parts)) })),
+      fc.tuple(count, count, count).map((parts) => ({ list: 1, cursor: base64url(toJson(parts)) })),
+      count.map((beforeId) => ({ list: 2, cursor: base64url(toJson([beforeId])) })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(altered, forged), async ({ list, cursor }) => {
+        const res = await t.http.get(`${lists[list]}&cursor=${cursor}`).set(t.admin);
+        const seen = { list: lists[list], cursor, status: res.status, body: res.body as unknown };
+        const named = (res.body.details?.fields as { field: string }[] | undefined)?.map(
+          (field) => field.field,
+        );
+        expect({ ...seen, refused: { status: res.status, code: res.body.code, named } }).toEqual({
+          ...seen,
+          refused: { status: 400, code: 'VALIDATION_ERROR', named: ['cursor'] },
+        });
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  }, 120_000);
 });
