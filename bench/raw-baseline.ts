@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type pg from 'pg';
 import {
   BARE_RATE_LIMIT,
@@ -182,6 +182,14 @@ function pastCursor(sort: Sort, key: SortKey, id: number, param: (value: unknown
            OR ${sort.key} = ${value} AND p.id < ${last}${nulls})`;
 }
 
+// The app's cursor signature: HMAC-SHA256 of "pets", a newline and the payload, under a key
+// derived from JWT_SECRET, which the bench gives every server.
+const CURSOR_KEY = Buffer.from(
+  hkdfSync('sha256', process.env.JWT_SECRET ?? '', '', 'petstore page cursor', 32),
+);
+const signed = (payload: string) =>
+  payload + createHmac('sha256', CURSOR_KEY).update(`pets\n${payload}`).digest('base64url');
+
 /** The digest of the filters and sort that the app's cursor carries. */
 function filtersTag(filters: Filters, sort: string): string {
   const { category, status, q, minAge, maxAge } = filters;
@@ -197,7 +205,11 @@ async function list(query: URLSearchParams) {
   const sort = SORTS[sortName];
   const cursor = query.get('cursor');
   const after = cursor
-    ? (JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [SortKey, number, number])
+    ? (JSON.parse(Buffer.from(cursor.slice(0, -43), 'base64url').toString()) as [
+        SortKey,
+        number,
+        number,
+      ])
     : undefined;
   const offset = after ? after[2] : Number(query.get('offset') ?? 0);
   const params: unknown[] = [];
@@ -238,7 +250,7 @@ async function list(query: URLSearchParams) {
   if (pagination.hasMore && last) {
     const key = last.sort_key instanceof Date ? last.sort_key.toISOString() : last.sort_key;
     const next = [key, last.id, offset + rows.length, filtersTag(filters, sortName)];
-    pagination.nextCursor = Buffer.from(JSON.stringify(next)).toString('base64url');
+    pagination.nextCursor = signed(Buffer.from(JSON.stringify(next)).toString('base64url'));
   }
   return { pets: rows.map(toJson), pagination };
 }
