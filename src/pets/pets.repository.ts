@@ -16,6 +16,7 @@ import {
 } from './sql/pet-reads.sql.js';
 import {
   countedByCounters,
+  countedFacetsQuery,
   listPetsQuery,
   petFacetsQuery,
   TAG_IDS,
@@ -104,7 +105,12 @@ export class PetsRepository {
   }
 
   /** Counts of the pets the filters match (see petFacetsQuery). */
-  facets(filters: PetFilters): Promise<PetFacetsRow> {
+  async facets(filters: PetFilters): Promise<PetFacetsRow> {
+    if (countedByCounters(filters)) {
+      const { sql, params } = countedFacetsQuery(filters);
+      const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);
+      return row;
+    }
     return this.searching(async () => {
       const { sql, params } = petFacetsQuery(filters, await this.tagIds(filters));
       const [row] = await this.txHost.tx.query<PetFacetsRow[]>(sql, params);

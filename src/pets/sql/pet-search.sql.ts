@@ -380,5 +380,45 @@ export function petFacetsQuery(
   return { sql, params };
 }
 
+/**
+ * `petFacetsQuery` for `countedByCounters` filters (the default views: no filter, a
+ * category, a status): from the trigger-kept counters of pets (`pet_counts`) and of their
+ * links (`tag_counts`, migration AddTagCounts), whatever the number of pets.
+ */
+export function countedFacetsQuery(filters: PetFilters): { sql: string; params: unknown[] } {
+  const { params, param } = parameters();
+  const conditions: string[] = [];
+  if (filters.category !== undefined) {
+    conditions.push(
+      `category_id = (SELECT id FROM categories WHERE lower(name) = lower(${param(filters.category)}))`,
+    );
+  }
+  if (filters.status !== undefined) {
+    conditions.push(`status = ${param(filters.status)}::pet_status`);
+  }
+  const byStatus = (status: PetStatus) =>
+    `'${status}', COALESCE(sum(count) FILTER (WHERE status = '${status}'), 0)::int8`;
+  const sql = `
+    WITH counts AS MATERIALIZED (
+      SELECT category_id, status, sum(count)::int8 AS count FROM pet_counts${where(conditions)}
+       GROUP BY category_id, status HAVING sum(count) > 0)
+    SELECT (SELECT COALESCE(sum(count), 0) FROM counts)::int8 AS total,
+           (SELECT json_build_object(${byStatus('available')}, ${byStatus('pending')}, ${byStatus('sold')})
+              FROM counts) AS status,
+           (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'name', c.name, 'count', m.count)
+                                     ORDER BY m.count DESC, c.name COLLATE "C", c.id), '[]')
+              FROM (SELECT category_id, sum(count)::int8 AS count FROM counts GROUP BY category_id) m
+              JOIN categories c ON c.id = m.category_id) AS categories,
+           (SELECT COALESCE(json_agg(json_build_object('name', x.name, 'count', x.count)
+                                     ORDER BY x.count DESC, x.name COLLATE "C"), '[]')
+              FROM (SELECT t.name, sum(tc.count)::int8 AS count
+                      FROM tag_counts tc JOIN tags t ON t.id = tc.tag_id${where(conditions.map((condition) => `tc.${condition}`))}
+                     GROUP BY t.name
+                    HAVING sum(tc.count) > 0
+                     ORDER BY sum(tc.count) DESC, t.name COLLATE "C"
+                     LIMIT ${param(FACET_TAGS)}) x) AS tags`;
+  return { sql, params };
+}
+
 const where = (conditions: string[]) =>
   conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';

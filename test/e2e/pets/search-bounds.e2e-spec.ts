@@ -37,6 +37,18 @@ serverOnly('Search statement time-out (e2e)', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('should count the facets of the default views from counters, within any time-out', async () => {
+    const facets = (query: string) =>
+      t.http.get(`/v1/pets/facets?${query}`).set(t.user).expect(200);
+    const all = await facets('');
+    expect(all.body).toMatchObject({
+      total: PETS,
+      status: { available: PETS, pending: 0, sold: 0 },
+    });
+    expect((await facets('category=dogs')).body.total).toBe(PETS);
+    expect((await facets('status=available&category=Dogs')).body.total).toBe(PETS);
+  });
+
   it('should leave the plain list, which the counters count, to the time-out of every statement', async () => {
     const res = await t.http.get('/v1/pets?limit=1').set(t.user).expect(200);
     expect(res.body.pagination.total).toBe(PETS);
