@@ -36,6 +36,8 @@ export class AddTagCounts1796520000000 implements MigrationInterface {
         SELECT l.tag_id, l.category_id, l.status, pg_backend_pid() % 16, sum(l.delta)
           FROM jsonb_to_recordset(links)
                AS l(tag_id bigint, category_id bigint, status pet_status, delta int)
+         -- A tag deleted by hand takes its links and its counters with it.
+         WHERE EXISTS (SELECT 1 FROM tags t WHERE t.id = l.tag_id)
          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (tag_id, category_id, status, shard)
         DO UPDATE SET count = c.count + EXCLUDED.count;
