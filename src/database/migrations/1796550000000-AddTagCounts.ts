@@ -13,8 +13,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * deleted (its cascade then finds no pet to count them against); a pet's links moved with
  * its category or status. Rows are written in key order: two writers lock them in one order.
  */
-export class AddTagCounts1796520000000 implements MigrationInterface {
-  name = 'AddTagCounts1796520000000';
+export class AddTagCounts1796550000000 implements MigrationInterface {
+  name = 'AddTagCounts1796550000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`

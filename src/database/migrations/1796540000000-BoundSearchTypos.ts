@@ -29,8 +29,8 @@ const UNBOUNDED = `
  * name and breed words; the rest must match as written. Each look-up scans the trigram
  * index of a vocabulary that only grows, so a `q` of 40 unknown words cost 40 of them.
  */
-export class BoundSearchTypos1796510000000 implements MigrationInterface {
-  name = 'BoundSearchTypos1796510000000';
+export class BoundSearchTypos1796540000000 implements MigrationInterface {
+  name = 'BoundSearchTypos1796540000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
