@@ -5,6 +5,7 @@ import { createTestApp } from '../../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const CLI = resolve(import.meta.dirname, '../../../dist/cli/cli.js');
+const SEED = resolve(import.meta.dirname, '../../../dist/cli/seed.js');
 const PASSWORD = 'a password for ops only';
 
 interface CliRun {
@@ -13,13 +14,13 @@ interface CliRun {
   stderr: string;
 }
 
-/** The built CLI (`npm run cli -- …` after its build step) on a test database. */
+/** A built script (`npm run cli -- …` after its build step: the CLI by default) on a test database. */
 function runCli(
   args: string[],
   database: TestDatabase,
   { env = {}, stdin }: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, args[0] === SEED ? args : [CLI, ...args], {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
@@ -104,5 +105,29 @@ describe('CLI create-admin (e2e)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^Error: Database unreachable at 127\.0\.0\.1:1\/petstore /m);
     expect(run.stdout).toBe('');
+  });
+});
+
+describe('npm run seed (e2e)', () => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => {
+    await database?.drop();
+    database = undefined;
+  });
+
+  it('should load --pets N synthetic pets, saying how far it has got, on the default database too', async () => {
+    database = await createTestDatabase();
+    const run = await runCli([SEED, '--pets', '3000'], database);
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('seed: done') });
+    expect(run.stdout).toContain('seed: 3000 / 3000 pets');
+    const t = await createTestApp({}, { database });
+    try {
+      const res = await t.http.get('/v1/pets?q=Mixbreed20&limit=1').set(t.admin);
+      expect(res.status).toBe(200);
+      expect(res.body.pagination.total).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
   });
 });
