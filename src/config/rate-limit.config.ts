@@ -8,6 +8,8 @@ export const rateLimitConfig = registerAs('rateLimit', (env: EnvironmentVariable
   memoryMaxCounters: env.RATE_LIMIT_MEMORY_MAX_COUNTERS,
   refusedCredentialsPerMinute: env.RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE,
   budgetReadsPerMinute: env.RATE_LIMIT_BUDGET_READS_PER_MINUTE,
+  // Outside production a 429 names the variable that sets the limit it met (docs/rate-limits.md).
+  nameSettings: env.NODE_ENV !== 'production',
   loginLockout: { failures: env.LOGIN_LOCKOUT_FAILURES, seconds: env.LOGIN_LOCKOUT_SECONDS },
   tiers: {
     'api-key': {

@@ -17,6 +17,7 @@ import {
   rateLimitExceeded,
   setRateLimitHeaders,
   windowState,
+  type LimitSetting,
   type WindowState,
 } from './window-state.js';
 import { RouteMetadata } from '../common/metadata/route-metadata.js';
@@ -36,9 +37,11 @@ import { RouteMetadata } from '../common/metadata/route-metadata.js';
  * It runs after the credential is identified and before it is enforced, so that a
  * missing or invalid credential is limited by client address.
  */
+type CountedWindow = WindowState & { setting: LimitSetting };
+
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  private readonly spent = new WeakMap<Request, WindowState[]>();
+  private readonly spent = new WeakMap<Request, CountedWindow[]>();
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -65,7 +68,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (refused.length === 0) return true;
     const worst = refused.reduce((a, b) => (b.retryAfter > a.retryAfter ? b : a));
     this.metricsService.countRateLimitRefusal(callerOf(request).tier, worst.window);
-    throw rateLimitExceeded(worst);
+    throw rateLimitExceeded(worst, {}, worst.setting);
   }
 
   /** Counts one window and records its state; the decision waits for every window. */
@@ -82,6 +85,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const counters = this.countersOf(context, name, {
       tracker: await getTracker(request, context),
       limit,
+      setting: this.rateLimits.tierSetting(callerOf(request).tier, name),
     });
     const states = await Promise.all(
       counters.map(async (counter) => {
@@ -93,7 +97,8 @@ export class RateLimitGuard extends ThrottlerGuard {
           blockDuration,
           name,
         );
-        return windowState(name, counter.limit, hits.totalHits, hits.timeToExpire);
+        const state = windowState(name, counter.limit, hits.totalHits, hits.timeToExpire);
+        return { ...state, setting: counter.setting };
       }),
     );
     const windows = this.spent.get(request) ?? [];

@@ -11,6 +11,7 @@ import {
   WINDOW_NAMES,
   WINDOWS,
   type Tier,
+  type WindowName,
 } from './caller.js';
 import { RATE_LIMIT_STORAGE, type RateLimitStorage } from './storage/rate-limit-storage.js';
 import {
@@ -18,6 +19,7 @@ import {
   rateLimitExceeded,
   rateLimitHeaders,
   windowState,
+  type LimitSetting,
   type WindowState,
 } from './window-state.js';
 import { RouteMetadata } from '../common/metadata/route-metadata.js';
@@ -31,7 +33,14 @@ export interface CallerBudget {
 export interface BudgetCounter {
   tracker: string;
   limit: number;
+  setting: LimitSetting;
 }
+
+const TIER_VARIABLES: Record<Tier, string> = {
+  'api-key': 'API_KEY',
+  user: 'USER',
+  anonymous: 'ANONYMOUS',
+};
 
 /** The caller's budget as GET /rate-limit reports it (RateLimitGuard spends it). */
 @Injectable()
@@ -64,11 +73,11 @@ export class RateLimitService {
     const request = context.switchToHttp().getRequest<Request>();
     const bounds = [this.refusedCredentials(request)];
     if (isUncountedRoute(this.reflector, context)) bounds.push(this.budgetReads(request));
-    for (const { tracker, limit } of bounds) {
+    for (const { tracker, limit, setting } of bounds) {
       const { totalHits, timeToExpire } = await this.storage.peek(counterKey('minute', tracker));
       // What this request would make of the window, were it counted.
       const state = windowState('minute', limit, totalHits + 1, timeToExpire || 60);
-      if (isSpent(state)) return rateLimitExceeded(state, rateLimitHeaders([state]));
+      if (isSpent(state)) return rateLimitExceeded(state, rateLimitHeaders([state]), setting);
     }
     return undefined;
   }
@@ -78,11 +87,26 @@ export class RateLimitService {
     return {
       tracker: refusedCredentialsTracker(request),
       limit: this.config.refusedCredentialsPerMinute,
+      setting: this.setting('RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE'),
     };
   }
 
   /** The address's reads of an uncounted route with a valid credential. */
   budgetReads(request: Request): BudgetCounter {
-    return { tracker: budgetReadsTracker(request), limit: this.config.budgetReadsPerMinute };
+    return {
+      tracker: budgetReadsTracker(request),
+      limit: this.config.budgetReadsPerMinute,
+      setting: this.setting('RATE_LIMIT_BUDGET_READS_PER_MINUTE'),
+    };
+  }
+
+  /** The variable that sets a tier's limit in a window (`RATE_LIMIT_USER_PER_MINUTE`). */
+  tierSetting(tier: Tier, window: WindowName): LimitSetting {
+    return this.setting(`RATE_LIMIT_${TIER_VARIABLES[tier]}_PER_${window.toUpperCase()}`);
+  }
+
+  /** A setting's name where a 429 names it: outside production. */
+  private setting(name: string): LimitSetting {
+    return this.config.nameSettings ? name : undefined;
   }
 }

@@ -35,7 +35,14 @@ export function windowState(
 
 export type SpentWindow = WindowState & { retryAfter: number };
 
-export const isSpent = (state: WindowState): state is SpentWindow => state.retryAfter !== undefined;
+/**
+ * The variable that sets a counter's limit, named in its 429 outside production so that a
+ * developer who meets it knows what to raise; `undefined` in production.
+ */
+export type LimitSetting = string | undefined;
+
+export const isSpent = <T extends WindowState>(state: T): state is T & SpentWindow =>
+  state.retryAfter !== undefined;
 
 /** Headers for the window with the fewest requests left (the later reset on a tie). */
 export function rateLimitHeaders(windows: WindowState[]): Record<string, string> {
@@ -57,10 +64,12 @@ export function setRateLimitHeaders(res: Response, windows: WindowState[]): void
 export function rateLimitExceeded(
   spent: SpentWindow,
   headers: Record<string, string> = {},
+  setting?: LimitSetting,
 ): ApiException {
+  const raise = setting ? `; in development, set ${setting} to raise it` : '';
   return ApiException.retryLater(
     'RATE_LIMIT_EXCEEDED',
-    `Rate limit of ${spent.limit} requests per ${spent.window} exceeded; retry in ${spent.retryAfter} s`,
+    `Rate limit of ${spent.limit} requests per ${spent.window} exceeded; retry in ${spent.retryAfter} s${raise}`,
     spent.retryAfter,
     { limit: spent.limit, window: spent.window, retryAfter: spent.retryAfter },
     headers,

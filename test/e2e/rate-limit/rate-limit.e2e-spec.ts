@@ -63,6 +63,31 @@ describe('Rate limits (e2e)', () => {
       expect(rateHeaders(res)).toMatchObject({ limit: 3, remaining: 0 });
     });
 
+    it('should name, outside production, the variable that raises the limit it met', async () => {
+      const t = await start(limits('ANONYMOUS', 3, 100));
+      for (let i = 0; i < 3; i++) await t.http.get('/v1/categories');
+      const res = await t.http.get('/v1/categories');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(res.body.message).toBe(
+        `Rate limit of 3 requests per minute exceeded; retry in ${res.headers['retry-after']} s; ` +
+          'in development, set RATE_LIMIT_ANONYMOUS_PER_MINUTE to raise it',
+      );
+    });
+
+    it('should not name the variable in production', async () => {
+      const t = await start({
+        ...limits('ANONYMOUS', 100, 3),
+        NODE_ENV: 'production',
+        ALLOW_EMBEDDED_DATABASE: 'true',
+      });
+      for (let i = 0; i < 3; i++) await t.http.get('/v1/categories');
+      const res = await t.http.get('/v1/categories');
+      expectError(res, 429, 'RATE_LIMIT_EXCEEDED');
+      expect(res.body.message).toBe(
+        `Rate limit of 3 requests per hour exceeded; retry in ${res.headers['retry-after']} s`,
+      );
+    });
+
     it('should enforce the hourly window on its own', async () => {
       const t = await start(limits('ANONYMOUS', 10, 3));
       for (let i = 0; i < 3; i++) {
