@@ -1,13 +1,10 @@
-import { execFileSync, execSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
-
-// Some e2e tests run the built service (dist/main.js) as a child process, and the console
-// tests load the built console: build both when missing or older than any source file.
-const BUILT = ['dist/main.js', 'dist/console-app/index.html'];
+import { buildIfStale } from '../../scripts/build-if-stale.js';
 
 // Migrates an empty PGlite data directory (DATA_DIR) with the built service, as the
 // Kubernetes migration Job does.
@@ -33,10 +30,9 @@ export default function globalSetup() {
     process.env.PETSTORE_TEST_RUN = randomBytes(4).toString('hex');
     process.env.PETSTORE_TEST_RUN_PID = String(process.pid);
   }
-  const newest = Math.max(...['src', 'console', 'client'].map(newestSource));
-  if (!BUILT.every((file) => existsSync(file) && statSync(file).mtimeMs >= newest)) {
-    execSync('npm run build', { stdio: 'inherit' });
-  }
+  // Some e2e tests run the built service (dist/main.js) as a child process, and the console
+  // tests load the built console.
+  buildIfStale();
   if (!process.env.DATABASE_URL) process.env.PETSTORE_TEST_TEMPLATE = migratedTemplate();
 }
 
@@ -64,13 +60,4 @@ function migratedTemplate() {
     rmSync(building, { recursive: true, force: true });
   }
   return pgdata;
-}
-
-function newestSource(dir) {
-  return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
-      const path = join(dir, entry.name);
-      return entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs;
-    }),
-  );
 }
