@@ -1,65 +1,10 @@
 import { DataSource } from 'typeorm';
 import { databaseConfig } from '../config/database.config.js';
-import { NO_ACTOR } from '../pets/pet-actor.js';
-import type { PetStatus } from '../pets/pet-status.js';
-import { PetsRepository } from '../pets/pets.repository.js';
+import { loadEnv } from '../config/load-env.js';
 import { DataDirectoryInUseError } from '../database/data-dir-lock.js';
 import { openMigrated } from '../database/migrate.js';
-import { PreparedStatements } from '../database/prepared-statements.js';
-import { hostOf } from '../database/transactions.js';
 import { resolveDatabase, withoutStatementTimeouts } from '../database/typeorm-options.js';
-
-// Demo data for people trying the service. Idempotent: categories are matched by name
-// and a category's demo pets are only added when it has none.
-const DEMO: Record<string, { description: string; pets: [string, string, PetStatus][] }> = {
-  Dogs: {
-    description: 'Loyal companions',
-    pets: [
-      ['Rex', 'Beagle', 'available'],
-      ['Bella', 'Labrador', 'pending'],
-      ['Max', 'Border Collie', 'sold'],
-    ],
-  },
-  Cats: {
-    description: 'Independent and curious',
-    pets: [
-      ['Luna', 'Siamese', 'available'],
-      ['Milo', 'Maine Coon', 'available'],
-    ],
-  },
-  Birds: { description: 'Feathered friends', pets: [['Kiwi', 'Budgerigar', 'available']] },
-};
-
-/**
- * The demo pets are written by the pets' own statement, so that each gets its `pet.created`
- * in its history, with no user (made outside the API), like any change.
- */
-async function seed(dataSource: DataSource): Promise<void> {
-  const prepared = new PreparedStatements(false);
-  for (const [name, { description, pets }] of Object.entries(DEMO)) {
-    await dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO categories (name, description) VALUES ($1, $2)
-         ON CONFLICT ((lower(name))) DO NOTHING`,
-        [name, description],
-      );
-      const [{ id }] = await manager.query<{ id: number }[]>(
-        'SELECT id FROM categories WHERE lower(name) = lower($1)',
-        [name],
-      );
-      const [{ count }] = await manager.query<{ count: number }[]>(
-        'SELECT count(*) AS count FROM pets WHERE category_id = $1',
-        [id],
-      );
-      if (count > 0) return;
-      const petsRepository = new PetsRepository(hostOf(manager), prepared, databaseConfig());
-      for (const [petName, breed, status] of pets) {
-        await petsRepository.insert({ name: petName, categoryId: id, status, breed }, [], NO_ACTOR);
-      }
-      console.log(`seed: ${name}: ${pets.length} pets`);
-    });
-  }
-}
+import { seedDemo } from './demo-seed.js';
 
 const BULK_CATEGORIES = 20;
 const BULK_BATCH = 100_000;
@@ -206,33 +151,41 @@ function petsArgument(): number | undefined {
 }
 
 const bulkPets = petsArgument();
-const resolved = await resolveDatabase(databaseConfig()).catch((error: unknown) => {
+loadEnv();
+try {
+  // Bulk pets are benchmark data: the demo's pets, accounts and webhooks stay out of them.
+  if (bulkPets) await seedBulkPets(bulkPets);
+  else await seedDemo((line) => console.log(line));
+  console.log('seed: done');
+} catch (error) {
   if (!(error instanceof DataDirectoryInUseError)) throw error;
   console.error(`seed: ${error.message}`);
-  process.exit(1);
-});
-try {
-  const { dataSource } = await openMigrated(resolved, true);
+  process.exitCode = 1;
+}
+
+async function seedBulkPets(pets: number): Promise<void> {
+  const resolved = await resolveDatabase(databaseConfig());
   try {
-    await seed(dataSource);
-    if (bulkPets && resolved.embedded) {
-      // The embedded database serves one connection, the data source's, and has no
-      // statement timeouts to lift: a second data source would be refused.
-      await seedBulk(dataSource, bulkPets);
-    } else if (bulkPets) {
-      // Bulk statements outlast the service's per-statement cap (more so on a loaded machine).
-      const bulk = new DataSource(withoutStatementTimeouts(dataSource.options));
-      await bulk.initialize();
-      try {
-        await seedBulk(bulk, bulkPets);
-      } finally {
-        await bulk.destroy();
+    const { dataSource } = await openMigrated(resolved, true);
+    try {
+      if (resolved.embedded) {
+        // The embedded database serves one connection, the data source's, and has no
+        // statement timeouts to lift: a second data source would be refused.
+        await seedBulk(dataSource, pets);
+      } else {
+        // Bulk statements outlast the service's per-statement cap (more so on a loaded machine).
+        const bulk = new DataSource(withoutStatementTimeouts(dataSource.options));
+        await bulk.initialize();
+        try {
+          await seedBulk(bulk, pets);
+        } finally {
+          await bulk.destroy();
+        }
       }
+    } finally {
+      await dataSource.destroy();
     }
   } finally {
-    await dataSource.destroy();
+    await resolved.embedded?.stop();
   }
-  console.log('seed: done');
-} finally {
-  await resolved.embedded?.stop();
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createTestApp } from '../../support/test-app.js';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const CLI = resolve(import.meta.dirname, '../../../dist/cli/cli.js');
@@ -108,6 +108,15 @@ describe('CLI create-admin (e2e)', () => {
   });
 });
 
+/** The seed makes the first admin (its password printed once): the demo staff signs in. */
+async function signInDemoStaff(t: TestApp): Promise<Record<string, string>> {
+  const res = await t.http
+    .post('/v1/auth/login')
+    .send({ username: 'demo.staff', password: 'demo staff password' })
+    .expect(200);
+  return { Authorization: `Bearer ${res.body.token}` };
+}
+
 describe('npm run seed (e2e)', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => {
@@ -130,4 +139,74 @@ describe('npm run seed (e2e)', () => {
       await t.close();
     }
   });
+
+  /** Every search example of docs/api.md and the README. */
+  const DOCUMENTED_SEARCHES = [
+    'category=dogs&status=available&limit=10',
+    'q=friendly%20labrdor&tag=vaccinated&minAge=1&maxAge=3',
+    'tag=calm&sort=name&limit=50',
+    'q=friendly%20labrador',
+    'q=%22labrador%20puppy%22',
+    'q=labrador%20-puppy',
+    'q=poodle%20or%20beagle',
+    'q=%22golden%20retriever%22%20-old%20or%20beagle',
+    'q=puppies',
+    'q=creme',
+    'breed=labrador',
+  ];
+
+  it('should load a demo shop in which every documented search, the facets, a month of activity and photos show something, once', async () => {
+    database = await createTestDatabase();
+    const run = await runCli([SEED], database);
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('seed: done') });
+    expect(run.stdout).toContain('demo.customer / "demo customer password" (customer)');
+
+    const t = await createTestApp({}, { database, signIn: false });
+    try {
+      const staff = await signInDemoStaff(t);
+      for (const query of DOCUMENTED_SEARCHES) {
+        const res = await t.http.get(`/v1/pets?${query}`).set(staff);
+        expect({ query, status: res.status }).toEqual({ query, status: 200 });
+        expect({ query, found: res.body.pagination.total > 0 }).toEqual({ query, found: true });
+      }
+      const facets = await t.http.get('/v1/pets/facets?q=labrador').set(staff);
+      expect(facets.body.tags.length).toBeGreaterThan(3);
+
+      const activity = await t.http.get('/v1/stats/activity?days=30').set(staff);
+      const days = activity.body.days as Record<string, number>[];
+      const daysWith = (field: string) => days.filter((day) => day[field] > 0).length;
+      expect(daysWith('petsCreated')).toBeGreaterThanOrEqual(28);
+      expect(daysWith('petsSold')).toBeGreaterThanOrEqual(10);
+      expect(daysWith('logins')).toBeGreaterThanOrEqual(28);
+      expect(daysWith('failedLogins')).toBeGreaterThanOrEqual(5);
+      expect(daysWith('deliveriesSucceeded')).toBeGreaterThanOrEqual(28);
+      expect(daysWith('deliveriesFailed')).toBeGreaterThanOrEqual(3);
+
+      const [first] = (await t.http.get('/v1/pets?sort=createdAt&limit=1').set(staff)).body.pets;
+      const images = await t.http.get(`/v1/pets/${first.id}/images`).set(staff);
+      expect(images.body.images).toHaveLength(1);
+      const photo = await t.http.get(new URL(images.body.images[0].url).pathname).set(staff);
+      expect({ status: photo.status, type: photo.headers['content-type'] }).toEqual({
+        status: 200,
+        type: 'image/jpeg',
+      });
+      const history = await t.http.get(`/v1/pets/${first.id}/history`).set(staff);
+      const events = history.body.events as { type: string }[];
+      expect(events.map((event) => event.type)).toContain('pet.image_added');
+
+      const customer = await t.http
+        .post('/v1/auth/login')
+        .send({ username: 'demo.customer', password: 'demo customer password' });
+      expect(customer.status).toBe(200);
+    } finally {
+      await t.close();
+    }
+
+    const again = await runCli([SEED], database);
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('seed: the demo shop is already loaded'),
+    });
+  }, 240_000);
 });
