@@ -84,6 +84,19 @@ export async function seedDemo(log: (line: string) => void): Promise<void> {
     log(`seed: ${step} (${Math.round((Date.now() - started) / 1000)} s)`);
   Object.assign(process.env, SEED_INSTANCE_ENV);
   const receiver = await startReceiver();
+  try {
+    await withSeedInstance(log, progress, receiver);
+  } finally {
+    await new Promise((done) => receiver.close(done));
+  }
+}
+
+/** The seed's instance of the service, and the demo made through its API. */
+async function withSeedInstance(
+  log: (line: string) => void,
+  progress: (step: string) => void,
+  receiver: Server,
+): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bodyParser: false,
     logger: ['error', 'warn'],
@@ -154,7 +167,6 @@ export async function seedDemo(log: (line: string) => void): Promise<void> {
     );
   } finally {
     await app.close();
-    await new Promise((done) => receiver.close(done));
     app.get(AdminBootstrapService).announceGeneratedPassword();
   }
 }
