@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
  * `npm run build` only when a source is newer than what it built: `npm start`, `npm run seed`,
  * `npm run cli` and the tests' global setup start here, so that a restart with nothing
  * changed costs no build. The sources are the service's, the console's and the typed
- * client's folders, and the build's own configuration; the outputs are the service's entry
- * point and the console's page.
+ * client's folders, the build's own configuration and the installed packages; the outputs
+ * are the service's entry point and the console's page.
  */
 const SOURCES = [
   'src',
@@ -18,13 +18,15 @@ const SOURCES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'nest-cli.json',
+  'package-lock.json',
 ];
 const BUILT = ['dist/main.js', 'dist/console-app/index.html'];
 
+// A folder's own time counts too: deleting or renaming a file in it changes only that.
 function newest(path) {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
 /** What makes `root`'s build stale, or `undefined` when it is up to date. */

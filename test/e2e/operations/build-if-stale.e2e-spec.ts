@@ -30,9 +30,12 @@ describe('The build before npm start and npm run seed (e2e)', () => {
     );
     await mkdir(join(root, 'src'));
     await writeFile(join(root, 'src/main.ts'), 'export {};\n');
+    await writeFile(join(root, 'src/old.ts'), 'export {};\n');
     // Sources written a minute ago: the first build is then newer than all of them.
     const past = new Date(Date.now() - 60_000);
-    await utimes(join(root, 'src/main.ts'), past, past);
+    for (const path of ['src/main.ts', 'src/old.ts', 'src']) {
+      await utimes(join(root, path), past, past);
+    }
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
@@ -51,6 +54,14 @@ describe('The build before npm start and npm run seed (e2e)', () => {
     run();
     const later = new Date(Date.now() + 60_000);
     await utimes(join(root, 'src/main.ts'), later, later);
+
+    expect(run()).toContain('Building: a source changed since the last build');
+    expect(await builds()).toBe(2);
+  });
+
+  it('should build again once a source is deleted', async () => {
+    run();
+    await rm(join(root, 'src/old.ts'));
 
     expect(run()).toContain('Building: a source changed since the last build');
     expect(await builds()).toBe(2);
