@@ -6,6 +6,7 @@ import type { PetFiltersQueryDto } from '../src/pets/dto/pet-filters-query.dto.j
 import type { PetSort } from '../src/pets/pet-sort.js';
 import type { PetStatus } from '../src/pets/pet-status.js';
 import { toPetResponse } from '../src/pets/pet.mapper.js';
+import { resolveJwtSecret } from '../src/auth/jwt-secret.js';
 import { CursorSigner } from '../src/common/dto/page-cursor.js';
 import { authConfig } from '../src/config/auth.config.js';
 import { databaseConfig } from '../src/config/database.config.js';
@@ -63,7 +64,9 @@ const events = {
   publish: (...published) =>
     outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event }))),
 } as Pick<DomainEvents, 'publish'> as DomainEvents;
-const pets = new PetsService(repository, events, txHost, new CursorSigner(authConfig()));
+// The app's cursor key, from the same secret the app resolves.
+const cursors = new CursorSigner(await resolveJwtSecret(authConfig()));
+const pets = new PetsService(repository, events, txHost, cursors);
 
 /** The list's and the facets' filters, unvalidated (the bench sends only valid ones). */
 const filtersOf = (query: URLSearchParams): PetFiltersQueryDto => {

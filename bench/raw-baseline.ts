@@ -1,4 +1,4 @@
-import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import {
   BARE_RATE_LIMIT,
@@ -187,8 +187,24 @@ function pastCursor(sort: Sort, key: SortKey, id: number, param: (value: unknown
 const CURSOR_KEY = Buffer.from(
   hkdfSync('sha256', process.env.JWT_SECRET ?? '', '', 'petstore page cursor', 32),
 );
-const signed = (payload: string) =>
-  payload + createHmac('sha256', CURSOR_KEY).update(`pets\n${payload}`).digest('base64url');
+const signatureOf = (payload: string) =>
+  createHmac('sha256', CURSOR_KEY).update(`pets\n${payload}`).digest('base64url');
+const signed = (payload: string) => payload + signatureOf(payload);
+
+/** The payload of a cursor this server signed, as the app checks it before reading a value. */
+function verified(cursor: string): string {
+  const payload = cursor.slice(0, -43);
+  const given = Buffer.from(cursor.slice(-43));
+  const expected = Buffer.from(signatureOf(payload));
+  if (
+    cursor.length <= 43 ||
+    given.length !== expected.length ||
+    !timingSafeEqual(given, expected)
+  ) {
+    throw new HttpError(400, 'VALIDATION_ERROR');
+  }
+  return payload;
+}
 
 /** The digest of the filters and sort that the app's cursor carries. */
 function filtersTag(filters: Filters, sort: string): string {
@@ -205,7 +221,7 @@ async function list(query: URLSearchParams) {
   const sort = SORTS[sortName];
   const cursor = query.get('cursor');
   const after = cursor
-    ? (JSON.parse(Buffer.from(cursor.slice(0, -43), 'base64url').toString()) as [
+    ? (JSON.parse(Buffer.from(verified(cursor), 'base64url').toString()) as [
         SortKey,
         number,
         number,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CursorSigner } from '../common/dto/page-cursor.js';
+import { JwtKeyModule } from '../auth/jwt-key.module.js';
 import { AuditContextInterceptor } from './audit-context.js';
 import { AuditEventsController } from './audit-events.controller.js';
 import { AuditEventsService } from './audit-events.service.js';
@@ -17,14 +17,13 @@ import { AuditRepository } from './audit.repository.js';
  * AuditEventsService.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([AuditEvent])],
+  imports: [TypeOrmModule.forFeature([AuditEvent]), JwtKeyModule],
   controllers: [AuditEventsController],
   providers: [
     AuditLog,
     AuditRepository,
     AuditEventsService,
     AuditReactions,
-    CursorSigner,
     // The request an entry is made in: its principal, address and id (audit-context.ts).
     { provide: APP_INTERCEPTOR, useClass: AuditContextInterceptor },
   ],

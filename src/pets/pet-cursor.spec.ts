@@ -6,7 +6,7 @@ import type { PetSort } from './pet-sort.js';
 import type { PetFilters } from './sql/pet-search.sql.js';
 
 /** Signs as the service does; `forged` cursors below are signed, so their values are checked. */
-const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+const signer = new CursorSigner('a test secret for page cursors');
 
 /** The error a client would see for this cursor, or undefined when it is accepted. */
 function refusalOf(raw: string, filters: PetFilters = {}, sort: PetSort = '-createdAt') {
@@ -129,7 +129,7 @@ describe('pet list cursor', () => {
     ['with a byte more', `${valid}A`],
     [
       'signed with another key',
-      new CursorSigner({ jwtSecret: 'another secret' }).sign('pets', valid.slice(0, -43)),
+      new CursorSigner('another secret').sign('pets', valid.slice(0, -43)),
     ],
     ['signed for another list', signer.sign('audit log', valid.slice(0, -43))],
   ])('should refuse a cursor %s as not issued by the service (400)', (_label, raw) => {

@@ -4,7 +4,7 @@ import { ApiException } from '../common/errors/api-exception.js';
 import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
 
 /** Signs as the service does; `forged` cursors below are signed, so their values are checked. */
-const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+const signer = new CursorSigner('a test secret for page cursors');
 
 /** The message a client would read for this cursor, or undefined when it is accepted. */
 function refusalOf(raw: string, request: { petId: number; offset?: number }) {
@@ -53,7 +53,7 @@ describe('pet history cursor', () => {
     ['with padding', `${valid}=`],
     [
       'signed with another key',
-      new CursorSigner({ jwtSecret: 'another secret' }).sign('pet history', valid.slice(0, -43)),
+      new CursorSigner('another secret').sign('pet history', valid.slice(0, -43)),
     ],
     ['signed for another list', signer.sign('audit log', valid.slice(0, -43))],
   ])('should refuse a cursor %s as not issued by the service', (_label, raw) => {

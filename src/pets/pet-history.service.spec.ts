@@ -51,7 +51,7 @@ function fakeRepository() {
   } satisfies Record<keyof PetEventsRepository, unknown>;
 }
 
-const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+const signer = new CursorSigner('a test secret for page cursors');
 
 describe(PetHistoryService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CursorSigner } from '../common/dto/page-cursor.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pet } from './pet.entity.js';
 import { PetTag } from './pet-tag.entity.js';
 import { Tag } from './tag.entity.js';
 import { PetEventRecord } from './pet-event.entity.js';
+import { JwtKeyModule } from '../auth/jwt-key.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetEventsRepository } from './pet-events.repository.js';
 import { PetHistoryService } from './pet-history.service.js';
@@ -13,9 +13,13 @@ import { PetsRepository } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Pet, Tag, PetTag, PetEventRecord]), IdempotencyModule],
+  imports: [
+    TypeOrmModule.forFeature([Pet, Tag, PetTag, PetEventRecord]),
+    IdempotencyModule,
+    JwtKeyModule,
+  ],
   controllers: [PetsController],
-  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository, CursorSigner],
+  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
   exports: [PetsService, PetHistoryService],
 })
 export class PetsModule {}

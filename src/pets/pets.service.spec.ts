@@ -97,7 +97,7 @@ function fakeRepository() {
 
 const query = (fields: Partial<ListPetsQueryDto>): ListPetsQueryDto => ({ limit: 2, ...fields });
 
-const signer = new CursorSigner({ jwtSecret: 'a test secret for page cursors' });
+const signer = new CursorSigner('a test secret for page cursors');
 
 describe(PetsService.name, () => {
   let repository: ReturnType<typeof fakeRepository>;

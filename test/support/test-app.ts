@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
+import { JWT_SECRET_FILE } from '../../src/auth/jwt-secret.js';
 import { configureApp } from '../../src/app.setup.js';
 import {
   observabilityConfig,
@@ -48,11 +51,11 @@ export interface TestAppOptions {
 /**
  * Boots the real AppModule with the same configureApp() as main.ts, on a database of
  * its own, with the bootstrap admin and one plain user logged in. `env` overrides
- * configuration for this app only. Apps on one database share its JWT secret, as the
+ * configuration for this app only (undefined unsets a variable). Apps on one database share its JWT secret, as the
  * instances of one deployment do.
  */
 export async function createTestApp(
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   { database: shared, signIn = true }: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = shared ?? (await createTestDatabase());
@@ -74,7 +77,10 @@ export async function createTestApp(
     ...env,
   };
   const saved = Object.fromEntries(Object.keys(overrides).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, overrides);
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
   let app: NestExpressApplication;
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
@@ -113,7 +119,10 @@ export async function createTestApp(
     adminUser: { id: 0, username: overrides.ADMIN_USERNAME, password: overrides.ADMIN_PASSWORD },
     plainUser: { id: 0, username: PLAIN_USERNAME, password: USER_PASSWORD, email: '' },
     jwt: {
-      secret: overrides.JWT_SECRET,
+      // Without JWT_SECRET, the one the app keeps in its data directory (development).
+      secret:
+        overrides.JWT_SECRET ??
+        readFileSync(join(env.DATA_DIR ?? database.env.DATA_DIR, JWT_SECRET_FILE), 'utf8').trim(),
       issuer: overrides.JWT_ISSUER,
       audience: overrides.JWT_AUDIENCE,
     },

@@ -1,8 +1,7 @@
-import { applyDecorators, Inject, Injectable } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { authConfig, type AuthConfig } from '../../config/auth.config.js';
+import { createHmac, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { ApiException } from '../errors/api-exception.js';
 
 // Room for a sort key of 100 characters of up to 4 bytes each, as base64url JSON, and the
@@ -35,19 +34,15 @@ const SIGNATURE_LENGTH = 43;
 /**
  * Signs the cursors this service issues and recognises them (contract section 9): a cursor
  * it did not write, or altered in any byte, is refused before any of its values is read.
- * The key is derived from JWT_SECRET (HKDF, a key of its own: a cursor's signature can
- * never stand for a token's), which every instance of a deployment shares; without
- * JWT_SECRET (development only) it is random, and cursors last as long as the process.
+ * Its key is derived from the deployment's JWT secret (HKDF, a key of its own: a cursor's
+ * signature can never stand for a token's), so every instance, and the next start of this
+ * one, accepts the cursors of the others. One instance per process (auth's JwtKeyModule).
  */
-@Injectable()
 export class CursorSigner {
   private readonly key: Buffer;
 
-  constructor(@Inject(authConfig.KEY) auth: Pick<AuthConfig, 'jwtSecret'>) {
-    this.key =
-      auth.jwtSecret === undefined
-        ? randomBytes(32)
-        : Buffer.from(hkdfSync('sha256', auth.jwtSecret, '', 'petstore page cursor', 32));
+  constructor(jwtSecret: KeyObject | string) {
+    this.key = Buffer.from(hkdfSync('sha256', jwtSecret, '', 'petstore page cursor', 32));
   }
 
   /** `payload` followed by its signature for `list` (a cursor of one list is no other's). */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectValidationError } from '../../support/errors.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { createPet } from '../../support/pets.js';
+import { createTestDatabase } from '../../support/test-database.js';
 
 interface PetBody {
   id: number;
@@ -208,6 +210,37 @@ describe('Pet list (e2e)', () => {
         await list(`status=pending&cursor=${first.body.pagination.nextCursor}`),
         ['cursor'],
       );
+    });
+  });
+
+  describe('cursor across a restart', () => {
+    // Development: no JWT_SECRET, the secret the first start kept in the data directory.
+    it('should accept after a restart on the same data directory a cursor issued before it', async () => {
+      const database = await createTestDatabase();
+      try {
+        const first = await createTestApp({ JWT_SECRET: undefined }, { database });
+        let cursor: string;
+        try {
+          await createPet(first);
+          await createPet(first);
+          const page = await first.http.get('/v1/pets?limit=1').set(first.user).expect(200);
+          cursor = page.body.pagination.nextCursor as string;
+        } finally {
+          await first.close();
+        }
+        const restarted = await createTestApp({ JWT_SECRET: undefined }, { database });
+        try {
+          const page = await restarted.http
+            .get(`/v1/pets?limit=1&cursor=${cursor}`)
+            .set(restarted.user)
+            .expect(200);
+          expect(page.body.pets).toHaveLength(1);
+        } finally {
+          await restarted.close();
+        }
+      } finally {
+        await database.drop();
+      }
     });
   });
 });
