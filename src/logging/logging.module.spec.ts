@@ -103,14 +103,20 @@ describe(LoggingModule.name, () => {
 
   afterAll(() => app.close());
 
-  /** The request's line, once its response is closed (which is after the client has it). */
-  async function lineOf(requestId: string): Promise<Line> {
+  /**
+   * The request's line, once its response is closed (which is after the client has it), by
+   * the service's own id or, with `clientRequestId`, by the caller's.
+   */
+  async function lineOf(
+    id: string,
+    field: 'requestId' | 'clientRequestId' = 'requestId',
+  ): Promise<Line> {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const line = lines.find((l) => l.requestId === requestId && 'status' in l);
+      const line = lines.find((l) => l[field] === id && 'status' in l);
       if (line) return line;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    throw new Error(`no request line for ${requestId}`);
+    throw new Error(`no request line for ${field} ${id}`);
   }
 
   it('should write one line per request with the response X-Request-Id, the route and the caller', async () => {
@@ -157,7 +163,9 @@ describe(LoggingModule.name, () => {
       .get('/nothing-here')
       .set('X-Request-Id', 'caller-id-1');
     expect(res.status).toBe(404);
-    expect(await lineOf('caller-id-1')).toMatchObject({
+    expect(res.get('X-Request-Id')).toBe('caller-id-1');
+    expect(await lineOf('caller-id-1', 'clientRequestId')).toMatchObject({
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       level: 'info',
       route: 'unmatched',
       status: 404,
@@ -210,7 +218,7 @@ describe(LoggingModule.name, () => {
       req.on('error', () => resolve());
       req.end(() => setTimeout(() => req.destroy(), 100));
     });
-    expect(await lineOf('abandoned-1')).toMatchObject({
+    expect(await lineOf('abandoned-1', 'clientRequestId')).toMatchObject({
       level: 'warn',
       route: '/v1/pets/slow',
       aborted: true,

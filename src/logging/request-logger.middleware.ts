@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Level, Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { logIdsOf } from '../common/http/request-id.middleware.js';
 import { routeOf } from '../common/http/route-label.js';
 import { isProbePath } from '../common/http/route-space.js';
 
@@ -25,8 +26,9 @@ function outcomeOf(req: Request, res: Response): Outcome {
 /**
  * One line per request (pino-http) once its response is finished or the client has gone:
  * request id, method, route, status, duration and the caller. The line is built here, so
- * headers and bodies are not logged; the request id is the request-id middleware's, which
- * runs first, so the line, the X-Request-Id header and an error body's requestId agree.
+ * headers and bodies are not logged. The ids are the request-id middleware's, which runs
+ * first, and the audit entry's: `requestId` the service's own, `clientRequestId` a caller's
+ * X-Request-Id (then the one the response echoes).
  */
 export function requestLogger(logger: Logger) {
   const line = (req: Request, res: Response, { responseTime }: { responseTime: number }) => {
@@ -45,7 +47,7 @@ export function requestLogger(logger: Logger) {
   };
   return pinoHttp<Request, Response>({
     logger,
-    genReqId: (req) => req.requestId,
+    genReqId: (req) => logIdsOf(req).requestId,
     // The request's logger binds its id, under `requestId`, where pino-http would bind the
     // whole request: the line and every message written while serving the request carry
     // it. One child logger per request, the request serialised to its id and not headers
@@ -53,7 +55,14 @@ export function requestLogger(logger: Logger) {
     customAttributeKeys: { req: 'requestId' },
     wrapSerializers: false,
     serializers: {
-      requestId: (value: Request | string) => (typeof value === 'string' ? value : value.requestId),
+      requestId: (value: Request | string) =>
+        typeof value === 'string' ? value : logIdsOf(value).requestId,
+    },
+    // A caller's id, bound beside it by a second child only when there is one: pino-http
+    // binds nothing for undefined, which its type (object) does not admit.
+    customProps: (req) => {
+      const { clientRequestId } = logIdsOf(req);
+      return (clientRequestId ? { clientRequestId } : undefined) as object;
     },
     customLogLevel: (req, res) => outcomeOf(req, res).level,
     customSuccessMessage: (req, res) => outcomeOf(req, res).msg,

@@ -5,7 +5,10 @@ import { QueryFailedError } from 'typeorm';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 
-function respond(exception: unknown) {
+// A request without a caller's X-Request-Id: the service's own id is the only one.
+const OWN_ID_ONLY = { requestId: 'req-1', ownRequestId: 'req-1' };
+
+function respond(exception: unknown, ids: Record<string, string> = OWN_ID_ONLY) {
   const response = {
     headersSent: false,
     headers: {} as Record<string, string>,
@@ -22,7 +25,7 @@ function respond(exception: unknown) {
       this.body = body;
     },
   };
-  const request = { method: 'GET', originalUrl: '/v1/pets', requestId: 'req-1' };
+  const request = { method: 'GET', originalUrl: '/v1/pets', ...ids };
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
   } as unknown as ArgumentsHost;
@@ -44,6 +47,21 @@ describe(AllExceptionsFilter.name, () => {
       requestId: 'req-1',
     });
     expect(log).toHaveBeenCalledWith(expect.stringContaining('req-1'), expect.any(String));
+    log.mockRestore();
+  });
+
+  it("should answer with the caller's X-Request-Id and log the service's own id beside it", () => {
+    const log = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const res = respond(new Error('boom'), {
+      requestId: 'caller-1',
+      ownRequestId: 'req-1',
+      clientRequestId: 'caller-1',
+    });
+    expect(res.body).toMatchObject({ code: 'INTERNAL_ERROR', requestId: 'caller-1' });
+    expect(log).toHaveBeenCalledWith(
+      'GET /v1/pets failed [requestId=req-1 clientRequestId=caller-1]',
+      expect.any(String),
+    );
     log.mockRestore();
   });
 

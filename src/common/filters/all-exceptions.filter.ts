@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { ApiException, ERROR_STATUS, type ErrorCode } from '../errors/api-exception.js';
 import { allowedMethods, originalPath } from '../http/allowed-methods.js';
+import { logIdsOf } from '../http/request-id.middleware.js';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
 import {
   isDatabaseUnavailable,
@@ -51,16 +52,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
       // A deliberate 503 (readiness) has logged its reason where it was decided.
       if (!(exception instanceof ApiException)) {
         this.logger.warn(
-          `${request.method} ${path} answered 503 [requestId=${request.requestId}]: ${messageOf(
-            exception,
-          )}`,
+          `${request.method} ${path} answered 503 [${idsOf(request)}]: ${messageOf(exception)}`,
         );
       }
     } else if (error.getStatus() >= 500) {
-      this.logger.error(
-        `${request.method} ${path} failed [requestId=${request.requestId}]`,
-        stackOf(exception),
-      );
+      this.logger.error(`${request.method} ${path} failed [${idsOf(request)}]`, stackOf(exception));
     }
     this.send(error, request, response);
   }
@@ -75,6 +71,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
       requestId: request.requestId,
     });
   }
+}
+
+/** The request's ids in a message, as its log fields name them: `requestId=… clientRequestId=…`. */
+function idsOf(request: Request): string {
+  return Object.entries(logIdsOf(request))
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
 }
 
 function noRoute(request: Request): ApiException {

@@ -13,3 +13,15 @@ export function requestIdMiddleware(req: Request, res: Response, next: NextFunct
   res.setHeader(REQUEST_ID_HEADER, req.requestId);
   next();
 }
+
+/**
+ * The ids a log line names its request by, the two an audit entry records: the service's own
+ * id as `requestId`, a caller's X-Request-Id beside it. The caller's id is not the join: any
+ * caller may repeat another request's.
+ */
+export function logIdsOf(req: Request): { requestId: string; clientRequestId?: string } {
+  return {
+    requestId: req.ownRequestId,
+    ...(req.clientRequestId ? { clientRequestId: req.clientRequestId } : {}),
+  };
+}

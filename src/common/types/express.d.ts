@@ -5,13 +5,14 @@ import type { Principal } from './principal.js';
 declare module 'express-serve-static-core' {
   interface Request {
     /**
-     * Set by the request-id middleware before anything else runs: the id the response, the
-     * logs and an error body carry (`clientRequestId` when there is one, else `ownRequestId`).
+     * Set by the request-id middleware before anything else runs: the id the response's
+     * X-Request-Id and an error body carry (`clientRequestId` when there is one, else
+     * `ownRequestId`).
      */
     requestId: string;
-    /** The service's own id of the request, new for each; what the audit log records. */
+    /** The service's own id of the request, new for each; what the audit log and the logs record. */
     ownRequestId: string;
-    /** The caller's well-formed X-Request-Id, echoed in the response. */
+    /** The caller's well-formed X-Request-Id, echoed in the response, logged beside the own id. */
     clientRequestId?: string;
     /** Set by ResolveCredentialsGuard when the request carries a valid credential. */
     principal?: Principal;

@@ -15,6 +15,8 @@ const SECRETS = {
   key: 'body-key-secret-0b3e',
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe('Logs of the built service (e2e)', () => {
   it('should write JSON lines with request id, route, status and duration, and never a credential', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'petstore-logs-'));
@@ -49,7 +51,7 @@ describe('Logs of the built service (e2e)', () => {
       expect(read.status).toBe(404);
       // Written while the service runs, not held until it stops.
       await waitFor(() =>
-        Promise.resolve(app.logs().some((line) => line.requestId === 'log-test-read')),
+        Promise.resolve(app.logs().some((line) => line.clientRequestId === 'log-test-read')),
       );
       // SIGINT (Ctrl-C) shuts down like SIGTERM, embedded database included.
       app.signal('SIGINT');
@@ -58,11 +60,12 @@ describe('Logs of the built service (e2e)', () => {
       const lines = app.lines.filter((line) => line.trim() !== '');
       expect(lines.filter((line) => !isJson(line))).toEqual([]);
       const logs = app.logs();
-      expect(logs.find((l) => l.requestId === 'log-test-read')).toEqual({
+      expect(logs.find((l) => l.clientRequestId === 'log-test-read')).toEqual({
         level: 'info',
         time: expect.any(String),
         service: 'petstore',
-        requestId: 'log-test-read',
+        requestId: expect.stringMatching(UUID),
+        clientRequestId: 'log-test-read',
         method: 'GET',
         route: '/v1/categories/:id',
         path: '/v1/categories/424242',
@@ -72,11 +75,11 @@ describe('Logs of the built service (e2e)', () => {
         userId: expect.any(Number),
         msg: 'request completed',
       });
-      expect(logs.find((l) => l.requestId === 'log-test-refused')).toMatchObject({
+      expect(logs.find((l) => l.clientRequestId === 'log-test-refused')).toMatchObject({
         route: '/v1/categories',
         status: 401,
       });
-      expect(logs.find((l) => l.requestId === 'log-test-write')).toMatchObject({
+      expect(logs.find((l) => l.clientRequestId === 'log-test-write')).toMatchObject({
         method: 'POST',
         route: '/v1/categories',
         status: 400,
