@@ -5,6 +5,8 @@ import { AccountToken } from './accounts/account-token.entity.js';
 import { AccountsController } from './accounts/accounts.controller.js';
 import { AccountsRepository } from './accounts/accounts.repository.js';
 import { AccountsService } from './accounts/accounts.service.js';
+import { AnsweredAsk } from './accounts/answered-ask.entity.js';
+import { CredentialChange } from './accounts/credential-change.entity.js';
 import { MailQuota } from './accounts/mail-quota.entity.js';
 import { ApiKey } from './api-key.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -36,7 +38,15 @@ import { SessionsService } from './sessions/sessions.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken, AccountToken, MailQuota]),
+    TypeOrmModule.forFeature([
+      ApiKey,
+      Session,
+      SpentRefreshToken,
+      AccountToken,
+      MailQuota,
+      AnsweredAsk,
+      CredentialChange,
+    ]),
     UsersModule,
     AuditModule,
     IdempotencyModule,

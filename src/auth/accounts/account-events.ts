@@ -46,6 +46,11 @@ export interface AccountMailAsked extends DomainEventBase {
   requester: string;
   /** The request, for the audit entry written after it. */
   request: AuditRequest;
+  /**
+   * When it was asked (ISO 8601): a reset asked before the account's password or email
+   * changed is not answered. Absent from asks written by earlier versions, still retried.
+   */
+  askedAt?: string;
   /** A reset owed to the address, sent again once its overall cap has room. */
   deferred?: true;
 }

@@ -34,7 +34,13 @@ const FORGET = `DELETE FROM mail_quotas WHERE (address, scope) IN (
    LIMIT ${FORGOTTEN_PER_CALL} FOR UPDATE SKIP LOCKED)`;
 
 /**
- * The only door to `account_tokens` and `mail_quotas`. Every method joins the transaction in
+ * Past this age an answered ask guards nothing: the outbox retries an ask for 24 h, and a
+ * lease outlives that by a minute.
+ */
+const ANSWERS_KEPT_FOR = '2 days';
+
+/**
+ * The only door to `account_tokens`, `mail_quotas`, `answered_asks` and `credential_changes`. Every method joins the transaction in
  * progress, if any. Times are the database's, so that instances with skewed clocks agree on
  * expiry and on the mail limit.
  */
@@ -143,12 +149,65 @@ export class AccountsRepository {
     return inserted.length > 0;
   }
 
-  async isMailOwed(address: string, scope: string): Promise<boolean> {
+  /**
+   * Records the ask of outbox message `messageId` as answered, and forgets answers too old to
+   * guard anything, in one statement: false when it already was answered (a hand-over again).
+   */
+  async markAskAnswered(messageId: number): Promise<boolean> {
+    const inserted = await this.txHost.tx.query<unknown[]>(
+      `WITH forgotten AS (
+         DELETE FROM answered_asks WHERE answered_at < now() - interval '${ANSWERS_KEPT_FOR}'
+       )
+       INSERT INTO answered_asks (outbox_message_id) VALUES ($1)
+       ON CONFLICT DO NOTHING
+       RETURNING 1`,
+      [messageId],
+    );
+    return inserted.length > 0;
+  }
+
+  /** Records a change of the user's password or email, now. */
+  async recordCredentialChange(userId: number): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO credential_changes (user_id, changed_at) VALUES ($1, now())
+       ON CONFLICT (user_id) DO UPDATE SET changed_at = now()`,
+      [userId],
+    );
+  }
+
+  /** Whether the user's password or email changed at or after `since`. */
+  async credentialsChangedSince(userId: number, since: Date): Promise<boolean> {
     const rows = await this.txHost.tx.query<unknown[]>(
-      'SELECT 1 FROM mail_quotas WHERE address = lower($1) AND scope = $2',
-      [address, scope],
+      'SELECT 1 FROM credential_changes WHERE user_id = $1 AND changed_at >= $2',
+      [userId, since],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Joins an ask to the mail of `scope` owed to `address`, if one is: the row keeps the
+   * last joined ask's time (last_sent_at). False when none is owed.
+   */
+  async joinOwedMail(address: string, scope: string): Promise<boolean> {
+    const joined = await this.txHost.tx.query<unknown[]>(
+      `WITH joined AS (
+         UPDATE mail_quotas SET last_sent_at = now()
+          WHERE address = lower($1) AND scope = $2
+         RETURNING 1
+       )
+       SELECT 1 FROM joined`,
+      [address, scope],
+    );
+    return joined.length > 0;
+  }
+
+  /** When the last ask joined the mail of `scope` owed to `address`; undefined if none is. */
+  async lastOwedAsk(address: string, scope: string): Promise<Date | undefined> {
+    const [row] = await this.txHost.tx.query<{ at: Date }[]>(
+      'SELECT last_sent_at AS at FROM mail_quotas WHERE address = lower($1) AND scope = $2',
+      [address, scope],
+    );
+    return row?.at;
   }
 
   async settleMail(address: string, scope: string): Promise<void> {

@@ -113,10 +113,18 @@ export class AccountsService {
     await this.txHost.withTransaction(() => this.publishAsk('password-reset', email, requester));
   }
 
-  /** Each ask in a transaction of its own: one failing does not hold the others back. */
+  /**
+   * Each ask in a transaction of its own, which records its message as answered: one failing
+   * stops the batch, which is handed over again, with the asks answered before it (or all
+   * of them, after a lease ran out) skipped rather than answered twice.
+   */
   @OutboxHandler(ACCOUNT_ASKS, ['account.mail_asked'], { retryForMs: ASK_RETRY_FOR_MS })
-  async onMailAsked(events: AccountMailAsked[]): Promise<void> {
-    for (const event of events) await this.txHost.withTransaction(() => this.answerAsk(event));
+  async onMailAsked(events: AccountMailAsked[], messageIds: number[]): Promise<void> {
+    for (const [index, event] of events.entries()) {
+      await this.txHost.withTransaction(async () => {
+        if (await this.accounts.markAskAnswered(messageIds[index])) await this.answerAsk(event);
+      });
+    }
   }
 
   /**
@@ -158,7 +166,9 @@ export class AccountsService {
    * A reset mail, if the requester's quota allows, under the address's overall cap of
    * resets; when that cap is full, one mail is owed to the address and sent as soon as it
    * has room (within RESET_WINDOW_SECONDS), and every reset asked meanwhile joins it: the
-   * owner who asks gets a mail sent after the ask, however many others asked.
+   * owner who asks gets a mail sent after the ask, however many others asked. A mail
+   * dies with what it was for: none is sent when the password or email changed after the
+   * ask (after the last ask joined to an owed one).
    */
   private async answerReset(
     event: AccountMailAsked,
@@ -169,6 +179,13 @@ export class AccountsService {
       return;
     }
     const to = holder.email;
+    const askedAt = event.deferred
+      ? await this.accounts.lastOwedAsk(to, OWED_RESET)
+      : event.askedAt && new Date(event.askedAt);
+    if (askedAt && (await this.accounts.credentialsChangedSince(holder.id, askedAt))) {
+      if (event.deferred) await this.accounts.settleMail(to, OWED_RESET);
+      return;
+    }
     if (!event.deferred) {
       await this.audit.record({
         action: 'auth.password_reset_requested',
@@ -176,7 +193,7 @@ export class AccountsService {
         request: event.request,
       });
       if (!(await this.takeQuota(to, fromRequester(event.requester)))) return;
-      if (await this.accounts.isMailOwed(to, OWED_RESET)) return;
+      if (await this.accounts.joinOwedMail(to, OWED_RESET)) return;
     }
     if (
       await this.accounts.takeMailQuota(to, ALL_RESETS, RESETS_PER_ADDRESS, RESET_WINDOW_SECONDS)
@@ -216,6 +233,7 @@ export class AccountsService {
       ...(userId === undefined ? {} : { userId }),
       requester,
       request: currentAuditRequest(),
+      askedAt: new Date().toISOString(),
     });
   }
 
@@ -252,12 +270,14 @@ export class AccountsService {
 
   /**
    * A mailed token dies with what it was for: a new password or address (a reset's own
-   * included) spends every reset and invitation link still out, in the change's transaction.
+   * included) spends every reset and invitation link still out, in the change's transaction,
+   * and is recorded, so that a reset asked before it and answered after mails no link.
    */
   @OnDomainEvent('user.updated')
   async spendLinksOnCredentialChange(event: UserUpdated): Promise<void> {
     if (event.fields.includes('passwordHash') || event.fields.includes('email')) {
       await this.accounts.spendTokensOfUser(event.userId, RESET_PASSWORD_PURPOSES);
+      await this.accounts.recordCredentialChange(event.userId);
     }
   }
 

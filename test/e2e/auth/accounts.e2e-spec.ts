@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import type { AccountMailAsked } from '../../../src/auth/accounts/account-events.js';
+import { AccountsService } from '../../../src/auth/accounts/accounts.service.js';
 import { SignUpExpiryService } from '../../../src/users/sign-up-expiry.service.js';
 import { apiKey, bearer, createApiKey, createUser } from '../../support/auth.js';
 import { expectError, expectValidationError } from '../../support/errors.js';
@@ -403,6 +405,83 @@ describe('Accounts (e2e)', () => {
         expect(count).toBe(1);
       },
     );
+
+    it('should answer an ask handed over again (a batch retried after a later ask failed) once', async () => {
+      const user = await createUser(t);
+      const ask: AccountMailAsked = {
+        type: 'account.mail_asked',
+        subject: `address:${user.email}`,
+        ask: 'password-reset',
+        email: user.email,
+        requester: 'ip-203.0.113.50',
+        request: {
+          ip: '203.0.113.50',
+          userAgent: 'a redelivery test',
+          requestId: randomUUID(),
+          clientRequestId: null,
+        },
+        askedAt: new Date().toISOString(),
+      };
+      const messageId = 9_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+      const asks = t.app.get(AccountsService);
+
+      await asks.onMailAsked([ask], [messageId]);
+      await asks.onMailAsked([ask], [messageId]);
+
+      await mailTo(user.email);
+      await drained();
+      const [{ tokens, entries }] = await t.dataSource.query<{ tokens: number; entries: number }[]>(
+        `SELECT (SELECT count(*)::int FROM account_tokens WHERE user_id = $1) AS tokens,
+                (SELECT count(*)::int FROM audit_events
+                  WHERE action = 'auth.password_reset_requested' AND target_id = $1) AS entries`,
+        [user.id],
+      );
+      expect({ tokens, entries, mails: smtp.mailsTo(user.email).length }).toEqual({
+        tokens: 1,
+        entries: 1,
+        mails: 1,
+      });
+    });
+
+    it('should answer no reset asked before the password changed, when the outbox comes to it after', async () => {
+      const user = await createUser(t);
+      const askedAt = new Date().toISOString();
+      await t.http
+        .put(`/v1/users/${user.id}`)
+        .set(user.headers)
+        .send({ password: NEW_PASSWORD, currentPassword: user.password })
+        .expect(200);
+
+      await t.app.get(AccountsService).onMailAsked(
+        [
+          {
+            type: 'account.mail_asked',
+            subject: `address:${user.email}`,
+            ask: 'password-reset',
+            email: user.email,
+            requester: 'ip-203.0.113.51',
+            request: {
+              ip: '203.0.113.51',
+              userAgent: null,
+              requestId: randomUUID(),
+              clientRequestId: null,
+            },
+            askedAt,
+          },
+        ],
+        [9_000_000_000 + Math.floor(Math.random() * 1_000_000_000)],
+      );
+
+      await drained();
+      expect(
+        smtp.mailsTo(user.email).filter((mail) => mail.parsed.subject === 'Reset your password'),
+      ).toEqual([]);
+      const [{ tokens }] = await t.dataSource.query<{ tokens: number }[]>(
+        'SELECT count(*)::int AS tokens FROM account_tokens WHERE user_id = $1',
+        [user.id],
+      );
+      expect(tokens).toBe(0);
+    });
 
     it('should answer resend and forgot the same for known and unknown addresses', async () => {
       const pending = await registered();
@@ -989,6 +1068,37 @@ describe('Account mails, asked for from several client addresses (e2e)', () => {
     await waitFor(() => Promise.resolve(resets(victim.email).length >= 6), 10_000);
     await waitFor(async () => (await asks()).length === 0, 10_000);
     expect(resets(victim.email)).toHaveLength(6);
+  });
+
+  it('should send no owed reset asked before the password changed', async () => {
+    const victim = await createUser(t);
+    for (let i = 1; i <= 5; i++) await forgot(victim.email, `203.0.113.${i}`);
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 5), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    await forgot(victim.email, VICTIM);
+    await waitFor(async () => (await asks()).length === 1, 10_000);
+
+    await t.http
+      .put(`/v1/users/${victim.id}`)
+      .set(victim.headers)
+      .send({ password: 'a brand new password', currentPassword: victim.password })
+      .expect(200);
+    await t.dataSource.query(
+      `UPDATE mail_quotas SET sent_at = ARRAY(SELECT t - interval '15 minutes' FROM unnest(sent_at) t)
+        WHERE address = lower($1) AND scope = 'all:reset'`,
+      [victim.email],
+    );
+    await t.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now() WHERE consumer = 'accounts.asks'`,
+    );
+
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    expect(resets(victim.email)).toHaveLength(5);
+    const [{ unused }] = await t.dataSource.query<{ unused: number }[]>(
+      `SELECT count(*)::int AS unused FROM account_tokens WHERE user_id = $1 AND used_at IS NULL`,
+      [victim.id],
+    );
+    expect(unused).toBe(0);
   });
 });
 

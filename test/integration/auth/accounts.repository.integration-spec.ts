@@ -127,9 +127,9 @@ describe(AccountsRepository.name, () => {
       expect(await harness.transaction(() => sut.msUntilMailRoom(address, 'all', 4, HOUR))).toBe(0);
       expect(await harness.transaction(() => sut.oweMail(address, 'owed:reset'))).toBe(true);
       expect(await harness.transaction(() => sut.oweMail(address, 'owed:reset'))).toBe(false);
-      expect(await harness.transaction(() => sut.isMailOwed(address, 'owed:reset'))).toBe(true);
+      expect(await harness.transaction(() => sut.joinOwedMail(address, 'owed:reset'))).toBe(true);
       await harness.transaction(() => sut.settleMail(address.toUpperCase(), 'owed:reset'));
-      expect(await harness.transaction(() => sut.isMailOwed(address, 'owed:reset'))).toBe(false);
+      expect(await harness.transaction(() => sut.joinOwedMail(address, 'owed:reset'))).toBe(false);
     });
 
     it('should allow one more as each counted mail leaves the window', async () => {
