@@ -1070,6 +1070,35 @@ describe('Account mails, asked for from several client addresses (e2e)', () => {
     expect(resets(victim.email)).toHaveLength(6);
   });
 
+  it('should send an owed reset that an ask made after the password change joined', async () => {
+    const victim = await createUser(t);
+    for (let i = 1; i <= 5; i++) await forgot(victim.email, `203.0.113.${i}`);
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 5), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    await forgot(victim.email, '203.0.113.99');
+    await waitFor(async () => (await asks()).length === 1, 10_000);
+    await t.http
+      .put(`/v1/users/${victim.id}`)
+      .set(victim.headers)
+      .send({ password: 'a brand new password', currentPassword: victim.password })
+      .expect(200);
+
+    await forgot(victim.email, VICTIM);
+    await waitFor(async () => (await asks()).length === 1, 10_000);
+    await t.dataSource.query(
+      `UPDATE mail_quotas SET sent_at = ARRAY(SELECT t - interval '15 minutes' FROM unnest(sent_at) t)
+        WHERE address = lower($1) AND scope = 'all:reset'`,
+      [victim.email],
+    );
+    await t.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now() WHERE consumer = 'accounts.asks'`,
+    );
+
+    await waitFor(() => Promise.resolve(resets(victim.email).length >= 6), 10_000);
+    await waitFor(async () => (await asks()).length === 0, 10_000);
+    expect(resets(victim.email)).toHaveLength(6);
+  });
+
   it('should send no owed reset asked before the password changed', async () => {
     const victim = await createUser(t);
     for (let i = 1; i <= 5; i++) await forgot(victim.email, `203.0.113.${i}`);
