@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../app.module.js';
 import { configureApp } from '../app.setup.js';
 import { AdminBootstrapService } from '../auth/admin-bootstrap.service.js';
+import { loadEnv } from '../config/load-env.js';
 import { UsersService } from '../users/users.service.js';
 import {
   DEMO_CATEGORIES,
@@ -42,6 +43,9 @@ const SEED_INSTANCE_ENV = {
   RATE_LIMIT_REFUSED_CREDENTIALS_PER_MINUTE: '100000',
 };
 
+/** A database the demo must not be loaded into; the seed says why and exits 1. */
+export class DemoSeedRefusedError extends Error {}
+
 class Api {
   constructor(
     private readonly base: string,
@@ -76,13 +80,24 @@ class Api {
  * webhook deliveries are what the service writes. The one thing the API cannot do is let a
  * month pass: once everything has settled, the timestamps are moved back over the past
  * `DEMO_DAYS` days, each pet's events in their order, in one transaction (`backdate`).
- * Idempotent: skipped when the demo staff account exists.
+ * Idempotent: skipped when the demo staff account exists. Every row it changes is one it made.
+ * Refused with NODE_ENV=production (its admin's password is in the README), and on a database
+ * with webhook subscriptions (its instance delivers to private addresses).
  */
 export async function seedDemo(log: (line: string) => void): Promise<void> {
   const started = Date.now();
   const progress = (step: string) =>
     log(`seed: ${step} (${Math.round((Date.now() - started) / 1000)} s)`);
-  Object.assign(process.env, SEED_INSTANCE_ENV);
+  const env = loadEnv();
+  if (env.NODE_ENV === 'production') {
+    throw new DemoSeedRefusedError(
+      'the demo shop is refused with NODE_ENV=production: its admin password is published in the README',
+    );
+  }
+  // Its own rate-limit counters: a few hundred requests in a row stay out of the service's.
+  Object.assign(process.env, SEED_INSTANCE_ENV, {
+    REDIS_KEY_PREFIX: `${env.REDIS_KEY_PREFIX}demo-seed:`,
+  });
   const receiver = await startReceiver();
   try {
     await withSeedInstance(log, progress, receiver);
@@ -104,8 +119,7 @@ async function withSeedInstance(
   });
   configureApp(app);
   try {
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as AddressInfo;
+    // Checked before listen(), which starts the webhook dispatcher.
     const dataSource = app.get(DataSource);
     const [known] = await dataSource.query<unknown[]>('SELECT 1 FROM users WHERE username = $1', [
       DEMO_STAFF.username,
@@ -114,6 +128,18 @@ async function withSeedInstance(
       log('seed: the demo shop is already loaded');
       return;
     }
+    const [{ subscriptions }] = await dataSource.query<{ subscriptions: number }[]>(
+      'SELECT count(*)::int AS subscriptions FROM webhook_subscriptions',
+    );
+    if (subscriptions > 0) {
+      throw new DemoSeedRefusedError(
+        `the database has ${subscriptions} webhook subscription(s): the demo shop is loaded only ` +
+          'into a database without any, since its instance delivers to private addresses',
+      );
+    }
+    const firstAudit = await maxId(dataSource, 'audit_events');
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as AddressInfo;
     await app.get(UsersService).create({
       username: DEMO_STAFF.username,
       email: 'staff@petstore.example',
@@ -145,7 +171,7 @@ async function withSeedInstance(
         description: 'The photo archive (demo), which refuses one photo in four',
       }),
     ];
-    const categoryIds = await categories(staff);
+    const { categoryIds, created } = await categories(staff);
     const petIds: number[] = [];
     for (let i = 0; i < DEMO_PETS; i += 1) {
       petIds.push(await addPet(staff, i, categoryIds));
@@ -155,11 +181,17 @@ async function withSeedInstance(
     progress('a month of sign-ins');
     await monthOfLogins(anonymous);
     progress('webhook deliveries');
-    await settleDeliveries(dataSource);
+    const webhookIds = webhooks.map(({ id }) => id);
+    await settleDeliveries(dataSource, webhookIds);
     // The receiver goes with this process: later events would only fail.
-    for (const { id } of webhooks) await staff.send('PUT', `/webhooks/${id}`, { enabled: false });
+    for (const id of webhookIds) await staff.send('PUT', `/webhooks/${id}`, { enabled: false });
     progress('back-dating over the month');
-    await backdate(dataSource, petIds, auditMark);
+    await backdate(dataSource, {
+      petIds,
+      categoryIds: created,
+      webhookIds,
+      audit: { first: firstAudit, mark: auditMark },
+    });
     log(
       `seed: demo shop: ${DEMO_PETS} pets, a month of history; sign in as ` +
         `${DEMO_STAFF.username} / "${DEMO_STAFF.password}" (admin) or ` +
@@ -176,19 +208,23 @@ async function login(api: Api, who: { username: string; password: string }): Pro
   return token;
 }
 
-/** The demo's categories by name, made where missing (an earlier seed made some). */
-async function categories(staff: Api): Promise<Map<string, number>> {
+/** The demo's categories by name, made where missing (an earlier seed made some); the made ones. */
+async function categories(
+  staff: Api,
+): Promise<{ categoryIds: Map<string, number>; created: number[] }> {
   const { categories: existing } = await staff.send<{ categories: { id: number; name: string }[] }>(
     'GET',
     '/categories',
   );
-  const ids = new Map(existing.map((c) => [c.name, c.id]));
+  const categoryIds = new Map(existing.map((c) => [c.name, c.id]));
+  const created: number[] = [];
   for (const { name, description } of DEMO_CATEGORIES) {
-    if (ids.has(name)) continue;
+    if (categoryIds.has(name)) continue;
     const { id } = await staff.send<{ id: number }>('POST', '/categories', { name, description });
-    ids.set(name, id);
+    categoryIds.set(name, id);
+    created.push(id);
   }
-  return ids;
+  return { categoryIds, created };
 }
 
 async function addPet(staff: Api, i: number, categoryIds: Map<string, number>): Promise<number> {
@@ -271,28 +307,33 @@ async function maxId(dataSource: DataSource, table: 'audit_events'): Promise<num
 }
 
 /**
- * Waits until every event is published and every delivery attempted. A refused delivery is
- * retried for a day before it is marked failed: its first attempt is moved a day back, so
+ * Waits until every event is published and every demo delivery attempted. A refused delivery
+ * is retried for a day before it is marked failed: its first attempt is moved a day back, so
  * that the dispatcher's next attempt, still refused, is its last.
  */
-async function settleDeliveries(dataSource: DataSource): Promise<void> {
+async function settleDeliveries(dataSource: DataSource, webhookIds: number[]): Promise<void> {
   await until(dataSource, async () => {
     const [row] = await dataSource.query<{ unpublished: number; waiting: number }[]>(
       `SELECT (SELECT count(*) FROM outbox_messages
                 WHERE consumer = 'webhook-fan-out' AND failed_at IS NULL) AS unpublished,
               (SELECT count(*) FROM webhook_deliveries
-                WHERE status = 'pending' AND first_attempt_at IS NULL) AS waiting`,
+                WHERE status = 'pending' AND first_attempt_at IS NULL
+                  AND subscription_id = ANY($1)) AS waiting`,
+      [webhookIds],
     );
     return row.unpublished === 0 && row.waiting === 0;
   });
   await dataSource.query(
     `UPDATE webhook_deliveries
         SET first_attempt_at = first_attempt_at - interval '25 hours', next_attempt_at = now()
-      WHERE status = 'pending'`,
+      WHERE status = 'pending' AND subscription_id = ANY($1)`,
+    [webhookIds],
   );
   await until(dataSource, async () => {
     const [{ pending }] = await dataSource.query<{ pending: number }[]>(
-      "SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'pending'",
+      `SELECT count(*) AS pending FROM webhook_deliveries
+        WHERE status = 'pending' AND subscription_id = ANY($1)`,
+      [webhookIds],
     );
     return pending === 0;
   });
@@ -306,14 +347,25 @@ async function until(dataSource: DataSource, done: () => Promise<boolean>): Prom
   }
 }
 
+/** The rows the seed made: only these are back-dated. */
+interface SeedRows {
+  petIds: number[];
+  categoryIds: number[];
+  webhookIds: number[];
+  /** Audit ids: the seed's set-up entries are in (first, mark], its logins after mark. */
+  audit: { first: number; mark: number };
+}
+
 /**
  * Moves the demo back over the past month, order kept: the accounts, categories and the
  * webhook to its first day; pet k of n created at day 30·k/n, and its later events spread
  * between then and now, each photo and delivery with its event; the logins (audit entries
- * after `auditMark`) over the days in their order, each logout 20 to 80 minutes after its
- * login. Only timestamps change.
+ * after `audit.mark`) over the days in their order, each logout 20 to 80 minutes after its
+ * login. Only timestamps change, and only of rows the seed made.
  */
-async function backdate(dataSource: DataSource, petIds: number[], auditMark: number) {
+async function backdate(dataSource: DataSource, rows: SeedRows) {
+  const { petIds, categoryIds, webhookIds } = rows;
+  const auditMark = rows.audit.mark;
   const now = Date.now();
   const first = now - DEMO_DAYS * DAY_MS;
   const petTimes = petIds.map(
@@ -337,12 +389,18 @@ async function backdate(dataSource: DataSource, petIds: number[], auditMark: num
       start,
       [DEMO_STAFF.username, DEMO_CUSTOMER.username],
     ]);
-    await q('UPDATE categories SET created_at = $1, updated_at = $1', [start]);
-    await q('UPDATE webhook_subscriptions SET created_at = $1', [start]);
+    await q('UPDATE categories SET created_at = $1, updated_at = $1 WHERE id = ANY($2)', [
+      start,
+      categoryIds,
+    ]);
+    await q('UPDATE webhook_subscriptions SET created_at = $1 WHERE id = ANY($2)', [
+      start,
+      webhookIds,
+    ]);
     await q(
-      `UPDATE audit_events SET occurred_at = $2::timestamptz + (id - $3) * interval '1 second'
-        WHERE id <= $1 AND occurred_at > $2`,
-      [auditMark, start, auditMark],
+      `UPDATE audit_events SET occurred_at = $2::timestamptz + (id - $1) * interval '1 second'
+        WHERE id > $3 AND id <= $1`,
+      [auditMark, start, rows.audit.first],
     );
     await q(
       `UPDATE audit_events a SET occurred_at = t.at
@@ -375,9 +433,11 @@ async function backdate(dataSource: DataSource, petIds: number[], auditMark: num
     // Every timestamp of a delivery and its attempts moves with its event.
     await q(
       `WITH shift AS (SELECT d.id, e.occurred_at - d.created_at AS by
-                        FROM webhook_deliveries d JOIN pet_events e ON e.sequence = d.event_sequence)
+                        FROM webhook_deliveries d JOIN pet_events e ON e.sequence = d.event_sequence
+                       WHERE d.subscription_id = ANY($1))
        UPDATE webhook_delivery_attempts a SET attempted_at = a.attempted_at + shift.by
          FROM shift WHERE a.delivery_id = shift.id`,
+      [webhookIds],
     );
     await q(
       `UPDATE webhook_deliveries d
@@ -386,7 +446,8 @@ async function backdate(dataSource: DataSource, petIds: number[], auditMark: num
               last_attempt_at = d.last_attempt_at + (e.occurred_at - d.created_at),
               completed_at = d.completed_at + (e.occurred_at - d.created_at),
               created_at = e.occurred_at
-         FROM pet_events e WHERE e.sequence = d.event_sequence`,
+         FROM pet_events e WHERE e.sequence = d.event_sequence AND d.subscription_id = ANY($1)`,
+      [webhookIds],
     );
   });
 }

@@ -4,7 +4,7 @@ import { loadEnv } from '../config/load-env.js';
 import { DataDirectoryInUseError } from '../database/data-dir-lock.js';
 import { openMigrated } from '../database/migrate.js';
 import { resolveDatabase, withoutStatementTimeouts } from '../database/typeorm-options.js';
-import { seedDemo } from './demo-seed.js';
+import { DemoSeedRefusedError, seedDemo } from './demo-seed.js';
 
 const BULK_CATEGORIES = 20;
 const BULK_BATCH = 100_000;
@@ -158,7 +158,9 @@ try {
   else await seedDemo((line) => console.log(line));
   console.log('seed: done');
 } catch (error) {
-  if (!(error instanceof DataDirectoryInUseError)) throw error;
+  if (!(error instanceof DataDirectoryInUseError || error instanceof DemoSeedRefusedError)) {
+    throw error;
+  }
   console.error(`seed: ${error.message}`);
   process.exitCode = 1;
 }

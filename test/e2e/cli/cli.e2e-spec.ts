@@ -117,6 +117,50 @@ async function signInDemoStaff(t: TestApp): Promise<Record<string, string>> {
   return { Authorization: `Bearer ${res.body.token}` };
 }
 
+/** Timestamps of rows the seed did not make: the seed must leave them as they are. */
+async function othersRows(t: TestApp) {
+  const [category] = await t.dataSource.query<unknown[]>(
+    "SELECT id, created_at::text, updated_at::text FROM categories WHERE name = 'Not the demo'",
+  );
+  const audit = await t.dataSource.query<unknown[]>(
+    'SELECT id, action, occurred_at::text FROM audit_events ORDER BY id',
+  );
+  const subscriptions = await t.dataSource.query<unknown[]>(
+    'SELECT id, enabled, created_at::text FROM webhook_subscriptions ORDER BY id',
+  );
+  return { category, audit, subscriptions };
+}
+
+/** A test app on `database` (closed before the seed opens it) that makes rows of its own. */
+async function beforeSeeding(database: TestDatabase, make?: (t: TestApp) => Promise<void>) {
+  const t = await createTestApp({}, { database });
+  try {
+    await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: 'Not the demo', description: 'A category of the shop' })
+      .expect(201);
+    await make?.(t);
+    return await othersRows(t);
+  } finally {
+    await t.close();
+  }
+}
+
+async function afterSeeding(database: TestDatabase) {
+  const t = await createTestApp({}, { database, signIn: false });
+  try {
+    // Read before the login, whose audit entry is this test's.
+    const rows = await othersRows(t);
+    const demoStaff = await t.http
+      .post('/v1/auth/login')
+      .send({ username: 'demo.staff', password: 'demo staff password' });
+    return { rows, demoStaffLogin: demoStaff.status };
+  } finally {
+    await t.close();
+  }
+}
+
 describe('npm run seed (e2e)', () => {
   let database: TestDatabase | undefined;
   afterEach(async () => {
@@ -155,8 +199,39 @@ describe('npm run seed (e2e)', () => {
     'breed=labrador',
   ];
 
+  it('should refuse the demo shop with NODE_ENV=production, touching nothing', async () => {
+    database = await createTestDatabase();
+    const before = await beforeSeeding(database);
+    const run = await runCli([SEED], database, {
+      env: { NODE_ENV: 'production', ALLOW_EMBEDDED_DATABASE: 'true', REGISTRATION: 'closed' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('seed: the demo shop is refused with NODE_ENV=production');
+    expect(run.stdout).not.toContain('demo staff password');
+    expect(await afterSeeding(database)).toEqual({ rows: before, demoStaffLogin: 401 });
+  }, 240_000);
+
+  it('should refuse to load the demo into a database with webhook subscriptions, touching nothing', async () => {
+    database = await createTestDatabase();
+    const before = await beforeSeeding(database, async (t) => {
+      await t.http
+        .post('/v1/webhooks')
+        .set(t.admin)
+        .send({ url: 'https://8.8.8.8/hooks', events: ['pet.image_added'] })
+        .expect(201);
+    });
+    expect(before.subscriptions).toHaveLength(1);
+    const run = await runCli([SEED], database);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('seed: the database has 1 webhook subscription(s)');
+    expect(await afterSeeding(database)).toEqual({ rows: before, demoStaffLogin: 401 });
+  }, 240_000);
+
   it('should load a demo shop in which every documented search, the facets, a month of activity and photos show something, once', async () => {
     database = await createTestDatabase();
+    // The shop's own category and audit entries: the seed back-dates only the rows it made.
+    const before = await beforeSeeding(database);
+    expect(before.audit.length).toBeGreaterThan(0);
     const run = await runCli([SEED], database);
     expect(run.stderr).toBe('');
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('seed: done') });
@@ -202,6 +277,10 @@ describe('npm run seed (e2e)', () => {
     } finally {
       await t.close();
     }
+
+    const after = await afterSeeding(database);
+    expect(after.rows.category).toEqual(before.category);
+    expect(after.rows.audit.slice(0, before.audit.length)).toEqual(before.audit);
 
     const again = await runCli([SEED], database);
     expect(again).toMatchObject({
