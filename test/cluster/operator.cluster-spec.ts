@@ -111,6 +111,11 @@ withServers('The local cluster, as an operator meets it (cluster)', () => {
 
     it('should log which instance answered each request through nginx', async () => {
       const t = cluster();
+      // The instance restarted by the test before comes back into nginx at the watcher's poll.
+      await waitFor(
+        () => Promise.resolve(t.cluster.instances.every((instance) => instance.up)),
+        30_000,
+      );
       for (let n = 0; n < 12; n += 1) expect((await t.request('/v1/categories')).status).toBe(200);
       const access = await readFile(`${t.cluster.logsDir}/nginx-access.log`, 'utf8');
       const upstreams = new Set(
