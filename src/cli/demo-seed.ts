@@ -94,9 +94,11 @@ export async function seedDemo(log: (line: string) => void): Promise<void> {
       'the demo shop is refused with NODE_ENV=production: its admin password is published in the README',
     );
   }
-  // Its own rate-limit counters: a few hundred requests in a row stay out of the service's.
   Object.assign(process.env, SEED_INSTANCE_ENV, {
+    // Its own rate-limit counters: a few hundred requests in a row stay out of the service's.
     REDIS_KEY_PREFIX: `${env.REDIS_KEY_PREFIX}demo-seed:`,
+    // Photo URLs on the origin the service is reached at later, not this instance's port.
+    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
   });
   const receiver = await startReceiver();
   try {
