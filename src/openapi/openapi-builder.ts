@@ -14,8 +14,8 @@ import {
 import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
 import { errorSchema } from './api-errors.decorator.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
+import { documentParts } from './document-parts.js';
 import { ErrorResponse } from './error-response.dto.js';
-import { WEBHOOK_EXTRA_MODELS, webhookEventsSection } from '../webhooks/webhook-events.openapi.js';
 
 /** The version of the API description; the API itself is versioned by its path (`/v1`). */
 export const API_DESCRIPTION_VERSION = '1.0.0';
@@ -196,9 +196,12 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('rate-limit', 'Your rate-limit budget')
     .addTag('media', 'Stored images, outside /v1')
     .build();
+  // Nest scans routes only: the features' registered parts add what no route describes (the
+  // events the service sends to subscribers).
+  const parts = documentParts();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [ErrorResponse, ...WEBHOOK_EXTRA_MODELS],
+    extraModels: [ErrorResponse, ...parts.flatMap((part) => part.extraModels)],
   });
-  // Nest scans routes only: what the service sends to subscribers is added here.
-  return finish({ ...document, webhooks: webhookEventsSection() as never });
+  const webhooks = Object.assign({}, ...parts.map((part) => part.webhooks)) as object;
+  return finish({ ...document, webhooks: webhooks as never });
 }

@@ -1,11 +1,9 @@
 import { getSchemaPath } from '@nestjs/swagger';
+import type { DocumentPart } from '../openapi/document-parts.js';
 import { TIMESTAMP_SCHEMA } from '../openapi/schemas.js';
 import { PetResponse } from '../pets/dto/pet-response.dto.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../pets/pet-events.js';
 import { PetStatusChangedData } from './dto/pet-event-payload.dto.js';
-
-/** Schemas the webhooks section refers to that no route does. */
-export const WEBHOOK_EXTRA_MODELS = [PetStatusChangedData];
 
 const SUMMARIES: Record<PetEventType, string> = {
   'pet.created': 'A pet was created; data is the new pet',
@@ -76,7 +74,13 @@ function operation(type: PetEventType) {
   };
 }
 
-/** The OpenAPI 3.1 `webhooks` map: what the service POSTs to subscribers, by event type. */
-export function webhookEventsSection(): Record<string, ReturnType<typeof operation>> {
-  return Object.fromEntries(PET_EVENT_TYPES.map((type) => [type, operation(type)]));
+/**
+ * The OpenAPI 3.1 `webhooks` map (what the service POSTs to subscribers, by event type) and
+ * the schema it refers to that no route does.
+ */
+export function webhookEventsPart(): DocumentPart {
+  return {
+    extraModels: [PetStatusChangedData],
+    webhooks: Object.fromEntries(PET_EVENT_TYPES.map((type) => [type, operation(type)])),
+  };
 }

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { webhookEventsPart } from './webhook-events.openapi.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhookDelivery } from './delivery/webhook-delivery.entity.js';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { addDocumentPart } from '../openapi/document-parts.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
@@ -13,6 +15,9 @@ import { WebhookHttpClient } from './outbound/webhook-http-client.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
+
+// No route describes the events POSTed to subscribers: the API description takes them from here.
+addDocumentPart('webhooks', webhookEventsPart);
 
 /**
  * Subscriptions (this folder), delivery of the pets' events to them (delivery/: fan-out,
