@@ -1,5 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { CONSUMES_KEY, NO_BODY } from '../common/decorators/consumes.decorator.js';
 import { MAX_IF_MATCH_LENGTH } from '../common/http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
@@ -48,6 +49,13 @@ export const ApiJsonBody = () =>
     413: ['PAYLOAD_TOO_LARGE'],
     415: ['UNSUPPORTED_MEDIA_TYPE'],
   });
+
+/**
+ * A POST that takes no body (an action on the resource in its path): sent without one, it
+ * has no content type to check. A body sent anyway must be JSON, as on any other route,
+ * and hold no field (ContentTypeGuard): `{}`.
+ */
+export const NoBody = () => applyDecorators(SetMetadata(CONSUMES_KEY, NO_BODY), ApiJsonBody());
 
 /** A query DTO: out-of-range, non-integer or unknown parameters are refused, never clamped. */
 export const ApiValidatedQuery = () => ApiErrors({ 400: ['VALIDATION_ERROR'] });

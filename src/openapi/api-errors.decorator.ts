@@ -58,6 +58,14 @@ function routeHandlersOf(controller: { prototype: object }): object[] {
     );
 }
 
+/** The documented response of an error status that can carry these codes. */
+export function errorResponse(status: number, codes: readonly ErrorCode[]) {
+  return {
+    description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.join(', ')}`,
+    schema: errorSchema(codes),
+  };
+}
+
 function documentErrors(handler: object, errors: ErrorCodesByStatus): void {
   const merged: Record<string, ErrorCode[]> = {
     ...(Reflect.getMetadata(API_ERRORS_KEY, handler) as Record<string, ErrorCode[]> | undefined),
@@ -70,10 +78,7 @@ function documentErrors(handler: object, errors: ErrorCodesByStatus): void {
     ...(Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as object | undefined),
   } as Record<string, unknown>;
   for (const [status, codes] of Object.entries(merged)) {
-    responses[status] = {
-      description: `${STATUS_TEXT[Number(status)] ?? 'Error'}: ${codes.join(', ')}`,
-      schema: errorSchema(codes),
-    };
+    responses[status] = errorResponse(Number(status), codes);
   }
   Reflect.defineMetadata(DECORATORS.API_RESPONSE, responses, handler);
 }

@@ -11,8 +11,10 @@ import {
   RETRY_AFTER_HEADER,
   WWW_AUTHENTICATE_HEADER,
 } from '../common/http/header-names.js';
+import { REQUIRED_ROLES_EXTENSION } from '../common/decorators/roles.decorator.js';
+import type { ErrorCode } from '../common/errors/api-exception.js';
 import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
-import { errorSchema } from './api-errors.decorator.js';
+import { errorResponse, errorSchema } from './api-errors.decorator.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
 import { documentParts } from './document-parts.js';
 import { ErrorResponse } from './error-response.dto.js';
@@ -32,8 +34,13 @@ counted: a body that is not valid JSON, too large, or not UTF-8); past a limit t
 is 405 METHOD_NOT_ALLOWED with \`Allow\`.`;
 
 type Schema = Record<string, unknown>;
-type Responses = Record<string, { headers?: Record<string, unknown> }>;
-type Operation = { responses: Responses; parameters?: { in?: string; name?: string }[] };
+type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema: Schema }> };
+type Responses = Record<string, Response>;
+type Operation = {
+  responses: Responses;
+  parameters?: { in?: string; name?: string }[];
+  [REQUIRED_ROLES_EXTENSION]?: string[];
+};
 
 const integerHeader = (description: string, required: boolean) => ({
   description,
@@ -117,10 +124,35 @@ function headersFor(path: string, status: string, idempotent: boolean): Record<s
   return headers;
 }
 
+/** The error codes a documented error response lists (errorSchema's enum). */
+function codesOf(response: Response | undefined): ErrorCode[] {
+  const schema = response?.content?.['application/json']?.schema as
+    { allOf?: { properties?: { code?: { enum?: ErrorCode[] } } }[] } | undefined;
+  return schema?.allOf?.[1]?.properties?.code?.enum ?? [];
+}
+
+// @Roles (common/) records the roles a route admits; the 403 for any other comes first among
+// the route's 403 codes.
+function documentRoles(operation: Operation): void {
+  if (!operation[REQUIRED_ROLES_EXTENSION]) return;
+  const refused: ErrorCode = 'INSUFFICIENT_PERMISSIONS';
+  const codes = [
+    refused,
+    ...codesOf(operation.responses['403']).filter((code) => code !== refused),
+  ];
+  const { description, schema } = errorResponse(403, codes);
+  operation.responses['403'] = {
+    ...operation.responses['403'],
+    description,
+    content: { 'application/json': { schema } },
+  } as Response;
+}
+
 /**
  * What the decorators cannot say per operation, applied to the scanned document: closed
  * schemas (the service rejects unknown request fields and must not leak response fields),
- * the headers every response carries, and the 500 every operation can answer.
+ * the headers every response carries, the 500 every operation can answer, and the 403 of a
+ * route's roles.
  */
 function finish(document: OpenAPIObject): OpenAPIObject {
   document.components = { ...document.components, headers: HEADERS as never };
@@ -134,6 +166,7 @@ function finish(document: OpenAPIObject): OpenAPIObject {
       const idempotent = (operation.parameters ?? []).some(
         (p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER,
       );
+      documentRoles(operation);
       operation.responses['500'] ??= {
         description: 'Unexpected error: INTERNAL_ERROR (logged with the request id)',
         content: { 'application/json': { schema: errorSchema(['INTERNAL_ERROR']) } },

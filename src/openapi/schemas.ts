@@ -20,14 +20,6 @@ export const TIMESTAMP_SCHEMA = {
   example: '2026-11-21T22:27:03.123Z',
 } as const;
 
-/** Counts that are bounded only by the size of the data (totals, offsets, byte sizes). */
-export const COUNT_SCHEMA = {
-  type: 'integer',
-  format: 'int64',
-  minimum: 0,
-  maximum: Number.MAX_SAFE_INTEGER,
-} as const;
-
 /** An absolute http(s) URL as the service stores and returns it. */
 export const URL_SCHEMA = { type: 'string', format: 'uri', maxLength: 2048 } as const;
 

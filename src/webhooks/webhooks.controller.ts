@@ -11,7 +11,6 @@ import {
   Query,
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { NoBody } from '../common/decorators/consumes.decorator.js';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
@@ -20,6 +19,7 @@ import {
   ApiIdParam,
   ApiJsonBody,
   ApiValidatedQuery,
+  NoBody,
   noStoreResponseHeaders,
 } from '../openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../openapi/empty-response.dto.js';

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { COUNT_SCHEMA } from '../../openapi/schemas.js';
+import { COUNT_SCHEMA } from './count-schema.js';
 
 export class PaginationResponse {
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 100 })

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiIdProperty, ApiTextProperty, COUNT_SCHEMA } from '../../openapi/schemas.js';
+import { COUNT_SCHEMA } from '../../common/dto/count-schema.js';
+import { ApiIdProperty, ApiTextProperty } from '../../openapi/schemas.js';
 
 class FacetStatusCounts {
   @ApiProperty({ ...COUNT_SCHEMA, description: 'Matching pets available' })

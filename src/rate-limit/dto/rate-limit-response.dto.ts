@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { COUNT_SCHEMA } from '../../openapi/schemas.js';
+import { COUNT_SCHEMA } from '../../common/dto/count-schema.js';
 import { WINDOWS, type Tier, type WindowName } from '../caller.js';
 
 const INT32_MAX = 2_147_483_647;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IntegerText } from '../../common/dto/transforms.js';
-import { COUNT_SCHEMA } from '../../openapi/schemas.js';
+import { COUNT_SCHEMA } from '../../common/dto/count-schema.js';
 
 export const MAX_ACTIVITY_DAYS = 90;
 

@@ -1,9 +1,8 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { NoBody } from '../../common/decorators/consumes.decorator.js';
 import { Roles } from '../../common/decorators/roles.decorator.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
-import { ApiIdParam, ApiValidatedQuery } from '../../openapi/api-docs.decorators.js';
+import { ApiIdParam, ApiValidatedQuery, NoBody } from '../../openapi/api-docs.decorators.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import { BearerOnly } from '../../auth/bearer-only.decorator.js';
 import { Idempotent } from '../../idempotency/idempotent.decorator.js';

@@ -1,11 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { COUNT_SCHEMA } from '../../../common/dto/count-schema.js';
 import { PaginationResponse } from '../../../common/dto/pagination-response.dto.js';
-import {
-  ApiIdProperty,
-  ApiTextProperty,
-  ApiTimestampProperty,
-  COUNT_SCHEMA,
-} from '../../../openapi/schemas.js';
+import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../../openapi/schemas.js';
 import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity.js';
 
