@@ -6,6 +6,7 @@ import type { PetHistoryQueryDto } from './dto/pet-history.dto.js';
 import type { PetEvent } from './pet-events.js';
 import { decodeHistoryCursor, encodeHistoryCursor } from './pet-history-cursor.js';
 import { PetEventsRepository, type PetDayCounts } from './pet-events.repository.js';
+import { petEventData } from './pet.mapper.js';
 import { petNotFound } from './pet-not-found.js';
 
 interface PetHistoryPage {
@@ -47,6 +48,11 @@ export class PetHistoryService {
       });
     }
     return { events, pagination };
+  }
+
+  /** An event's `data` as webhooks send it: the pet as the API showed it, plus a move's from/to. */
+  webhookData(event: PetEvent): Record<string, unknown> {
+    return petEventData(event);
   }
 
   /** Pets created and sold per UTC day since `since` (the activity statistics). */

@@ -6,6 +6,7 @@ import { WebhookDelivery } from './delivery/webhook-delivery.entity.js';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { addDocumentPart } from '../openapi/document-parts.js';
+import { PetsModule } from '../pets/pets.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
@@ -27,6 +28,7 @@ addDocumentPart('webhooks', webhookEventsPart);
   imports: [
     TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookDeliveryAttempt]),
     IdempotencyModule,
+    PetsModule,
   ],
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [

@@ -1,24 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PET_EVENT_TYPES, type PetEvent } from '../../pets/pet-events.js';
-import { petEventData } from '../../pets/pet.mapper.js';
+import { PetHistoryService } from '../../pets/pet-history.service.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** The outbox consumer name of the fan-out; the migration that made the outbox names it too. */
 export const WEBHOOK_FAN_OUT = 'webhook-fan-out';
-
-/**
- * The exact body sent for an event (Standard Webhooks' shape), serialized once at fan-out so
- * that every attempt and every subscriber gets, and is signed over, the same bytes.
- */
-function webhookPayload(event: PetEvent): string {
-  return JSON.stringify({
-    type: event.type,
-    timestamp: event.occurredAt,
-    data: petEventData(event),
-  });
-}
 
 /**
  * The fan-out: turns each committed pet event into deliveries, one per interested
@@ -31,13 +19,26 @@ export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly petHistory: PetHistoryService,
   ) {}
 
   @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
   async fanOut(events: PetEvent[]): Promise<void> {
     const added = await this.deliveries.insertForEvents(
-      events.map((event) => ({ event, body: webhookPayload(event) })),
+      events.map((event) => ({ event, body: this.payload(event) })),
     );
     if (added > 0) this.dispatcher.nudge();
+  }
+
+  /**
+   * The exact body sent for an event (Standard Webhooks' shape), serialized once at fan-out so
+   * that every attempt and every subscriber gets, and is signed over, the same bytes.
+   */
+  private payload(event: PetEvent): string {
+    return JSON.stringify({
+      type: event.type,
+      timestamp: event.occurredAt,
+      data: this.petHistory.webhookData(event),
+    });
   }
 }
