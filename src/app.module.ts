@@ -1,6 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
@@ -27,10 +26,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
-import { RateLimitModule } from './rate-limit/rate-limit.module.js';
-import { RATE_LIMIT_STORAGE } from './rate-limit/storage/rate-limit-storage.js';
-import { throttlerOptions } from './rate-limit/throttler-options.js';
-import { rateLimitConfig } from './config/rate-limit.config.js';
+import { RateLimitModule, RateLimitThrottlerModule } from './rate-limit/rate-limit.module.js';
 import { StatsModule } from './stats/stats.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -55,11 +51,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     AuditModule,
     StatsModule,
     RateLimitModule,
-    ThrottlerModule.forRootAsync({
-      imports: [RateLimitModule],
-      inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],
-      useFactory: throttlerOptions,
-    }),
+    RateLimitThrottlerModule,
     OpenApiModule,
     ConsoleHostModule,
     // Last: its catch-all route must come after every real one.

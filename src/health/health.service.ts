@@ -10,10 +10,7 @@ import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.conf
 import { ShutdownService } from '../shutdown/shutdown.service.js';
 import { MediaService } from '../media/media.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import {
-  RATE_LIMIT_STORAGE,
-  type RateLimitStorage,
-} from '../rate-limit/storage/rate-limit-storage.js';
+import { RateLimitService } from '../rate-limit/rate-limit.service.js';
 
 type CheckStatus = 'up' | 'down';
 export interface Readiness {
@@ -53,7 +50,7 @@ export class HealthService {
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownService,
-    @Inject(RATE_LIMIT_STORAGE) private readonly rateLimitStorage: RateLimitStorage,
+    private readonly rateLimits: RateLimitService,
     @Inject(rateLimitConfig.KEY) private readonly rateLimit: RateLimitConfig,
     private readonly media: MediaService,
     private readonly metrics: MetricsService,
@@ -111,7 +108,7 @@ export class HealthService {
   private redisCheck() {
     return this.indicators
       .check('redis')
-      .attempt(() => this.rateLimitStorage.ping())
+      .attempt(() => this.rateLimits.pingCounters())
       .withTimeout(CHECK_TIMEOUT_MS);
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { RouteMetadataModule } from '../common/metadata/route-metadata.js';
 import { rateLimitConfig, type RateLimitConfig } from '../config/rate-limit.config.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -13,6 +14,7 @@ import {
   type RateLimitStorage,
 } from './storage/rate-limit-storage.js';
 import { RedisRateLimitStorage } from './storage/redis-rate-limit.storage.js';
+import { throttlerOptions } from './throttler-options.js';
 
 /**
  * Counters in memory by default, in Redis (shared by every instance) with REDIS_URL, falling
@@ -59,3 +61,13 @@ function counters(
   exports: [RateLimitService, LoginLockoutService, RATE_LIMIT_STORAGE],
 })
 export class RateLimitModule {}
+
+/**
+ * The throttler that RateLimitGuard extends, counting in this module's store so that GET
+ * /rate-limit and readiness see the guard's counts. AppModule imports it once.
+ */
+export const RateLimitThrottlerModule = ThrottlerModule.forRootAsync({
+  imports: [RateLimitModule],
+  inject: [rateLimitConfig.KEY, RATE_LIMIT_STORAGE],
+  useFactory: throttlerOptions,
+});

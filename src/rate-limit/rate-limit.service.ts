@@ -51,6 +51,11 @@ export class RateLimitService {
     private readonly reflector: RouteMetadata,
   ) {}
 
+  /** Resolves when the counters can be reached (Redis, when REDIS_URL is set); readiness checks it. */
+  pingCounters(): Promise<void> {
+    return this.storage.ping();
+  }
+
   /** The caller's budget in every window, read without spending any of it. */
   async status(request: Request): Promise<CallerBudget> {
     const { tier, tracker } = callerOf(request);
