@@ -23,7 +23,7 @@ import { ROOT_LOGGER } from './logging/logging.module.js';
 import { AppLogger } from './logging/app-logger.service.js';
 import { requestLogger } from './logging/request-logger.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { publishOpenApiDocument } from './openapi/openapi.setup.js';
+import { publishOpenApiDocument } from './openapi/published-openapi.js';
 
 // How often Node looks for requests past their timeouts (its default is 30 s).
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { dump } from 'js-yaml';
+import { createOpenApiDocument } from './openapi-builder.js';
 
 /** The API description, built once at start-up (configureApp) and served as is. */
 @Injectable()
@@ -23,4 +24,9 @@ export class PublishedOpenApi {
     if (!this.published) throw new Error('The OpenAPI document is published by configureApp()');
     return this.published;
   }
+}
+
+/** Builds the description once, from the configured app (after its global prefix is set). */
+export function publishOpenApiDocument(app: INestApplication): void {
+  app.get(PublishedOpenApi).publish(createOpenApiDocument(app));
 }
