@@ -15,6 +15,13 @@ const esm = {
 const projects = [
   { ...esm, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
   {
+    // The project's own lint rules (eslint-rules/) on source trees made for the test.
+    ...esm,
+    displayName: 'lint',
+    rootDir: '.',
+    testMatch: ['<rootDir>/test/lint/**/*.lint-spec.ts'],
+  },
+  {
     // A repository's SQL on a real database (test/support/repository-harness.ts), without the app.
     ...esm,
     displayName: 'integration',
