@@ -7,24 +7,16 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { Observable } from 'rxjs';
+import { requestOriginOf, type RequestOrigin } from '../common/http/request-origin.js';
 import type { AuditCredential } from './audit-actions.js';
 
 /** Who acted, and from where: what an entry says besides the change itself. */
-export interface AuditContext {
+export interface AuditContext extends RequestOrigin {
   actorUserId: number | null;
   actorUsername: string | null;
   actorCredential: AuditCredential;
   actorApiKeyPrefix: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-  clientRequestId: string | null;
 }
-
-/** Where a request came from: what an entry written after it (from the outbox) keeps of it. */
-export type AuditRequest = Pick<AuditContext, 'ip' | 'userAgent' | 'requestId' | 'clientRequestId'>;
-
-const USER_AGENT_MAX_LENGTH = 256;
 
 const requests = new AsyncLocalStorage<Request>();
 
@@ -37,23 +29,13 @@ const requests = new AsyncLocalStorage<Request>();
 export function currentAuditContext(): AuditContext {
   const req = requests.getStore();
   const principal = req?.principal;
-  const userAgent = req?.headers['user-agent'];
   return {
     actorUserId: principal?.userId ?? null,
     actorUsername: null,
     actorCredential: principal ? (principal.kind === 'api-key' ? 'api-key' : 'jwt') : 'none',
     actorApiKeyPrefix: principal?.apiKeyPrefix ?? null,
-    ip: req?.ip ?? null,
-    userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
-    requestId: req?.ownRequestId ?? null,
-    clientRequestId: req?.clientRequestId ?? null,
+    ...requestOriginOf(req),
   };
-}
-
-/** The request being handled's origin, to carry to work done after the answer. */
-export function currentAuditRequest(): AuditRequest {
-  const { ip, userAgent, requestId, clientRequestId } = currentAuditContext();
-  return { ip, userAgent, requestId, clientRequestId };
 }
 
 /** Runs `work` as if handling `req` (tests, and the interceptor below). */

@@ -25,7 +25,6 @@ const keyedRequest = {
 
 describe(AuditLog.name, () => {
   let inserted: { entry: NewAuditEntry; inTransaction: boolean }[];
-  let insertDetached: jest.Mock<AuditRepository['insertDetached']>;
   let counted: string[];
   let txHost: ReturnType<typeof fakeTxHost>;
   let sut: AuditLog;
@@ -34,13 +33,11 @@ describe(AuditLog.name, () => {
     inserted = [];
     counted = [];
     txHost = fakeTxHost();
-    insertDetached = jest.fn<AuditRepository['insertDetached']>();
     const repository = {
       insert: (entry: NewAuditEntry) => {
         inserted.push({ entry, inTransaction: txHost.active });
         return Promise.resolve();
       },
-      insertDetached,
     };
     const metrics = {
       countAuditEvent: (action: string, outcome: string) => counted.push(`${action} ${outcome}`),
@@ -137,48 +134,6 @@ describe(AuditLog.name, () => {
         'AuditLog.record() outside a transaction',
       );
       expect(inserted).toEqual([]);
-    });
-  });
-
-  describe('recordFailedLogin', () => {
-    it('should return at once, and write the failure with the username tried', async () => {
-      let finish: () => void = () => undefined;
-      insertDetached.mockReturnValue(new Promise<void>((resolve) => (finish = resolve)));
-
-      withAuditRequest({ ...keyedRequest, principal: undefined } as Request, () =>
-        sut.recordFailedLogin({ username: 'mallory' }),
-      );
-
-      expect(insertDetached).toHaveBeenCalledWith({
-        action: 'auth.login',
-        outcome: 'failure',
-        actorUserId: null,
-        actorUsername: 'mallory',
-        actorCredential: 'none',
-        actorApiKeyPrefix: null,
-        targetType: null,
-        targetId: null,
-        changes: null,
-        ip: '203.0.113.9',
-        userAgent: 'curl/8',
-        requestId: 'req-1',
-        clientRequestId: 'caller-1',
-      });
-      expect(counted).toEqual([]);
-      finish();
-      await sut.beforeApplicationShutdown();
-      expect(counted).toEqual(['auth.login failure']);
-    });
-
-    it('should never fail the caller when the entry cannot be written', async () => {
-      insertDetached.mockRejectedValue(new Error('database down'));
-      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-
-      expect(() => sut.recordFailedLogin({ username: 'mallory' })).not.toThrow();
-      await sut.beforeApplicationShutdown();
-      expect(counted).toEqual([]);
-      expect(warn).toHaveBeenCalledWith('Failed login not recorded: database down');
-      warn.mockRestore();
     });
   });
 });

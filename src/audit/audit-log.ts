@@ -1,9 +1,8 @@
-import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { messageOf } from '../common/errors/message-of.js';
+import type { RequestOrigin } from '../common/http/request-origin.js';
 import { afterCommit, type TxHost } from '../database/transactions.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { UserUpdated } from '../users/user-events.js';
 import {
   redactSecrets,
   type AuditAction,
@@ -11,8 +10,7 @@ import {
   type AuditOutcome,
   type AuditTargetType,
 } from './audit-actions.js';
-import { currentAuditContext, type AuditContext, type AuditRequest } from './audit-context.js';
-import { ACTOR_USERNAME_MAX_LENGTH } from './audit-event.entity.js';
+import { currentAuditContext, type AuditContext } from './audit-context.js';
 import { AuditRepository, type NewAuditEntry } from './audit.repository.js';
 
 /** What a change records; the actor, address and request id come from the request. */
@@ -29,34 +27,15 @@ export interface AuditRecord {
    */
   actor?: Partial<Pick<AuditContext, 'actorUserId' | 'actorUsername' | 'actorCredential'>>;
   /** The request, for an entry written after its answer (from the outbox), outside it. */
-  request?: AuditRequest;
+  request?: RequestOrigin;
 }
 
 /**
- * Who made a user's update, and so what it brought about: an edit is by the request's
- * principal; a mailed link's change by the account whose link it was, since the request
- * carries no credential and the link proves the mailbox.
- */
-export const actorOfUserUpdate = (event: UserUpdated): AuditRecord['actor'] =>
-  event.origin === 'edit' ? undefined : { actorUserId: event.userId };
-
-/** A login refused for its username and password. */
-export interface FailedLogin {
-  /** The username tried, as sent (recorded cut to the column's length). */
-  username: string;
-}
-
-/**
- * The audit log's door for the modules that record their own actions (docs/events.md,
- * "The audit log"). Categories, webhooks, pets and users are recorded by the audit's
- * reactions to their domain events; logins, sessions, API keys and reset requests call
- * this directly.
+ * Writes the audit's entries, for its reactions to the domain events (audit-reactions.ts):
+ * no other module calls it (docs/events.md, "The audit log").
  */
 @Injectable()
-export class AuditLog implements BeforeApplicationShutdown {
-  private readonly logger = new Logger('Audit');
-  private readonly detached = new Set<Promise<void>>();
-
+export class AuditLog {
   constructor(
     private readonly entries: AuditRepository,
     private readonly metrics: MetricsService,
@@ -75,36 +54,6 @@ export class AuditLog implements BeforeApplicationShutdown {
     const entry = entryOf(record);
     await this.entries.insert(entry);
     afterCommit(() => this.metrics.countAuditEvent(entry.action, entry.outcome));
-  }
-
-  /**
-   * Records a refused login on a connection of its own, whatever happens to the caller's
-   * work, without waiting for it: a slow or failing database neither delays nor fails the
-   * 401, and on the embedded database, whose one connection a caller's transaction holds
-   * until it ends, the write simply waits for it. A failure to record is logged.
-   */
-  recordFailedLogin(login: FailedLogin): void {
-    const entry = entryOf({
-      action: 'auth.login',
-      outcome: 'failure',
-      actor: {
-        actorUserId: null,
-        // A login takes usernames longer than the column, and a character is not a UTF-16 unit.
-        actorUsername: [...login.username].slice(0, ACTOR_USERNAME_MAX_LENGTH).join(''),
-        actorCredential: 'none',
-      },
-    });
-    const writing = this.entries.insertDetached(entry).then(
-      () => this.metrics.countAuditEvent(entry.action, entry.outcome),
-      (error: unknown) => this.logger.warn(`Failed login not recorded: ${messageOf(error)}`),
-    );
-    this.detached.add(writing);
-    void writing.finally(() => this.detached.delete(writing));
-  }
-
-  /** Lets the failed logins being written finish before the database closes. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.detached);
   }
 }
 

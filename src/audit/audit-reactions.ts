@@ -1,4 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { PasswordResetRequested } from '../auth/accounts/account-events.js';
+import type {
+  ApiKeyChanged,
+  LoggedIn,
+  LoggedOut,
+  LoginFailed,
+  SessionRevoked,
+} from '../auth/auth-events.js';
 import type { CategoryEvent } from '../categories/category-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { PetEvent } from '../pets/pet-events.js';
@@ -10,7 +18,8 @@ import type {
 } from '../users/user-events.js';
 import type { WebhookSubscriptionEvent } from '../webhooks/webhook-subscription-events.js';
 import { changesBetween, REDACTED, type AuditAction, type AuditChanges } from './audit-actions.js';
-import { actorOfUserUpdate, AuditLog } from './audit-log.js';
+import { ACTOR_USERNAME_MAX_LENGTH } from './audit-event.entity.js';
+import { AuditLog, type AuditRecord } from './audit-log.js';
 
 const PET_FIELDS = [
   'name',
@@ -34,6 +43,9 @@ const USER_FIELDS = [
   'pendingEmail',
 ] as const;
 
+/** What an API key's entry says of it: never its hash, the prefix is only a label. */
+const API_KEY_FIELDS = ['name', 'mode', 'prefix'] as const;
+
 const USER_UPDATE_ACTIONS: Record<UserUpdateOrigin, AuditAction> = {
   edit: 'user.updated',
   'email-verified': 'auth.email_verified',
@@ -41,7 +53,7 @@ const USER_UPDATE_ACTIONS: Record<UserUpdateOrigin, AuditAction> = {
 };
 
 /**
- * The audit entries of changes other modules publish as domain events, written in the
+ * The audit's entries: its reactions to the domain events of every module, written in the
  * change's transaction (`@OnDomainEvent`): the change and its entry commit or roll back
  * together.
  */
@@ -117,7 +129,7 @@ export class AuditReactions {
       action: USER_UPDATE_ACTIONS[event.origin],
       target: { type: 'user', id: event.userId },
       changes,
-      actor: actorOfUserUpdate(event),
+      actor: actorOfUserUpdate(event.origin, event.userId),
     });
   }
 
@@ -129,6 +141,87 @@ export class AuditReactions {
       changes: changesBetween(event.before, null, USER_FIELDS),
     });
   }
+
+  /** The request carries no credential: the account logging in is the actor. */
+  @OnDomainEvent('auth.logged_in')
+  async onLoggedIn(event: LoggedIn): Promise<void> {
+    await this.audit.record({
+      action: 'auth.login',
+      target: { type: 'session', id: event.sessionId },
+      actor: { actorUserId: event.userId, actorUsername: event.username, actorCredential: 'none' },
+    });
+  }
+
+  @OnDomainEvent('auth.login_failed')
+  async onLoginFailed(event: LoginFailed): Promise<void> {
+    await this.audit.record({
+      action: 'auth.login',
+      outcome: 'failure',
+      actor: {
+        actorUserId: null,
+        // A login takes usernames longer than the column, and a character is not a UTF-16 unit.
+        actorUsername: [...event.username].slice(0, ACTOR_USERNAME_MAX_LENGTH).join(''),
+        actorCredential: 'none',
+      },
+    });
+  }
+
+  @OnDomainEvent('auth.logged_out')
+  async onLoggedOut(event: LoggedOut): Promise<void> {
+    await this.audit.record({
+      action: 'auth.logout',
+      target: { type: 'session', id: event.sessionId },
+      actor: { actorUserId: event.userId },
+    });
+  }
+
+  /** An admin's revocation of every session of a user is one entry, naming the user. */
+  @OnDomainEvent('auth.session_revoked')
+  async onSessionRevoked(event: SessionRevoked): Promise<void> {
+    await this.audit.record({
+      action: 'session.revoked',
+      target:
+        event.sessionId === null
+          ? { type: 'user', id: event.userId }
+          : { type: 'session', id: event.sessionId },
+      actor: actorOfUserUpdate(event.cause, event.userId),
+    });
+  }
+
+  @OnDomainEvent('auth.api_key_created', 'auth.api_key_revoked')
+  async onApiKeyChanged(event: ApiKeyChanged): Promise<void> {
+    const created = event.type === 'auth.api_key_created';
+    await this.audit.record({
+      action: created ? 'api_key.created' : 'api_key.revoked',
+      target: { type: 'api_key', id: event.apiKey.id },
+      changes: created
+        ? changesBetween(null, event.apiKey, API_KEY_FIELDS)
+        : changesBetween(event.apiKey, null, API_KEY_FIELDS),
+      actor: actorOfUserUpdate(event.cause, event.userId),
+    });
+  }
+
+  /** Answered after the request: its origin comes with the event. */
+  @OnDomainEvent('account.password_reset_requested')
+  async onPasswordResetRequested(event: PasswordResetRequested): Promise<void> {
+    await this.audit.record({
+      action: 'auth.password_reset_requested',
+      target: { type: 'user', id: event.userId },
+      request: event.request,
+    });
+  }
+}
+
+/**
+ * Who made a user's update, and so what it brought about: an edit is by the request's
+ * principal; a mailed link's change by the account whose link it was, since the request
+ * carries no credential and the link proves the mailbox.
+ */
+function actorOfUserUpdate(
+  origin: UserUpdateOrigin | undefined,
+  userId: number,
+): AuditRecord['actor'] {
+  return origin === undefined || origin === 'edit' ? undefined : { actorUserId: userId };
 }
 
 /**

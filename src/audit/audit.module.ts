@@ -11,9 +11,9 @@ import { AuditReactions } from './audit-reactions.js';
 import { AuditRepository } from './audit.repository.js';
 
 /**
- * The audit log (docs/api.md, "Audit log"): entries written in the transaction of the change
- * they record, by AuditLog (for the modules that call it) and by AuditReactions (for the
- * domain events of categories, webhooks, pets and users); read, exported and purged by
+ * The audit log (docs/api.md, "Audit log"): a pure listener, its entries written by
+ * AuditReactions in the transaction of the change they record, from the domain events of
+ * auth, categories, webhooks, pets and users; read, exported and purged by
  * AuditEventsService.
  */
 @Module({
@@ -27,6 +27,6 @@ import { AuditRepository } from './audit.repository.js';
     // The request an entry is made in: its principal, address and id (audit-context.ts).
     { provide: APP_INTERCEPTOR, useClass: AuditContextInterceptor },
   ],
-  exports: [AuditLog, AuditEventsService],
+  exports: [AuditEventsService],
 })
 export class AuditModule {}

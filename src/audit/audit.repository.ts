@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { TxHost } from '../database/transactions.js';
 import type {
   AuditAction,
@@ -106,22 +104,11 @@ function whereOf(filters: AuditFilters, params: unknown[]): string[] {
 /** The audit log's only door to the database (`audit_events`). */
 @Injectable()
 export class AuditRepository {
-  constructor(
-    @InjectTransactionHost() private readonly txHost: TxHost,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
   /** In the current transaction: it commits, or rolls back, with the change. */
   async insert(entry: NewAuditEntry): Promise<void> {
     await this.txHost.tx.query(INSERT, insertParams(entry));
-  }
-
-  /**
-   * On a connection of its own, never the current transaction's: an entry that must stay
-   * even when the caller's work fails (a failed login).
-   */
-  async insertDetached(entry: NewAuditEntry): Promise<void> {
-    await this.dataSource.query(INSERT, insertParams(entry));
   }
 
   /** Newest first: up to `limit` entries matching `filters`, below `beforeId` when given. */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { userSnapshot } from '../../test/support/user-snapshot.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { DomainEvents } from '../events/domain-events.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { UserUpdated } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
@@ -60,7 +60,7 @@ describe(ApiKeysService.name, () => {
       cfg,
       users as unknown as UsersService,
       txHost.asHost(),
-      { record: () => Promise.resolve() } as unknown as AuditLog,
+      { publish: () => Promise.resolve() } as unknown as DomainEvents,
     );
   });
 

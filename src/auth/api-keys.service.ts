@@ -1,7 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { actorOfUserUpdate, AuditLog } from '../audit/audit-log.js';
-import { changesBetween } from '../audit/audit-actions.js';
 import {
   paginationOf,
   type Pagination,
@@ -11,22 +9,25 @@ import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
-import type { UserUpdated } from '../users/user-events.js';
+import type { UserUpdated, UserUpdateOrigin } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
 import { UsersService } from '../users/users.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 import type { ApiKey } from './api-key.entity.js';
-import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
+import {
+  ApiKeysRepository,
+  type ApiKeyCredentialRow,
+  type ApiKeyLabel,
+} from './api-keys.repository.js';
+import type { ApiKeyChanged } from './auth-events.js';
 import { AuthErrors } from './auth-errors.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 import { messageOf } from '../common/errors/message-of.js';
 
 /** docs/identity.md: `lastUsedAt` is written at most once a minute. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** What an API key's audit entry says of it: never its hash, the prefix is only a label. */
-const AUDITED_FIELDS = ['name', 'mode', 'prefix'] as const;
 
 export interface CreatedApiKey {
   apiKey: ApiKey;
@@ -53,24 +54,19 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
     private readonly users: UsersService,
     @InjectTransactionHost() private readonly txHost: TxHost,
-    private readonly audit: AuditLog,
+    private readonly events: DomainEvents,
   ) {}
 
   /**
-   * A password change revokes the user's keys in the same transaction, each recorded as
-   * `api_key.revoked` by the change's actor: whoever knew the old password could have minted
+   * A password change revokes the user's keys in the same transaction, each published as
+   * `auth.api_key_revoked` with the change as its cause: whoever knew the old password could have minted
    * keys, and they must not outlive it.
    */
   @OnDomainEvent('user.updated')
   async revokeKeysOnPasswordChange(event: UserUpdated): Promise<void> {
     if (!event.fields.includes('passwordHash')) return;
     for (const revoked of await this.apiKeys.deleteAllOfUser(event.userId)) {
-      await this.audit.record({
-        action: 'api_key.revoked',
-        target: { type: 'api_key', id: revoked.id },
-        changes: changesBetween(revoked, null, AUDITED_FIELDS),
-        actor: actorOfUserUpdate(event),
-      });
+      await this.publish('auth.api_key_revoked', event.userId, revoked, event.origin);
     }
   }
 
@@ -102,11 +98,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
         prefix: displayPrefixOf(key),
         keyHash: hashApiKey(key),
       });
-      await this.audit.record({
-        action: 'api_key.created',
-        target: { type: 'api_key', id: created.id },
-        changes: changesBetween(null, created, AUDITED_FIELDS),
-      });
+      await this.publish('auth.api_key_created', userId, created);
       return created;
     });
     return { apiKey, key };
@@ -123,11 +115,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     await this.txHost.withTransaction(async () => {
       const revoked = await this.apiKeys.deleteOwned(userId, id);
       if (!revoked) throw apiKeyNotFound(id);
-      await this.audit.record({
-        action: 'api_key.revoked',
-        target: { type: 'api_key', id },
-        changes: changesBetween(revoked, null, AUDITED_FIELDS),
-      });
+      await this.publish('auth.api_key_revoked', userId, revoked);
     });
   }
 
@@ -153,6 +141,22 @@ export class ApiKeysService implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled(this.pendingTouches);
+  }
+
+  /** Its label only: never the hash. */
+  private publish(
+    type: ApiKeyChanged['type'],
+    userId: number,
+    { id, name, mode, prefix }: ApiKeyLabel,
+    cause?: UserUpdateOrigin,
+  ): Promise<void> {
+    return this.events.publish({
+      type,
+      subject: `api_key:${id}`,
+      userId,
+      apiKey: { id, name, mode, prefix },
+      ...(cause && { cause }),
+    });
   }
 
   /** Off the request's path: the request does not wait, and a failure is only logged. */

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module.js';
 import { AccountToken } from './accounts/account-token.entity.js';
 import { AccountsController } from './accounts/accounts.controller.js';
 import { AccountsRepository } from './accounts/accounts.repository.js';
@@ -48,7 +47,6 @@ import { SessionsService } from './sessions/sessions.service.js';
       CredentialChange,
     ]),
     UsersModule,
-    AuditModule,
     IdempotencyModule,
     RateLimitModule,
     RouteMetadataModule,

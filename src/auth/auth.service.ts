@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { AuditLog } from '../audit/audit-log.js';
+import { messageOf } from '../common/errors/message-of.js';
 import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import { PasswordService } from '../users/password.service.js';
 import { UserStatus } from '../users/user-status.js';
@@ -15,14 +16,17 @@ import { TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
 import { TokenService, type TokenSubject } from './token.service.js';
 
 @Injectable()
-export class AuthService {
+export class AuthService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Auth');
+  private readonly failuresBeingPublished = new Set<Promise<void>>();
+
   constructor(
     private readonly users: UsersService,
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockoutService,
     private readonly sessions: SessionsService,
-    private readonly audit: AuditLog,
+    private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
@@ -30,8 +34,9 @@ export class AuthService {
    * Unknown user, wrong password, inactive account and locked username all answer
    * INVALID_CREDENTIALS after one argon2 verification each, so that neither body nor
    * timing tells them apart; the right password of an account awaiting verification answers
-   * EMAIL_NOT_VERIFIED. A login starts a session, recorded with it as `auth.login`; a
-   * refused one is recorded without delaying the answer, with the username tried.
+   * EMAIL_NOT_VERIFIED. A login starts a session and publishes `auth.logged_in` with it; a
+   * refused one publishes `auth.login_failed`, with the username tried, without delaying
+   * the answer.
    */
   async login(dto: LoginDto, client: SessionClient): Promise<LoginResponse> {
     const [locked, user] = await Promise.all([
@@ -41,21 +46,22 @@ export class AuthService {
     const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
     // Only the right password learns that the address awaits verification.
     if (!locked && user && valid && user.userStatus === UserStatus.Pending) {
-      this.audit.recordFailedLogin({ username: dto.username });
+      this.publishFailure(dto.username);
       throw AuthErrors.emailNotVerified();
     }
     if (locked || !user || !valid || user.userStatus !== UserStatus.Active) {
-      this.audit.recordFailedLogin({ username: dto.username });
+      this.publishFailure(dto.username);
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
     const issued = await this.txHost.withTransaction(async () => {
       const session = await this.sessions.start(user.id, client);
-      // The request carries no credential: the account logging in is the actor.
-      await this.audit.record({
-        action: 'auth.login',
-        target: { type: 'session', id: session.sessionId },
-        actor: { actorUserId: user.id, actorUsername: user.username, actorCredential: 'none' },
+      await this.events.publish({
+        type: 'auth.logged_in',
+        subject: `session:${session.sessionId}`,
+        sessionId: session.sessionId,
+        userId: user.id,
+        username: user.username,
       });
       return session;
     });
@@ -69,6 +75,28 @@ export class AuthService {
     const user = await this.users.findOne(issued.userId);
     if (user.userStatus !== UserStatus.Active) throw AuthErrors.invalidRefreshToken();
     return this.loggedIn(user, issued);
+  }
+
+  /** Lets the refused logins being published finish before the database closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.failuresBeingPublished);
+  }
+
+  /**
+   * In a transaction of its own, not awaited: a slow or failing database neither delays
+   * nor fails the 401, and on the embedded database, whose one connection another
+   * transaction may hold, it simply waits for it. A failure to publish is logged.
+   */
+  private publishFailure(username: string): void {
+    const publishing = this.txHost
+      .withTransaction(() =>
+        this.events.publish({ type: 'auth.login_failed', subject: `login:${username}`, username }),
+      )
+      .catch((error: unknown) =>
+        this.logger.warn(`Failed login not recorded: ${messageOf(error)}`),
+      );
+    this.failuresBeingPublished.add(publishing);
+    void publishing.finally(() => this.failuresBeingPublished.delete(publishing));
   }
 
   private loggedIn(

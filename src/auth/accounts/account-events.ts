@@ -1,4 +1,4 @@
-import type { AuditRequest } from '../../audit/audit-context.js';
+import type { RequestOrigin } from '../../common/http/request-origin.js';
 import type { DomainEventBase } from '../../events/domain-event.js';
 
 /** The mails of the account flows, named as their templates (src/mail/templates). */
@@ -45,7 +45,7 @@ export interface AccountMailAsked extends DomainEventBase {
   /** Who asked (the client address's tracker): the mail quota counts per requester. */
   requester: string;
   /** The request, for the audit entry written after it. */
-  request: AuditRequest;
+  request: RequestOrigin;
   /**
    * When it was asked (ISO 8601): a reset asked before the account's password or email
    * changed is not answered. Absent from asks written by earlier versions, still retried.
@@ -55,9 +55,21 @@ export interface AccountMailAsked extends DomainEventBase {
   deferred?: true;
 }
 
+/**
+ * An ask for a reset link that may be answered with one (the address is an account's that
+ * can sign in), published when the ask is answered, after the request.
+ */
+export interface PasswordResetRequested extends DomainEventBase {
+  type: 'account.password_reset_requested';
+  userId: number;
+  /** The request that asked. */
+  request: RequestOrigin;
+}
+
 declare module '../../events/domain-event.js' {
   interface DomainEventMap {
     'account.mail_requested': AccountMailRequested;
     'account.mail_asked': AccountMailAsked;
+    'account.password_reset_requested': PasswordResetRequested;
   }
 }

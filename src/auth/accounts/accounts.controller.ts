@@ -2,10 +2,11 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/decorators/public.decorator.js';
+import { requestOriginOf } from '../../common/http/request-origin.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
 import { ApiJsonBody, ApiPublicRateLimited } from '../../openapi/api-docs.decorators.js';
 import { addressTracker } from '../../rate-limit/caller.js';
-import { AccountMessages, AccountsService } from './accounts.service.js';
+import { AccountMessages, AccountsService, type Asker } from './accounts.service.js';
 import {
   AccountTokenDto,
   EmailDto,
@@ -20,6 +21,11 @@ const NO_ENUMERATION =
   'under an overall cap per address; beyond them, the same answer and no mail, except a ' +
   'reset, which waits for room under the cap (at most 15 minutes).';
 const PUBLIC = ' No credential needed; rate limited by client address.';
+
+const askerOf = (req: Request): Asker => ({
+  requester: addressTracker(req),
+  origin: requestOriginOf(req),
+});
 
 /** The mailed-token flows (docs/identity.md, "Mailed tokens and account flows"). */
 @ApiTags('auth')
@@ -47,7 +53,7 @@ export class AccountsController {
   @ApiErrors({ 403: ['REGISTRATION_CLOSED'], 409: ['CONFLICT'], 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted; see your mailbox' })
   async register(@Body() dto: RegisterDto, @Req() req: Request): Promise<MessageResponse> {
-    await this.accounts.register(dto, addressTracker(req));
+    await this.accounts.register(dto, askerOf(req));
     return { message: AccountMessages.registered };
   }
 
@@ -89,7 +95,7 @@ export class AccountsController {
   @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted, whatever the address' })
   async resendVerification(@Body() dto: EmailDto, @Req() req: Request): Promise<MessageResponse> {
-    await this.accounts.resendVerification(dto.email, addressTracker(req));
+    await this.accounts.resendVerification(dto.email, askerOf(req));
     return { message: AccountMessages.resent };
   }
 
@@ -110,7 +116,7 @@ export class AccountsController {
   @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
   @ApiAcceptedResponse({ type: MessageResponse, description: 'Accepted, whatever the address' })
   async forgotPassword(@Body() dto: EmailDto, @Req() req: Request): Promise<MessageResponse> {
-    await this.accounts.forgotPassword(dto.email, addressTracker(req));
+    await this.accounts.forgotPassword(dto.email, askerOf(req));
     return { message: AccountMessages.forgotten };
   }
 

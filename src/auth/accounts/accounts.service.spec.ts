@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import type { AuditLog } from '../../audit/audit-log.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { DomainEvents } from '../../events/domain-events.js';
 import type { PasswordService } from '../../users/password.service.js';
@@ -17,7 +16,10 @@ const OWNER = {
   userStatus: UserStatus.Active,
 } as NonNullable<Holder>;
 const SIGN_UP = { username: 'newcomer', email: OWNER.email, password: 'a long password' };
-const REQUESTER = 'ip:192.0.2.1';
+const ASKER = {
+  requester: 'ip:192.0.2.1',
+  origin: { ip: '192.0.2.1', userAgent: null, requestId: null, clientRequestId: null },
+};
 
 /** Every call `target` gets is logged as `name.method`, then answered by `answers`. */
 function recording<T>(name: string, log: string[], answers: Record<string, unknown> = {}): T {
@@ -58,7 +60,6 @@ async function answerPath(
     }),
     fakeTxHost().asHost(),
     { registration: 'open' } as AuthConfig,
-    recording<AuditLog>('audit', log),
   );
   await route(sut);
   return log;
@@ -67,12 +68,9 @@ async function answerPath(
 describe(AccountsService.name, () => {
   describe('the answer to an anonymous request naming an address', () => {
     it.each([
-      ['register', (sut: AccountsService) => sut.register(SIGN_UP, REQUESTER)],
-      [
-        'resendVerification',
-        (sut: AccountsService) => sut.resendVerification(OWNER.email, REQUESTER),
-      ],
-      ['forgotPassword', (sut: AccountsService) => sut.forgotPassword(OWNER.email, REQUESTER)],
+      ['register', (sut: AccountsService) => sut.register(SIGN_UP, ASKER)],
+      ['resendVerification', (sut: AccountsService) => sut.resendVerification(OWNER.email, ASKER)],
+      ['forgotPassword', (sut: AccountsService) => sut.forgotPassword(OWNER.email, ASKER)],
     ])(
       'should do the same work in %s for a known address and an unknown one, looking neither up',
       async (_, route) => {

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { currentAuditRequest } from '../../audit/audit-context.js';
-import { AuditLog } from '../../audit/audit-log.js';
 import { ApiException } from '../../common/errors/api-exception.js';
+import type { RequestOrigin } from '../../common/http/request-origin.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
 import { DomainEvents } from '../../events/domain-events.js';
@@ -46,6 +45,12 @@ export const ACCOUNT_ASKS = 'accounts.asks';
 /** As long as the mails it leads to are tried (docs/mail.md, "The outbox consumers"). */
 const ASK_RETRY_FOR_MS = 24 * 3600 * 1000;
 
+/** Who made an anonymous request: its client address's tracker, and the request's origin. */
+export interface Asker {
+  requester: string;
+  origin: RequestOrigin;
+}
+
 /** One answer per route, the same whether or not the address is known. */
 export const AccountMessages = {
   registered:
@@ -78,7 +83,6 @@ export class AccountsService {
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
-    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -86,7 +90,7 @@ export class AccountsService {
    * account is created, pending, whoever holds the address (its unique index spans verified
    * accounts only); the outbox decides what to mail (ask()).
    */
-  async register(dto: RegisterDto, requester: string): Promise<void> {
+  async register(dto: RegisterDto, asker: Asker): Promise<void> {
     if (this.cfg.registration === 'closed') {
       throw new ApiException(
         'REGISTRATION_CLOSED',
@@ -101,16 +105,16 @@ export class AccountsService {
     if (sameUsername) throw ApiException.taken('username');
     await this.txHost.withTransaction(async () => {
       const user = await this.users.register(fields, passwordHash);
-      await this.publishAsk('registration', fields.email, requester, user.id);
+      await this.publishAsk('registration', fields.email, asker, user.id);
     });
   }
 
-  async resendVerification(email: string, requester: string): Promise<void> {
-    await this.txHost.withTransaction(() => this.publishAsk('verification', email, requester));
+  async resendVerification(email: string, asker: Asker): Promise<void> {
+    await this.txHost.withTransaction(() => this.publishAsk('verification', email, asker));
   }
 
-  async forgotPassword(email: string, requester: string): Promise<void> {
-    await this.txHost.withTransaction(() => this.publishAsk('password-reset', email, requester));
+  async forgotPassword(email: string, asker: Asker): Promise<void> {
+    await this.txHost.withTransaction(() => this.publishAsk('password-reset', email, asker));
   }
 
   /**
@@ -131,8 +135,8 @@ export class AccountsService {
    * What an ask leads to, once answered. A sign-up: the verification link, or, when another
    * account holds the address, a mail to that account saying so (no link). A resend: a new
    * link, if an account awaits the address's verification. A reset: a link, unless no
-   * account (or a disabled one, which could not sign in) has the address; recorded
-   * (`auth.password_reset_requested`) when one may be sent (docs/api-decisions.md, "Audit
+   * account (or a disabled one, which could not sign in) has the address; published as
+   * `account.password_reset_requested` when one may be sent (docs/api-decisions.md, "Audit
    * log").
    */
   private async answerAsk(event: AccountMailAsked): Promise<void> {
@@ -187,9 +191,10 @@ export class AccountsService {
       return;
     }
     if (!event.deferred) {
-      await this.audit.record({
-        action: 'auth.password_reset_requested',
-        target: { type: 'user', id: holder.id },
+      await this.events.publish({
+        type: 'account.password_reset_requested',
+        subject: `user:${holder.id}`,
+        userId: holder.id,
         request: event.request,
       });
       if (!(await this.takeQuota(to, fromRequester(event.requester)))) return;
@@ -224,15 +229,15 @@ export class AccountsService {
     return user?.userStatus === UserStatus.Pending ? user : null;
   }
 
-  private publishAsk(ask: AccountAsk, email: string, requester: string, userId?: number) {
+  private publishAsk(ask: AccountAsk, email: string, asker: Asker, userId?: number) {
     return this.events.publish({
       type: 'account.mail_asked',
       subject: `address:${email.toLowerCase()}`,
       ask,
       email,
       ...(userId === undefined ? {} : { userId }),
-      requester,
-      request: currentAuditRequest(),
+      requester: asker.requester,
+      request: asker.origin,
       askedAt: new Date().toISOString(),
     });
   }

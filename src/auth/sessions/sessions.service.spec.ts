@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { fakeTxHost } from '../../../test/support/transactions.js';
 import { userSnapshot } from '../../../test/support/user-snapshot.js';
-import type { AuditLog } from '../../audit/audit-log.js';
+import type { DomainEvents } from '../../events/domain-events.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { UserUpdated } from '../../users/user-events.js';
 import type { UsersService } from '../../users/users.service.js';
@@ -10,7 +10,7 @@ import { ENDED_SESSION_RETENTION_SECONDS, SessionsService } from './sessions.ser
 
 const TTL_MS = 30_000;
 const cfg = { accessStateCacheTtlMs: TTL_MS, refreshTokenTtlSeconds: 600 } as AuthConfig;
-const audit = { record: () => Promise.resolve() } as unknown as AuditLog;
+const events = { publish: () => Promise.resolve() } as unknown as DomainEvents;
 
 describe(SessionsService.name, () => {
   let live: boolean;
@@ -32,7 +32,7 @@ describe(SessionsService.name, () => {
       sessions as unknown as SessionsRepository,
       {} as UsersService,
       cfg,
-      audit,
+      events,
       fakeTxHost().asHost(),
     );
   });
@@ -112,7 +112,7 @@ describe(SessionsService.name, () => {
         { deleteEnded } as unknown as SessionsRepository,
         {} as UsersService,
         cfg,
-        audit,
+        events,
         fakeTxHost().asHost(),
       );
 

@@ -6,7 +6,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { actorOfUserUpdate, AuditLog } from '../../audit/audit-log.js';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { ApiException } from '../../common/errors/api-exception.js';
@@ -14,8 +13,9 @@ import { messageOf } from '../../common/errors/message-of.js';
 import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
+import { DomainEvents } from '../../events/domain-events.js';
 import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
-import type { UserUpdated } from '../../users/user-events.js';
+import type { UserUpdated, UserUpdateOrigin } from '../../users/user-events.js';
 import { UsersService } from '../../users/users.service.js';
 import { AuthErrors } from '../auth-errors.js';
 import { generateRefreshToken, hashRefreshToken, REFRESH_TOKEN_PATTERN } from './refresh-token.js';
@@ -62,7 +62,7 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sessions: SessionsRepository,
     private readonly users: UsersService,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
-    private readonly audit: AuditLog,
+    private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {
     this.liveSessions = new TtlCache(cfg.accessStateCacheTtlMs, LIVE_SESSIONS_MAX_ENTRIES);
@@ -83,19 +83,15 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * A password change or a deactivation (the changes that move the account's token cut-off)
-   * revokes every session of the user, in the same transaction, each recorded as
-   * `session.revoked` by the change's actor. Their access tokens are refused already, by the
+   * revokes every session of the user, in the same transaction, each published as
+   * `auth.session_revoked` with the change as its cause. Their access tokens are refused already, by the
    * cut-off.
    */
   @OnDomainEvent('user.updated')
   async revokeOnCutOff(event: UserUpdated): Promise<void> {
     if (!event.fields.includes('tokensValidAfter')) return;
     for (const id of await this.sessions.revokeAllOfUser(event.userId)) {
-      await this.audit.record({
-        action: 'session.revoked',
-        target: { type: 'session', id },
-        actor: actorOfUserUpdate(event),
-      });
+      await this.publishRevoked(id, event.userId, event.origin);
     }
   }
 
@@ -131,18 +127,19 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /**
-   * Revokes the session of a current or spent token, recorded as `auth.logout` by the
-   * session's user; any other token changes nothing, and records nothing.
+   * Revokes the session of a current or spent token, published as `auth.logged_out`; any
+   * other token changes nothing, and publishes nothing.
    */
   async logout(refreshToken: string): Promise<void> {
     if (!REFRESH_TOKEN_PATTERN.test(refreshToken)) return;
     const revoked = await this.txHost.withTransaction(async () => {
       const sessions = await this.sessions.revokeByToken(hashRefreshToken(refreshToken));
       for (const { id, userId } of sessions) {
-        await this.audit.record({
-          action: 'auth.logout',
-          target: { type: 'session', id },
-          actor: { actorUserId: userId },
+        await this.events.publish({
+          type: 'auth.logged_out',
+          subject: `session:${id}`,
+          sessionId: id,
+          userId,
         });
       }
       return sessions;
@@ -158,20 +155,20 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
   async revokeOwn(userId: number, id: number): Promise<void> {
     await this.txHost.withTransaction(async () => {
       if (!(await this.sessions.revokeOwned(userId, id))) throw sessionNotFound(id);
-      await this.audit.record({ action: 'session.revoked', target: { type: 'session', id } });
+      await this.publishRevoked(id, userId);
     });
     this.forget([id]);
   }
 
   /**
-   * Every session of the user; 404 USER_NOT_FOUND for an unknown user. One `session.revoked`
-   * entry names the user, however many sessions it had.
+   * Every session of the user; 404 USER_NOT_FOUND for an unknown user. One
+   * `auth.session_revoked` names the user, however many sessions it had.
    */
   async revokeAllOfUser(userId: number): Promise<void> {
     await this.users.findOne(userId);
     const revoked = await this.txHost.withTransaction(async () => {
       const ids = await this.sessions.revokeAllOfUser(userId);
-      await this.audit.record({ action: 'session.revoked', target: { type: 'user', id: userId } });
+      await this.publishRevoked(null, userId);
       return ids;
     });
     this.forget(revoked);
@@ -208,6 +205,16 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
       // The next sweep tries again.
       this.logger.warn(`Ended sessions not removed: ${messageOf(error)}`);
     }
+  }
+
+  private publishRevoked(sessionId: number | null, userId: number, cause?: UserUpdateOrigin) {
+    return this.events.publish({
+      type: 'auth.session_revoked',
+      subject: sessionId === null ? `user:${userId}` : `session:${sessionId}`,
+      sessionId,
+      userId,
+      ...(cause && { cause }),
+    });
   }
 
   private forget(sessionIds: number[]): void {
