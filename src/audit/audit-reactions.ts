@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PasswordResetRequested } from '../auth/accounts/account-events.js';
+import type { PasswordResetRequested } from '../users/accounts/account-events.js';
 import type {
   ApiKeyChanged,
   LoggedIn,
@@ -202,7 +202,7 @@ export class AuditReactions {
   }
 
   /** Answered after the request: its origin comes with the event. */
-  @OnDomainEvent('account.password_reset_requested')
+  @OnDomainEvent('user.password_reset_requested')
   async onPasswordResetRequested(event: PasswordResetRequested): Promise<void> {
     await this.audit.record({
       action: 'auth.password_reset_requested',

@@ -1,12 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccountToken } from './accounts/account-token.entity.js';
-import { AccountsController } from './accounts/accounts.controller.js';
-import { AccountsRepository } from './accounts/accounts.repository.js';
-import { AccountsService } from './accounts/accounts.service.js';
-import { AnsweredAsk } from './accounts/answered-ask.entity.js';
-import { CredentialChange } from './accounts/credential-change.entity.js';
-import { MailQuota } from './accounts/mail-quota.entity.js';
 import { ApiKey } from './api-key.entity.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { JwtModule } from '@nestjs/jwt';
@@ -37,15 +30,7 @@ import { SessionsService } from './sessions/sessions.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([
-      ApiKey,
-      Session,
-      SpentRefreshToken,
-      AccountToken,
-      MailQuota,
-      AnsweredAsk,
-      CredentialChange,
-    ]),
+    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,
@@ -61,15 +46,12 @@ import { SessionsService } from './sessions/sessions.service.js';
   ],
   controllers: [
     AuthController,
-    AccountsController,
     ApiKeysController,
     SessionsController,
     UserSessionsController,
   ],
   providers: [
     AuthService,
-    AccountsService,
-    AccountsRepository,
     TokenService,
     ApiKeysService,
     ApiKeysRepository,

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import type { AccountMail, AccountMailRequested } from '../auth/accounts/account-events.js';
+import type { AccountMail, AccountMailRequested } from '../users/accounts/account-events.js';
 import { UserStatus } from '../users/user-status.js';
 import { userNotFound, type UsersService } from '../users/users.service.js';
 import { AccountMailer } from './account.mailer.js';

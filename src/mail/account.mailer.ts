@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { AccountMailRequested } from '../auth/accounts/account-events.js';
-import { TOKEN_TTL_SECONDS } from '../auth/accounts/account-tokens.js';
+import type { AccountMailRequested } from '../users/accounts/account-events.js';
+import { TOKEN_TTL_SECONDS } from '../users/accounts/account-tokens.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { OutboxHandler } from '../events/event-handlers.decorator.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import type { AccountMailAsked } from '../../../src/auth/accounts/account-events.js';
-import { AccountsService } from '../../../src/auth/accounts/accounts.service.js';
+import type { AccountMailAsked } from '../../../src/users/accounts/account-events.js';
+import { AccountsService } from '../../../src/users/accounts/accounts.service.js';
 import { SignUpExpiryService } from '../../../src/users/sign-up-expiry.service.js';
 import { apiKey, bearer, createApiKey, createUser } from '../../support/auth.js';
 import { expectError, expectValidationError } from '../../support/errors.js';

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { User } from '../../users/user.entity.js';
+import { User } from '../user.entity.js';
 
 /** An account's last password or email change: a reset asked before it is not answered. */
 @Entity({ name: 'credential_changes' })

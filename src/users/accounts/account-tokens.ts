@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { EMAIL_CHANGE_TTL_SECONDS } from '../../users/email-change.js';
+import { EMAIL_CHANGE_TTL_SECONDS } from '../email-change.js';
 
 /** What a mailed token lets its holder do, and the route that takes it. */
 export type AccountTokenPurpose = 'verify-email' | 'reset-password' | 'invitation' | 'email-change';

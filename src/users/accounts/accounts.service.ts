@@ -6,10 +6,10 @@ import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
 import { DomainEvents } from '../../events/domain-events.js';
 import { OnDomainEvent, OutboxHandler } from '../../events/event-handlers.decorator.js';
-import { PasswordService } from '../../users/password.service.js';
-import type { UserCreated, UserUpdated } from '../../users/user-events.js';
-import { UserStatus } from '../../users/user-status.js';
-import { UsersService } from '../../users/users.service.js';
+import { PasswordService } from '../password.service.js';
+import type { UserCreated, UserUpdated } from '../user-events.js';
+import { UserStatus } from '../user-status.js';
+import { UsersService } from '../users.service.js';
 import type { AccountAsk, AccountMail, AccountMailAsked } from './account-events.js';
 import {
   ACCOUNT_TOKEN_PATTERN,
@@ -136,7 +136,7 @@ export class AccountsService {
    * account holds the address, a mail to that account saying so (no link). A resend: a new
    * link, if an account awaits the address's verification. A reset: a link, unless no
    * account (or a disabled one, which could not sign in) has the address; published as
-   * `account.password_reset_requested` when one may be sent (docs/api-decisions.md, "Audit
+   * `user.password_reset_requested` when one may be sent (docs/api-decisions.md, "Audit
    * log").
    */
   private async answerAsk(event: AccountMailAsked): Promise<void> {
@@ -192,7 +192,7 @@ export class AccountsService {
     }
     if (!event.deferred) {
       await this.events.publish({
-        type: 'account.password_reset_requested',
+        type: 'user.password_reset_requested',
         subject: `user:${holder.id}`,
         userId: holder.id,
         request: event.request,

@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
-import { User } from '../../users/user.entity.js';
+import { User } from '../user.entity.js';
 import type { AccountTokenPurpose } from './account-tokens.js';
 
 /** A mailed token (docs/identity.md, "Mailed tokens and account flows"): only its hash is kept. */

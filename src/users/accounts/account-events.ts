@@ -60,7 +60,7 @@ export interface AccountMailAsked extends DomainEventBase {
  * can sign in), published when the ask is answered, after the request.
  */
 export interface PasswordResetRequested extends DomainEventBase {
-  type: 'account.password_reset_requested';
+  type: 'user.password_reset_requested';
   userId: number;
   /** The request that asked. */
   request: RequestOrigin;
@@ -70,6 +70,6 @@ declare module '../../events/domain-event.js' {
   interface DomainEventMap {
     'account.mail_requested': AccountMailRequested;
     'account.mail_asked': AccountMailAsked;
-    'account.password_reset_requested': PasswordResetRequested;
+    'user.password_reset_requested': PasswordResetRequested;
   }
 }

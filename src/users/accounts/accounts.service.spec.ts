@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { DomainEvents } from '../../events/domain-events.js';
-import type { PasswordService } from '../../users/password.service.js';
-import { UserStatus } from '../../users/user-status.js';
-import type { UsersService } from '../../users/users.service.js';
+import type { PasswordService } from '../password.service.js';
+import { UserStatus } from '../user-status.js';
+import type { UsersService } from '../users.service.js';
 import { fakeTxHost } from '../../../test/support/transactions.js';
 import type { AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AccountsRepository } from '../../../src/auth/accounts/accounts.repository.js';
+import { AccountsRepository } from '../../../src/users/accounts/accounts.repository.js';
 import {
   createRepositoryHarness,
   type RepositoryHarness,
