@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsersModule } from '../users/users.module.js';
-import { AccountMailer } from './account.mailer.js';
 import { MailService } from './mail.service.js';
-import { PasswordChangedMailer } from './password-changed.mailer.js';
 import { SentMail } from './sent-mail.entity.js';
 import { SentMailsRepository } from './sent-mails.repository.js';
 
-/** Mail (docs/mail.md): the service that sends, its templates and the outbox consumers that mail. */
+/**
+ * Mail (docs/mail.md): sends what another module rendered, to the SMTP server or as `.eml`
+ * files, once per outbox message (sent_mails). It knows no module's mails.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([SentMail]), UsersModule],
-  providers: [MailService, SentMailsRepository, PasswordChangedMailer, AccountMailer],
+  imports: [TypeOrmModule.forFeature([SentMail])],
+  providers: [MailService, SentMailsRepository],
   exports: [MailService],
 })
 export class MailModule {}

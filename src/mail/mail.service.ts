@@ -7,7 +7,7 @@ import { createTransport, type SendMailOptions } from 'nodemailer';
 import { mailConfig, type MailConfig } from '../config/mail.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SentMailsRepository } from './sent-mails.repository.js';
-import type { Mail } from './templates/mail.js';
+import type { Mail } from './mail.js';
 
 /** The console's pages that mails link to. */
 export type ConsolePage = 'verify-email' | 'reset-password';

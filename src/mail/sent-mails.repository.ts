@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../database/transactions.js';
-import type { MailTemplate } from './templates/mail.js';
 
 /**
  * Past this age a record guards nothing: the outbox retries a message for 24 h
@@ -14,7 +13,7 @@ const KEPT_FOR = '2 days';
 export class SentMailsRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  async wasSent(outboxMessageId: number, template: MailTemplate): Promise<boolean> {
+  async wasSent(outboxMessageId: number, template: string): Promise<boolean> {
     const rows = await this.txHost.tx.query<unknown[]>(
       'SELECT 1 FROM sent_mails WHERE outbox_message_id = $1 AND template = $2',
       [outboxMessageId, template],
@@ -23,7 +22,7 @@ export class SentMailsRepository {
   }
 
   /** Records a sent mail, and forgets those too old to guard anything, in one statement. */
-  async record(outboxMessageId: number, template: MailTemplate): Promise<void> {
+  async record(outboxMessageId: number, template: string): Promise<void> {
     await this.txHost.tx.query(
       `WITH forgotten AS (DELETE FROM sent_mails WHERE sent_at < now() - interval '${KEPT_FOR}')
        INSERT INTO sent_mails (outbox_message_id, template) VALUES ($1, $2)

@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /** Sent when an admin creates an account by invitation: the link lets the person set a password. */
 export function invitationMail(params: {

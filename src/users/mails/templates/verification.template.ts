@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /**
  * Sent at sign-up, and on a request to send it again: the link verifies the address. It

@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /**
  * Sent to the owner of an address that someone tried to sign up with again: the answer to

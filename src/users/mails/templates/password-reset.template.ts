@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /**
  * Sent on a request to reset a forgotten password: the link lets its reader set a new one.

@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /** Sent after an account's password changed, by its owner or an admin, so that a stranger's change is noticed. */
 export function passwordChangedMail(params: { username: string; forgotPasswordUrl: string }): Mail {

@@ -1,10 +1,10 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import type { AccountMail, AccountMailRequested } from '../users/accounts/account-events.js';
-import { UserStatus } from '../users/user-status.js';
-import { userNotFound, type UsersService } from '../users/users.service.js';
+import type { AccountMail, AccountMailRequested } from '../accounts/account-events.js';
+import { UserStatus } from '../user-status.js';
+import { userNotFound, type UsersService } from '../users.service.js';
 import { AccountMailer } from './account.mailer.js';
-import type { ConsolePage, MailService } from './mail.service.js';
-import type { Mail } from './templates/mail.js';
+import type { ConsolePage, MailService } from '../../mail/mail.service.js';
+import type { Mail } from '../../mail/mail.js';
 
 const requested = (userId: number, mail: AccountMail, token?: string): AccountMailRequested => ({
   type: 'account.mail_requested',

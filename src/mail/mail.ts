@@ -1,16 +1,10 @@
-/** The mails the service sends, one template each (docs/mail.md, "Templates"). */
-export type MailTemplate =
-  | 'verification'
-  | 'registration-attempt'
-  | 'password-reset'
-  | 'invitation'
-  | 'password-changed'
-  | 'email-change'
-  | 'email-change-attempt';
-
 /** A rendered mail: its subject and its two bodies, plain text and HTML. */
 export interface Mail {
-  template: MailTemplate;
+  /**
+   * The template's name (its owner's: the users module's account mails): the metrics'
+   * label, the `.eml` file's name, and what a message's hand-over sent already.
+   */
+  template: string;
   subject: string;
   text: string;
   html: string;
@@ -18,9 +12,9 @@ export interface Mail {
   links: string[];
 }
 
-/** What a template says: paragraphs, and at most one link to act on. */
+/** What a template says (docs/mail.md, "Templates"): paragraphs, and at most one link to act on. */
 export interface MailContent {
-  template: MailTemplate;
+  template: string;
   subject: string;
   greeting: string;
   paragraphs: string[];

@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /**
  * Sent to the owner of an address that another account asked to change its email to: the

@@ -1,4 +1,4 @@
-import { composeMail, greetingOf, type Mail } from './mail.js';
+import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
 
 /**
  * Sent to the new address of a user's own email change: the link makes the change. It

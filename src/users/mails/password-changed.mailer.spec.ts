@@ -1,10 +1,10 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { userSnapshot } from '../../test/support/user-snapshot.js';
-import { userNotFound, type UsersService } from '../users/users.service.js';
-import type { UserUpdated } from '../users/user-events.js';
-import type { MailService } from './mail.service.js';
+import { userSnapshot } from '../../../test/support/user-snapshot.js';
+import { userNotFound, type UsersService } from '../users.service.js';
+import type { UserUpdated } from '../user-events.js';
+import type { MailService } from '../../mail/mail.service.js';
 import { PasswordChangedMailer } from './password-changed.mailer.js';
-import type { Mail } from './templates/mail.js';
+import type { Mail } from '../../mail/mail.js';
 
 const updated = (userId: number, fields: UserUpdated['fields']): UserUpdated => ({
   type: 'user.updated',

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException } from '../common/errors/api-exception.js';
-import { messageOf } from '../common/errors/message-of.js';
-import { OutboxHandler } from '../events/event-handlers.decorator.js';
-import type { UserUpdated } from '../users/user-events.js';
-import { UsersService } from '../users/users.service.js';
-import { MailService } from './mail.service.js';
+import { ApiException } from '../../common/errors/api-exception.js';
+import { messageOf } from '../../common/errors/message-of.js';
+import { OutboxHandler } from '../../events/event-handlers.decorator.js';
+import type { UserUpdated } from '../user-events.js';
+import { UsersService } from '../users.service.js';
+import { MailService } from '../../mail/mail.service.js';
 import { passwordChangedMail } from './templates/password-changed.template.js';
 
 /** The outbox consumer that mails password changes; the outbox's rows name it. */
