@@ -4,7 +4,7 @@ import type { DomainEvents } from '../events/domain-events.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { UserUpdated } from '../users/user-events.js';
 import { UserStatus } from '../users/user-status.js';
-import type { UsersService } from '../users/users.service.js';
+import type { UserLookupService } from '../users/user-lookup.service.js';
 import { generateApiKey, hashApiKey } from './api-key-format.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysRepository, type ApiKeyCredentialRow } from './api-keys.repository.js';
@@ -29,7 +29,7 @@ function fakeRepository() {
 
 function fakeUsers() {
   return {
-    lockForUpdate: jest.fn<UsersService['lockForUpdate']>(),
+    lockForUpdate: jest.fn<UserLookupService['lockForUpdate']>(),
   };
 }
 
@@ -58,7 +58,7 @@ describe(ApiKeysService.name, () => {
     sut = new ApiKeysService(
       repository as unknown as ApiKeysRepository,
       cfg,
-      users as unknown as UsersService,
+      users as unknown as UserLookupService,
       txHost.asHost(),
       { publish: () => Promise.resolve() } as unknown as DomainEvents,
     );

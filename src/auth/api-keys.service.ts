@@ -12,8 +12,8 @@ import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { UserUpdated, UserUpdateOrigin } from '../users/user-events.js';
-import { UserStatus } from '../users/user-status.js';
-import { UsersService } from '../users/users.service.js';
+import { canUseCredentials } from '../users/user-lifecycle.js';
+import { UserLookupService } from '../users/user-lookup.service.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 import type { ApiKey } from './api-key.entity.js';
 import {
@@ -52,7 +52,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
-    private readonly users: UsersService,
+    private readonly users: UserLookupService,
     @InjectTransactionHost() private readonly txHost: TxHost,
     private readonly events: DomainEvents,
   ) {}
@@ -128,7 +128,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     const parsed = parseApiKey(rawKey);
     if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) throw AuthErrors.invalidApiKey();
     const apiKey = await this.apiKeys.findByHash(hashApiKey(rawKey));
-    if (!apiKey || apiKey.userStatus !== UserStatus.Active) throw AuthErrors.invalidApiKey();
+    if (!apiKey || !canUseCredentials(apiKey.userStatus)) throw AuthErrors.invalidApiKey();
     this.touch(apiKey);
     return {
       kind: 'api-key',

@@ -7,12 +7,12 @@ import { PassportModule } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
-import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { AccessStatesService } from './access-states.service.js';
 import { ApiKeyAuthGuard } from './guards/api-key-auth.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ResolveCredentialsGuard } from './guards/resolve-credentials.guard.js';
@@ -44,12 +44,7 @@ import { SessionsService } from './sessions/sessions.service.js';
       useFactory: (secret: KeyObject) => ({ secret }),
     }),
   ],
-  controllers: [
-    AuthController,
-    ApiKeysController,
-    SessionsController,
-    UserSessionsController,
-  ],
+  controllers: [AuthController, ApiKeysController, SessionsController, UserSessionsController],
   providers: [
     AuthService,
     TokenService,
@@ -57,7 +52,7 @@ import { SessionsService } from './sessions/sessions.service.js';
     ApiKeysRepository,
     SessionsService,
     SessionsRepository,
-    AdminBootstrapService,
+    AccessStatesService,
     JwtStrategy,
     ApiKeyStrategy,
     JwtAuthGuard,

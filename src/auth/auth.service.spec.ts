@@ -3,8 +3,7 @@ import { Logger } from '@nestjs/common';
 import { fakeTxHost } from '../../test/support/transactions.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
-import type { PasswordService } from '../users/password.service.js';
-import type { UsersService } from '../users/users.service.js';
+import type { UserLookupService } from '../users/user-lookup.service.js';
 import { AuthService } from './auth.service.js';
 import type { SessionsService } from './sessions/sessions.service.js';
 import type { TokenService } from './token.service.js';
@@ -20,8 +19,10 @@ function refusingLogins(publish: DomainEvents['publish']) {
   const txHost = fakeTxHost();
   const published: { inTransaction: boolean }[] = [];
   const sut = new AuthService(
-    { findByUsername: () => Promise.resolve(null) } as unknown as UsersService,
-    { verifyPassword: () => Promise.resolve(false) } as unknown as PasswordService,
+    {
+      findByUsername: () => Promise.resolve(null),
+      verifyPassword: () => Promise.resolve(false),
+    } as unknown as UserLookupService,
     {} as TokenService,
     lockout as unknown as LoginLockoutService,
     {} as SessionsService,

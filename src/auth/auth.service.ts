@@ -4,9 +4,8 @@ import { messageOf } from '../common/errors/message-of.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
-import { PasswordService } from '../users/password.service.js';
-import { UserStatus } from '../users/user-status.js';
-import { UsersService } from '../users/users.service.js';
+import { awaitsVerification, canUseCredentials } from '../users/user-lifecycle.js';
+import { UserLookupService } from '../users/user-lookup.service.js';
 import { AuthErrors } from './auth-errors.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
@@ -21,8 +20,7 @@ export class AuthService implements BeforeApplicationShutdown {
   private readonly failuresBeingPublished = new Set<Promise<void>>();
 
   constructor(
-    private readonly users: UsersService,
-    private readonly passwords: PasswordService,
+    private readonly users: UserLookupService,
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockoutService,
     private readonly sessions: SessionsService,
@@ -43,13 +41,13 @@ export class AuthService implements BeforeApplicationShutdown {
       this.lockout.isLocked(dto.username),
       this.users.findByUsername(dto.username),
     ]);
-    const valid = await this.passwords.verifyPassword(user?.passwordHash, dto.password);
+    const valid = await this.users.verifyPassword(user?.passwordHash, dto.password);
     // Only the right password learns that the address awaits verification.
-    if (!locked && user && valid && user.userStatus === UserStatus.Pending) {
+    if (!locked && user && valid && awaitsVerification(user.userStatus)) {
       this.publishFailure(dto.username);
       throw AuthErrors.emailNotVerified();
     }
-    if (locked || !user || !valid || user.userStatus !== UserStatus.Active) {
+    if (locked || !user || !valid || !canUseCredentials(user.userStatus)) {
       this.publishFailure(dto.username);
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
@@ -73,7 +71,7 @@ export class AuthService implements BeforeApplicationShutdown {
     const issued = await this.sessions.refresh(refreshToken);
     // Deleting or deactivating a user ends its sessions; this covers one racing the refresh.
     const user = await this.users.findOne(issued.userId);
-    if (user.userStatus !== UserStatus.Active) throw AuthErrors.invalidRefreshToken();
+    if (!canUseCredentials(user.userStatus)) throw AuthErrors.invalidRefreshToken();
     return this.loggedIn(user, issued);
   }
 

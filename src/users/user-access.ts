@@ -2,7 +2,7 @@ import { ApiException } from '../common/errors/api-exception.js';
 import type { Principal } from '../common/types/principal.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
-import { UserStatus } from './user-status.js';
+import { canUseCredentials } from './user-lifecycle.js';
 
 const isSelf = (principal: Principal, userId: number) => principal.userId === userId;
 
@@ -47,7 +47,7 @@ export function assertCanUpdateUser(
   }
   const demotesItself =
     (dto.role !== undefined && dto.role !== 'admin') ||
-    (dto.userStatus !== undefined && dto.userStatus !== UserStatus.Active);
+    (dto.userStatus !== undefined && !canUseCredentials(dto.userStatus));
   if (principal.role === 'admin' && isSelf(principal, userId) && demotesItself) {
     throw new ApiException(
       'CONFLICT',

@@ -12,9 +12,11 @@ import { CredentialChange } from './accounts/credential-change.entity.js';
 import { MailQuota } from './accounts/mail-quota.entity.js';
 import { AccountMailer } from './mails/account.mailer.js';
 import { PasswordChangedMailer } from './mails/password-changed.mailer.js';
+import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { PasswordService } from './password.service.js';
 import { SignUpExpiryService } from './sign-up-expiry.service.js';
 import { User } from './user.entity.js';
+import { UserLookupService } from './user-lookup.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
@@ -39,11 +41,14 @@ import { UsersService } from './users.service.js';
     UsersRepository,
     PasswordService,
     SignUpExpiryService,
+    AdminBootstrapService,
+    UserLookupService,
     AccountsService,
     AccountsRepository,
     AccountMailer,
     PasswordChangedMailer,
   ],
-  exports: [UsersService, PasswordService],
+  // Auth reads users through this one, and changes none.
+  exports: [UserLookupService],
 })
 export class UsersModule {}

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { AuthConfig } from '../config/auth.config.js';
 import type { DomainEvent } from '../events/domain-event.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { PasswordService } from './password.service.js';
@@ -92,7 +91,6 @@ describe(UsersService.name, () => {
       lockout as unknown as LoginLockoutService,
       events.events,
       txHost.asHost(),
-      { accessStateCacheTtlMs: 60_000 } as AuthConfig,
     );
   });
 
@@ -394,16 +392,6 @@ describe(UsersService.name, () => {
       expect(error.code).toBe('CONFLICT');
       expect(error.details).toEqual({ field: 'email' });
     });
-
-    it('should make the next access check read the user again', async () => {
-      repository.findAccess.mockResolvedValue(user(7));
-      await sut.accessStateOf(7);
-      repository.findAccess.mockResolvedValue(user(7, { userStatus: UserStatus.Disabled }));
-
-      await sut.update(7, { userStatus: UserStatus.Disabled });
-
-      expect((await sut.accessStateOf(7))?.userStatus).toBe(UserStatus.Disabled);
-    });
   });
 
   describe('remove', () => {
@@ -416,16 +404,12 @@ describe(UsersService.name, () => {
       expect(error.code).toBe('USER_NOT_FOUND');
     });
 
-    it('should make the next access check find the user gone, and publish user.deleted with the user as it was', async () => {
-      repository.findAccess.mockResolvedValue(user(7));
-      await sut.accessStateOf(7);
+    it('should publish user.deleted with the user as it was', async () => {
       repository.findById.mockResolvedValue(user(7));
       repository.delete.mockResolvedValue(true);
-      repository.findAccess.mockResolvedValue(null);
 
       await sut.remove(7);
 
-      expect(await sut.accessStateOf(7)).toBeNull();
       expect(published).toEqual([
         {
           type: 'user.deleted',
@@ -435,25 +419,6 @@ describe(UsersService.name, () => {
         },
       ]);
       expect(published[0]).not.toHaveProperty('before.passwordHash');
-    });
-  });
-
-  describe('accessStateOf', () => {
-    it('should answer repeated checks from the cache, a deleted user included', async () => {
-      repository.findAccess.mockResolvedValue(user(7, { role: 'admin' }));
-      repository.findAccess.mockResolvedValueOnce(null);
-
-      expect(await sut.accessStateOf(8)).toBeNull();
-      expect(await sut.accessStateOf(8)).toBeNull();
-      const state = await sut.accessStateOf(7);
-      await sut.accessStateOf(7);
-
-      expect(state).toEqual({
-        userStatus: UserStatus.Active,
-        role: 'admin',
-        tokensValidAfter: null,
-      });
-      expect(repository.findAccess).toHaveBeenCalledTimes(2);
     });
   });
 

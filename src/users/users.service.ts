@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { TtlCache } from '../common/cache/ttl-cache.js';
 import {
   paginationOf,
   type Pagination,
@@ -14,8 +13,6 @@ import {
   rowVersionTag,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
-import type { Role } from '../common/types/principal.js';
-import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
@@ -23,6 +20,13 @@ import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { PasswordService } from './password.service.js';
 import { EMAIL_CHANGE_TTL_SECONDS } from './email-change.js';
+import {
+  awaitsVerification,
+  canUseCredentials,
+  cutsOffTokens,
+  MAILED_LINK_MOVE,
+  statusAfterMailedLink,
+} from './user-lifecycle.js';
 import { snapshotOfUser, type UserOrigin, type UserUpdateOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
@@ -32,13 +36,6 @@ import {
   type NewUser,
   type UserFields,
 } from './users.repository.js';
-
-/** What a bearer token's check needs to know about its user. */
-export interface AccessState {
-  userStatus: UserStatus;
-  role: Role;
-  tokensValidAfter: Date | null;
-}
 
 /** What a person signing up gives, besides its password. */
 export type RegistrationFields = Pick<
@@ -59,8 +56,6 @@ export interface UserPage {
   pagination: Pagination;
 }
 
-const ACCESS_STATE_MAX_ENTRIES = 10_000;
-
 /** Also ParseIdPipe's answer on the user routes, for ids that cannot exist. */
 export const userNotFound = (id: number | string) =>
   new ApiException('USER_NOT_FOUND', `User ${id} not found`);
@@ -68,10 +63,6 @@ export const userNotFound = (id: number | string) =>
 @Injectable()
 export class UsersService {
   private readonly logger = new Logger('Users');
-  // Tokens of disabled or deleted accounts, and those issued before a password change, must
-  // stop working within 60 s (docs/identity.md): the cache (at most 60 s, configured) spares the
-  // database a query per token request.
-  private readonly accessStates: TtlCache<number, AccessState | null>;
 
   constructor(
     private readonly users: UsersRepository,
@@ -79,18 +70,7 @@ export class UsersService {
     private readonly lockout: LoginLockoutService,
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
-    @Inject(authConfig.KEY) cfg: AuthConfig,
-  ) {
-    this.accessStates = new TtlCache(cfg.accessStateCacheTtlMs, ACCESS_STATE_MAX_ENTRIES);
-  }
-
-  /**
-   * Locks the user's row until the current transaction ends, so that work counted per user
-   * (such as its API keys) is serialised. False when the user does not exist.
-   */
-  lockForUpdate(userId: number): Promise<boolean> {
-    return this.users.lock(userId);
-  }
+  ) {}
 
   async list(query: LargePageQueryDto): Promise<UserPage> {
     const offset = query.offset ?? 0;
@@ -122,7 +102,7 @@ export class UsersService {
     if (!invite) return this.insert({ ...fields, passwordHash }, 'admin');
     // A pending account is outside the email's unique index: an admin is told here instead.
     const holder = await this.users.findByEmail(fields.email);
-    if (holder && holder.userStatus !== UserStatus.Pending) throw ApiException.taken('email');
+    if (holder && !awaitsVerification(holder.userStatus)) throw ApiException.taken('email');
     return this.insert({ ...fields, passwordHash, userStatus: UserStatus.Pending }, 'invitation');
   }
 
@@ -155,13 +135,14 @@ export class UsersService {
   }
 
   /**
-   * A verified address: userStatus 2 becomes 0; any other status stays as it is. 409
-   * CONFLICT when another account has verified the address since the sign-up.
+   * A verified address: a pending account becomes active (MAILED_LINK_MOVE); any other
+   * status stays as it is. 409 CONFLICT when another account has verified the address
+   * since the sign-up.
    */
   async verifyEmail(id: number): Promise<void> {
     await refusingTakenFields(() =>
-      this.write(id, { userStatus: UserStatus.Active }, 'email-verified', {
-        userStatus: UserStatus.Pending,
+      this.write(id, { userStatus: MAILED_LINK_MOVE.to }, 'email-verified', {
+        userStatus: MAILED_LINK_MOVE.from,
       }),
     );
   }
@@ -175,7 +156,8 @@ export class UsersService {
     await this.txHost.withTransaction(async () => {
       const user = await this.findOne(id);
       const changes: UserFields = { passwordHash, tokensValidAfter: new Date() };
-      if (user.userStatus === UserStatus.Pending) changes.userStatus = UserStatus.Active;
+      const status = statusAfterMailedLink(user.userStatus);
+      if (status !== user.userStatus) changes.userStatus = status;
       // Activating it verifies its address: 409 if another account holds it meanwhile.
       await refusingTakenFields(() => this.write(id, changes, 'password-set'));
     });
@@ -203,15 +185,13 @@ export class UsersService {
     origin: Exclude<UserUpdateOrigin, 'edit'>,
     where: { userStatus?: UserStatus; pendingEmail?: string } = {},
   ): Promise<boolean> {
-    const written = await this.txHost.withTransaction(async () => {
+    return this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
       const activated = withActivation(changes);
       if (!before || !(await this.users.updateWhere({ ...where, id }, activated))) return false;
       await this.publishUpdated(before, { ...before, ...activated }, activated, origin);
       return true;
     });
-    this.accessStates.delete(id);
-    return written;
   }
 
   /**
@@ -235,11 +215,11 @@ export class UsersService {
     if (email !== undefined) {
       Object.assign(changes, emailByMail ? await this.emailChangeTo(id, email) : { email });
     }
-    const deactivated = fields.userStatus !== undefined && fields.userStatus !== UserStatus.Active;
+    const deactivated = fields.userStatus !== undefined && cutsOffTokens(fields.userStatus);
     if (passwordHash !== undefined) changes.passwordHash = passwordHash;
     if (passwordHash !== undefined || deactivated) changes.tokensValidAfter = new Date();
     const activated = withActivation(changes);
-    const saved = await this.txHost.withTransaction(async () => {
+    return this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
       if (!before) throw userNotFound(id);
       const updated = await refusingTakenFields(() =>
@@ -251,8 +231,6 @@ export class UsersService {
       await this.publishUpdated(before, user, activated, 'edit');
       return user;
     });
-    this.accessStates.delete(saved.id);
-    return saved;
   }
 
   private publishUpdated(
@@ -323,7 +301,6 @@ export class UsersService {
         before: snapshotOfUser(before),
       });
     });
-    this.accessStates.delete(id);
   }
 
   /**
@@ -344,24 +321,7 @@ export class UsersService {
       }
       return users;
     });
-    for (const { id } of removed) this.accessStates.delete(id);
     return removed.length;
-  }
-
-  /**
-   * Status, role and token cut-off of a token's user, null when deleted. Cached for
-   * ACCESS_STATE_CACHE_TTL_MS; changes made through this instance take effect at once,
-   * those of other instances within that time.
-   */
-  async accessStateOf(userId: number): Promise<AccessState | null> {
-    const cached = this.accessStates.get(userId);
-    if (cached !== undefined) return cached;
-    const user = await this.users.findAccess(userId);
-    const state = user
-      ? { userStatus: user.userStatus, role: user.role, tokensValidAfter: user.tokensValidAfter }
-      : null;
-    this.accessStates.set(userId, state);
-    return state;
   }
 
   adminExists(): Promise<boolean> {
@@ -389,7 +349,9 @@ export class UsersService {
 
 /** An account made active is no unverified sign-up any more: the expiry leaves it for good. */
 const withActivation = (changes: UserFields): UserFields =>
-  changes.userStatus === UserStatus.Active ? { ...changes, unverifiedSignUp: false } : changes;
+  changes.userStatus !== undefined && canUseCredentials(changes.userStatus)
+    ? { ...changes, unverifiedSignUp: false }
+    : changes;
 
 async function refusingTakenFields<T>(write: () => Promise<T>): Promise<T> {
   try {

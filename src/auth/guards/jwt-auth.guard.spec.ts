@@ -6,7 +6,8 @@ import { signToken } from '../../../test/support/auth.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import { UserStatus } from '../../users/user-status.js';
-import type { AccessState, UsersService } from '../../users/users.service.js';
+import type { AccessState } from '../../users/user-lookup.service.js';
+import type { AccessStatesService } from '../access-states.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
 import { TokenService } from '../token.service.js';
@@ -19,14 +20,14 @@ const tokens = new TokenService(new JwtService({ secret: KEY }), cfg);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 let accessState: AccessState | null;
-const users = {
-  accessStateOf: jest.fn(() => Promise.resolve(accessState)),
-} as unknown as UsersService;
+const accessStates = {
+  of: jest.fn(() => Promise.resolve(accessState)),
+} as unknown as AccessStatesService;
 let sessionLive: boolean;
 const isLive = jest.fn((_sessionId: number, _userId: number) => Promise.resolve(sessionLive));
 const sessions = { isLive } as unknown as SessionsService;
 // Registers itself with passport as 'jwt', as Nest does when it instantiates the provider.
-new JwtStrategy(cfg, KEY, users, sessions);
+new JwtStrategy(cfg, KEY, accessStates, sessions);
 const sut = new JwtAuthGuard({ session: false, property: 'principal' });
 
 function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {

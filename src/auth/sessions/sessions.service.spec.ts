@@ -4,7 +4,7 @@ import { userSnapshot } from '../../../test/support/user-snapshot.js';
 import type { DomainEvents } from '../../events/domain-events.js';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { UserUpdated } from '../../users/user-events.js';
-import type { UsersService } from '../../users/users.service.js';
+import type { UserLookupService } from '../../users/user-lookup.service.js';
 import type { SessionsRepository } from './sessions.repository.js';
 import { ENDED_SESSION_RETENTION_SECONDS, SessionsService } from './sessions.service.js';
 
@@ -30,7 +30,7 @@ describe(SessionsService.name, () => {
     const sessions = { isLive, revokeOwned, rotate, revokeBySpentToken, revokeAllOfUser };
     sut = new SessionsService(
       sessions as unknown as SessionsRepository,
-      {} as UsersService,
+      {} as UserLookupService,
       cfg,
       events,
       fakeTxHost().asHost(),
@@ -110,7 +110,7 @@ describe(SessionsService.name, () => {
       });
       sut = new SessionsService(
         { deleteEnded } as unknown as SessionsRepository,
-        {} as UsersService,
+        {} as UserLookupService,
         cfg,
         events,
         fakeTxHost().asHost(),

@@ -16,7 +16,7 @@ import type { TxHost } from '../../database/transactions.js';
 import { DomainEvents } from '../../events/domain-events.js';
 import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
 import type { UserUpdated, UserUpdateOrigin } from '../../users/user-events.js';
-import { UsersService } from '../../users/users.service.js';
+import { UserLookupService } from '../../users/user-lookup.service.js';
 import { AuthErrors } from '../auth-errors.js';
 import { generateRefreshToken, hashRefreshToken, REFRESH_TOKEN_PATTERN } from './refresh-token.js';
 import type { SessionClient } from './session-client.decorator.js';
@@ -53,14 +53,14 @@ export interface IssuedRefreshToken {
 export class SessionsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Sessions');
   private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
-  // The session half of an access token's check, kept beside UsersService.accessStateOf's
+  // The session half of an access token's check, kept beside AccessStatesService's
   // account half with the same TTL: a session revoked on another instance stops its access
   // tokens within ACCESS_STATE_CACHE_TTL_MS (at most 60 s, docs/identity.md).
   private readonly liveSessions: TtlCache<number, boolean>;
 
   constructor(
     private readonly sessions: SessionsRepository,
-    private readonly users: UsersService,
+    private readonly users: UserLookupService,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,

@@ -6,8 +6,8 @@ import { ExtractJwt, Strategy } from 'passport-jwt';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { ROLES, type Principal, type Role } from '../../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
-import { UserStatus } from '../../users/user-status.js';
-import { UsersService } from '../../users/users.service.js';
+import { canUseCredentials } from '../../users/user-lifecycle.js';
+import { AccessStatesService } from '../access-states.service.js';
 import { AuthErrors } from '../auth-errors.js';
 import { JWT_KEY } from '../jwt-key.module.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -52,7 +52,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(authConfig.KEY) cfg: AuthConfig,
     @Inject(JWT_KEY) key: KeyObject,
-    private readonly users: UsersService,
+    private readonly accessStates: AccessStatesService,
     private readonly sessions: SessionsService,
   ) {
     super({
@@ -96,11 +96,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   private async principalOf(claims: Claims): Promise<Principal> {
     const { userId, iat, sessionId } = this.checkedClaims(claims);
     const [state, sessionLive] = await Promise.all([
-      this.users.accessStateOf(userId),
+      this.accessStates.of(userId),
       sessionId === undefined ? true : this.sessions.isLive(sessionId, userId),
     ]);
     if (!state) throw AuthErrors.invalidToken('its account no longer exists');
-    if (state.userStatus !== UserStatus.Active) {
+    if (!canUseCredentials(state.userStatus)) {
       throw AuthErrors.invalidToken('its account is not active');
     }
     if (!issuedAfter(iat, state.tokensValidAfter)) {

@@ -8,6 +8,7 @@ import { DomainEvents } from '../../events/domain-events.js';
 import { OnDomainEvent, OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PasswordService } from '../password.service.js';
 import type { UserCreated, UserUpdated } from '../user-events.js';
+import { awaitsVerification } from '../user-lifecycle.js';
 import { UserStatus } from '../user-status.js';
 import { UsersService } from '../users.service.js';
 import type { AccountAsk, AccountMail, AccountMailAsked } from './account-events.js';
@@ -144,7 +145,7 @@ export class AccountsService {
     const holder = await this.users.findByEmail(email);
     switch (ask) {
       case 'registration': {
-        if (holder && holder.id !== userId && holder.userStatus !== UserStatus.Pending) {
+        if (holder && holder.id !== userId && !awaitsVerification(holder.userStatus)) {
           if (await this.mayMail(holder.email, requester)) {
             await this.publishMail(holder.id, 'registration-attempt', holder.email);
           }
@@ -157,7 +158,11 @@ export class AccountsService {
         return;
       }
       case 'verification':
-        if (holder?.userStatus === UserStatus.Pending && (await this.mayMail(email, requester))) {
+        if (
+          holder &&
+          awaitsVerification(holder.userStatus) &&
+          (await this.mayMail(email, requester))
+        ) {
           await this.mailToken(holder.id, 'verify-email', 'verification', holder.email);
         }
         return;
@@ -226,7 +231,7 @@ export class AccountsService {
       if (error instanceof ApiException && error.code === 'USER_NOT_FOUND') return null;
       throw error;
     });
-    return user?.userStatus === UserStatus.Pending ? user : null;
+    return user && awaitsVerification(user.userStatus) ? user : null;
   }
 
   private publishAsk(ask: AccountAsk, email: string, asker: Asker, userId?: number) {
@@ -264,7 +269,7 @@ export class AccountsService {
     if (pendingEmail === null) return;
     const owner = await this.users.findByEmail(pendingEmail);
     const requester = `account:${id}`;
-    if (owner && owner.userStatus !== UserStatus.Pending) {
+    if (owner && !awaitsVerification(owner.userStatus)) {
       if (await this.mayMail(owner.email, requester)) {
         await this.publishMail(owner.id, 'email-change-attempt', owner.email);
       }

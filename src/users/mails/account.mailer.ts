@@ -4,7 +4,8 @@ import { TOKEN_TTL_SECONDS } from '../accounts/account-tokens.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { messageOf } from '../../common/errors/message-of.js';
 import { OutboxHandler } from '../../events/event-handlers.decorator.js';
-import { UserStatus } from '../user-status.js';
+import { awaitsVerification } from '../user-lifecycle.js';
+import type { UserStatus } from '../user-status.js';
 import { UsersService } from '../users.service.js';
 import { MailService } from '../../mail/mail.service.js';
 import { emailChangeAttemptMail } from './templates/email-change-attempt.template.js';
@@ -79,7 +80,7 @@ export class AccountMailer {
         });
       case 'password-reset':
         return passwordResetMail({
-          username: userStatus === UserStatus.Pending ? null : username,
+          username: awaitsVerification(userStatus) ? null : username,
           link: this.mail.consoleLink('reset-password', token),
           validMinutes: TOKEN_TTL_SECONDS['reset-password'] / 60,
         });

@@ -1,6 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
-import { CreateUserDto } from '../../../users/dto/create-user.dto.js';
+import { CreateUserDto } from '../../dto/create-user.dto.js';
 
 /**
  * Loose bounds: any other string is a token that does not exist, answered as one

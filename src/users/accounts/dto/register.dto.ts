@@ -1,5 +1,5 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
-import { CreateUserDto } from '../../../users/dto/create-user.dto.js';
+import { CreateUserDto } from '../../dto/create-user.dto.js';
 
 /** The rules of POST /users for the fields a person signing up gives. */
 export class RegisterDto extends PickType(CreateUserDto, [
