@@ -43,13 +43,6 @@ const headerNameRules = [
 // The module graph (docs/architecture.md, "Layers" and "Public surface"): no cycle between
 // the top-level folders of src/, and another module is reached only through its public surface.
 const moduleGraph = {
-  // Known cycles, as [from, to] folder edges left out of the check; each goes with the work
-  // under way that removes it.
-  knownCycles: [
-    // auth writes the audit log directly (AuditLog, audit-context), while audit names auth's
-    // key format and JwtKeyModule: the identity work makes audit a pure listener of auth.*.
-    ['auth', 'audit'],
-  ],
   // Every file of these is for every module: the shared kernel and the settings.
   open: ['common', 'config'],
   // Another module's file is public when it is its module, a service, guard, middleware,
@@ -116,17 +109,12 @@ export default tseslint.config(
     ignores: ['**/*.spec.ts'],
     plugins: { 'module-graph': moduleGraphPlugin },
     rules: {
-      'module-graph/no-folder-cycle': ['error', { knownCycles: moduleGraph.knownCycles }],
+      'module-graph/no-folder-cycle': 'error',
       'module-graph/public-surface': [
         'error',
         { open: moduleGraph.open, surface: moduleGraph.surface },
       ],
     },
-  },
-  {
-    // The account mails read auth's account tokens: the identity work moves both to users/.
-    files: ['src/mail/account.mailer.ts'],
-    rules: { 'module-graph/public-surface': 'off' },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

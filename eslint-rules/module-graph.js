@@ -56,7 +56,7 @@ function folderGraph(root) {
 }
 
 /** The folders from `start` to `goal` through the graph, or undefined when none leads there. */
-function pathBetween(graph, start, goal, skipped) {
+function pathBetween(graph, start, goal) {
   const cameFrom = new Map([[start, undefined]]);
   const queue = [start];
   while (queue.length > 0) {
@@ -67,7 +67,7 @@ function pathBetween(graph, start, goal, skipped) {
       return hops;
     }
     for (const next of graph.get(unit)?.keys() ?? []) {
-      if (cameFrom.has(next) || skipped(unit, next)) continue;
+      if (cameFrom.has(next)) continue;
       cameFrom.set(next, unit);
       queue.push(next);
     }
@@ -111,10 +111,6 @@ const noFolderCycle = {
         type: 'object',
         properties: {
           root: { type: 'string' },
-          knownCycles: {
-            type: 'array',
-            items: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 2 },
-          },
         },
         additionalProperties: false,
       },
@@ -128,13 +124,11 @@ const noFolderCycle = {
   },
   create(context) {
     const root = rootOf(context);
-    const known = new Set((context.options[0]?.knownCycles ?? []).map(([a, b]) => `${a}→${b}`));
-    const skipped = (from, to) => known.has(`${from}→${to}`);
     return eachImport((node, specifier) => {
       const edge = crossing(context, root, specifier);
-      if (!edge || skipped(edge.from, edge.to)) return;
+      if (!edge) return;
       const graph = folderGraph(root);
-      const back = pathBetween(graph, edge.to, edge.from, skipped);
+      const back = pathBetween(graph, edge.to, edge.from);
       if (!back) return;
       const hops = back
         .slice(1)
