@@ -72,11 +72,17 @@ export class AuditReactions {
 
   @OnDomainEvent('webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated')
   async onWebhookChanged(event: WebhookSubscriptionEvent): Promise<void> {
-    const changes: AuditChanges = changesBetween(
-      withAuditedUrl(event.before),
-      withAuditedUrl(event.after),
-      ['url', 'events', 'description', 'enabled'],
-    );
+    const changes: AuditChanges = changesBetween(event.before, event.after, [
+      'url',
+      'events',
+      'description',
+      'enabled',
+    ]);
+    // Compared whole, kept without its secrets: a change of those alone shows, from and to
+    // alike, as a secret's change does (docs/api-decisions.md, "Audit log").
+    if (changes.url) {
+      changes.url = { from: auditedUrl(changes.url.from), to: auditedUrl(changes.url.to) };
+    }
     // The secret is in no event: only that it was made or replaced is known, and recorded.
     if (event.type === 'webhook.created') changes.secret = { from: null, to: REDACTED };
     if (event.type === 'webhook.secret_rotated') changes.secret = { from: REDACTED, to: REDACTED };
@@ -228,12 +234,12 @@ function actorOfUserUpdate(
  * A receiver's URL as the log keeps it, for a year: without query string, fragment or user
  * info, where receivers put tokens.
  */
-function withAuditedUrl<T extends { url: string }>(webhook: T | null): T | null {
-  if (webhook === null) return null;
-  const url = new URL(webhook.url);
+function auditedUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const url = new URL(value);
   url.username = '';
   url.password = '';
   url.search = '';
   url.hash = '';
-  return { ...webhook, url: url.toString() };
+  return url.toString();
 }

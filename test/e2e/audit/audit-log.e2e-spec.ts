@@ -236,6 +236,27 @@ describe('Audit log (e2e)', () => {
     expect(stored).not.toMatch(/receiver-secret|other-secret|part/);
   });
 
+  it('should record a webhook URL whose query string alone changed, without either query', async () => {
+    const created = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: `${WEBHOOK_URL}?token=first-secret`, events: ['pet.created'] })
+      .expect(201);
+    for (const url of [
+      `${WEBHOOK_URL}?token=second-secret`,
+      `${WEBHOOK_URL}?token=second-secret`,
+    ]) {
+      await t.http.put(`/v1/webhooks/${created.body.id}`).set(t.admin).send({ url }).expect(200);
+    }
+
+    const [unchanged, changed] = await entries();
+    expect(changed.changes).toEqual({ url: { from: WEBHOOK_URL, to: WEBHOOK_URL } });
+    expect(unchanged).toMatchObject({ action: 'webhook.updated' });
+    expect(unchanged).not.toHaveProperty('changes');
+    const stored = JSON.stringify(await t.dataSource.query('SELECT changes FROM audit_events'));
+    expect(stored).not.toMatch(/first-secret|second-secret/);
+  });
+
   describe('request ids', () => {
     it("should record the service's own request id, and a caller's X-Request-Id beside it", async () => {
       const chosen = await createCategory('Traced by caller')
