@@ -1,64 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { bodyOf, headOnly, nodePost } from '../../support/node-client.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
 const KB = 1024;
-
-/** Sends a request's head alone and returns all the service wrote until it closed. */
-async function headOnly(port: number, lines: string[]): Promise<string> {
-  const socket = net.connect(port, '127.0.0.1');
-  socket.write([...lines, `Host: 127.0.0.1:${port}`, '', ''].join('\r\n'));
-  const received: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => received.push(chunk));
-  await new Promise((resolve) => socket.once('close', resolve));
-  return Buffer.concat(received).toString('utf8');
-}
-
-const bodyOf = (text: string): unknown => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
-
-/** Node's client, which writes its whole body before reading; with `expect`, once 100 came. */
-function nodePost(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  body: Buffer,
-  expectContinue: boolean,
-): Promise<{ status?: number; body?: unknown; continued: boolean; errors: string[] }> {
-  return new Promise((resolve) => {
-    const answer = { status: undefined as number | undefined, body: undefined as unknown };
-    const result = { continued: false, errors: [] as string[] };
-    const request = http.request({
-      port,
-      host: '127.0.0.1',
-      method: 'POST',
-      path,
-      agent: false,
-      headers: {
-        ...headers,
-        'Content-Type': 'application/json',
-        'Content-Length': String(body.length),
-        ...(expectContinue ? { Expect: '100-continue' } : {}),
-      },
-    });
-    request.on('continue', () => {
-      result.continued = true;
-      request.end(body);
-    });
-    request.on('response', (response) => {
-      answer.status = response.statusCode;
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        answer.body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (!result.continued && expectContinue) request.destroy();
-      });
-    });
-    request.on('error', (error: NodeJS.ErrnoException) => result.errors.push(error.code ?? ''));
-    request.on('close', () => resolve({ ...answer, ...result }));
-    if (!expectContinue) request.end(body);
-  });
-}
 
 describe('Answers given before the request body (e2e)', () => {
   let t: TestApp;
@@ -72,6 +17,12 @@ describe('Answers given before the request body (e2e)', () => {
   });
   afterAll(() => t.close());
 
+  /** A category posted by Node's client; with `continued`, it sends the body once 100 Continue came. */
+  const postCategory = (body: Buffer, continued: boolean) =>
+    nodePost(port, '/v1/categories', { ...t.admin, 'Content-Type': 'application/json' }, body, {
+      expect: continued,
+      wait: continued,
+    });
   const bigCategory = () =>
     Buffer.from(JSON.stringify({ name: 'Big', description: 'x'.repeat(200 * KB) }));
 
@@ -105,18 +56,12 @@ describe('Answers given before the request body (e2e)', () => {
     });
 
     it('should send 100 Continue for a JSON body within the limit and take it', async () => {
-      const answer = await nodePost(
-        port,
-        '/v1/categories',
-        t.admin,
-        Buffer.from(JSON.stringify({ name: 'Continued' })),
-        true,
-      );
+      const answer = await postCategory(Buffer.from(JSON.stringify({ name: 'Continued' })), true);
       expect(answer).toMatchObject({ status: 201, continued: true, errors: [] });
     });
 
     it('should let a Node client that waits for 100 Continue read the 413 of a JSON body over 100 kB', async () => {
-      const answer = await nodePost(port, '/v1/categories', t.admin, bigCategory(), true);
+      const answer = await postCategory(bigCategory(), true);
       expect(answer).toMatchObject({
         status: 413,
         body: { code: 'PAYLOAD_TOO_LARGE' },
@@ -127,7 +72,7 @@ describe('Answers given before the request body (e2e)', () => {
   });
 
   it('should let a Node client that writes a JSON body over 100 kB before reading read the 413', async () => {
-    const answer = await nodePost(port, '/v1/categories', t.admin, bigCategory(), false);
+    const answer = await postCategory(bigCategory(), false);
     expect(answer).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' }, errors: [] });
   });
 });

@@ -2,11 +2,17 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jpegImage } from '../../support/images.js';
+import {
+  bodyOf,
+  headOnly,
+  nodePost,
+  type NodeAnswer,
+  type NodePostOptions,
+} from '../../support/node-client.js';
 import { createPet } from '../../support/pets.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { filesUnder } from '../../support/uploads.js';
@@ -28,59 +34,21 @@ function form(image: Buffer): Buffer {
   ]);
 }
 
-interface Answer {
-  status?: number;
-  body?: { code?: string; requestId?: string };
-  continued: boolean;
-  errors: string[];
-}
-
-/**
- * Node's own client, which writes its whole body before it reads: `expect` sends
- * `Expect: 100-continue` and, with `wait`, the body only once 100 Continue came. Settles when
- * the request is over (its socket closed), with every error it met on the way.
- */
-function nodeUpload(
+/** An upload by Node's own client (nodePost). */
+const nodeUpload = (
   port: number,
   path: string,
   headers: Record<string, string>,
   body: Buffer,
-  { expect = false, wait = false, chunked = false } = {},
-): Promise<Answer> {
-  return new Promise((resolve) => {
-    const answer: Answer = { continued: false, errors: [] };
-    const request = http.request({
-      port,
-      host: '127.0.0.1',
-      method: 'POST',
-      path,
-      agent: false,
-      headers: {
-        ...headers,
-        'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
-        ...(chunked ? {} : { 'Content-Length': String(body.length) }),
-        ...(expect ? { Expect: '100-continue' } : {}),
-      },
-    });
-    request.on('continue', () => {
-      answer.continued = true;
-      if (wait) request.end(body);
-    });
-    request.on('response', (response) => {
-      answer.status = response.statusCode;
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        answer.body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        // A client that never sent its body is done with the request once answered.
-        if (wait && !answer.continued) request.destroy();
-      });
-    });
-    request.on('error', (error: NodeJS.ErrnoException) => answer.errors.push(error.code ?? ''));
-    request.on('close', () => resolve(answer));
-    if (!wait) request.end(body);
-  });
-}
+  options?: NodePostOptions,
+) =>
+  nodePost(
+    port,
+    path,
+    { ...headers, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body,
+    options,
+  );
 
 function curl(args: string[]): Promise<{ exitCode: number; stdout: string }> {
   return new Promise((resolve) => {
@@ -99,7 +67,7 @@ describe('Uploads refused for their size (e2e)', () => {
 
   const uploadPath = async () => `/v1/pets/${await createPet(t)}/upload-image`;
 
-  function expectTooLarge(answer: Answer) {
+  function expectTooLarge(answer: NodeAnswer) {
     expect(answer).toMatchObject({
       status: 413,
       body: { code: 'PAYLOAD_TOO_LARGE', requestId: expect.any(String) },
@@ -123,29 +91,18 @@ describe('Uploads refused for their size (e2e)', () => {
 
   describe('with Expect: 100-continue', () => {
     it('should answer 413 before 100 Continue when the announced body is over the limit', async () => {
-      const path = await uploadPath();
-      const socket = net.connect(port, '127.0.0.1');
-      const head = [
-        `POST ${path} HTTP/1.1`,
-        `Host: 127.0.0.1:${port}`,
+      const text = await headOnly(port, [
+        `POST ${await uploadPath()} HTTP/1.1`,
         ...Object.entries(auth).map(([name, value]) => `${name}: ${value}`),
         `Content-Type: multipart/form-data; boundary=${BOUNDARY}`,
         `Content-Length: ${6 * MB}`,
         'Expect: 100-continue',
-        '',
-        '',
-      ].join('\r\n');
-      socket.write(head);
-      // No body is sent: the service closes the connection once it has answered.
-      const received: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => received.push(chunk));
-      await new Promise((resolve) => socket.once('close', resolve));
-      const text = Buffer.concat(received).toString('utf8');
+      ]);
 
       expect(text).toMatch(/^HTTP\/1\.1 413 /);
       expect(text).not.toContain('100 Continue');
       expect(text).toMatch(/\r\nconnection: close\r\n/i);
-      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      expect(bodyOf(text)).toMatchObject({
         code: 'PAYLOAD_TOO_LARGE',
         details: { maxBytes: 5 * MB },
         requestId: expect.any(String),
