@@ -48,6 +48,14 @@ export async function createUser(
   return { ...created, headers };
 }
 
+/** The user changes its own password to `password`, with its current one. */
+export const changeOwnPassword = (t: TestApp, user: CreatedUser, password: string) =>
+  t.http
+    .put(`/v1/users/${user.id}`)
+    .set(user.headers)
+    .send({ password, currentPassword: user.password })
+    .expect(200);
+
 /** Creates an API key with the given bearer headers; returns the creation response body. */
 export async function createApiKey(
   t: TestApp,

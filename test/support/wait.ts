@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { TestApp } from './test-app.js';
 
 /** Polls `condition` until it holds, for work the service does after its response. */
 export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -7,6 +8,20 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 500
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Waits until the outbox has no message left for `consumers`: each event was handled (so a
+ * mail not sent by then never will be), or given up.
+ */
+export function outboxDrained(t: TestApp, consumers: string[]): Promise<void> {
+  return waitFor(async () => {
+    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+      'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = ANY($1)',
+      [consumers],
+    );
+    return count === 0;
+  }, 10_000);
 }
 
 /**

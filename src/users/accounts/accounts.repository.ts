@@ -120,6 +120,27 @@ export class AccountsRepository {
     return row.allowed;
   }
 
+  /**
+   * Whether `scope` of `address` has room for one more mail under `limit`, its row locked
+   * until the transaction ends, so that the room is still there when takeMailQuota counts
+   * the mail. No row yet is room: nothing to lock, and only `limit` first mails at once
+   * could fill it meanwhile.
+   */
+  async hasMailRoom(
+    address: string,
+    scope: string,
+    limit: number,
+    windowSeconds: number,
+  ): Promise<boolean> {
+    const [row] = await this.txHost.tx.query<{ room: boolean }[]>(
+      `SELECT cardinality(${RECENT}) < $2 AS room FROM mail_quotas q
+        WHERE q.address = lower($1) AND q.scope = $4
+        FOR UPDATE`,
+      [address, limit, windowSeconds, scope],
+    );
+    return row?.room ?? true;
+  }
+
   /** Milliseconds until `scope` of `address` has room for one more mail under `limit`. */
   async msUntilMailRoom(
     address: string,

@@ -357,9 +357,13 @@ export class AccountsService {
     });
   }
 
-  /** Counts a mail to `to` for `requester`, and under the address's overall cap. */
+  /**
+   * Counts a mail to `to` for `requester` and under the address's overall cap, or neither
+   * when either is full: a mail not sent spends no one's quota.
+   */
   private async mayMail(to: string, requester: string): Promise<boolean> {
     return (
+      (await this.accounts.hasMailRoom(to, ALL, MAILS_PER_ADDRESS, ADDRESS_WINDOW_SECONDS)) &&
       (await this.takeQuota(to, fromRequester(requester))) &&
       this.accounts.takeMailQuota(to, ALL, MAILS_PER_ADDRESS, ADDRESS_WINDOW_SECONDS)
     );

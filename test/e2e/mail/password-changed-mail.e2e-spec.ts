@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createUser, type CreatedUser } from '../../support/auth.js';
+import { changeOwnPassword, createUser, type CreatedUser } from '../../support/auth.js';
 import { TestSmtpServer } from '../../support/smtp-server.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
-import { waitFor } from '../../support/wait.js';
+import { outboxDrained, waitFor } from '../../support/wait.js';
 
 /*
  * docs/mail.md: "your password was changed" goes after the change commits, from the outbox,
@@ -13,22 +13,9 @@ const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' 
 const CONSUMER = 'mail.password-changed';
 const NEW_PASSWORD = 'a brand new password';
 
-const changePassword = (t: TestApp, user: CreatedUser) =>
-  t.http
-    .put(`/v1/users/${user.id}`)
-    .set(user.headers)
-    .send({ password: NEW_PASSWORD, currentPassword: user.password })
-    .expect(200);
+const changePassword = (t: TestApp, user: CreatedUser) => changeOwnPassword(t, user, NEW_PASSWORD);
 
-/** Waits until the consumer has no message left: each event was handled, or given up. */
-const drained = (t: TestApp) =>
-  waitFor(async () => {
-    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
-      'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = $1',
-      [CONSUMER],
-    );
-    return count === 0;
-  }, 10_000);
+const drained = (t: TestApp) => outboxDrained(t, [CONSUMER]);
 
 /** petstore_mails_total of the password-changed template, by outcome. */
 async function mailsCounted(t: TestApp): Promise<{ sent: number; failed: number }> {
