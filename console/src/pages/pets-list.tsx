@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
 import type { operations, Schemas } from '../../../client/index.js';
 import { api, type Inventory, ok, type Pet } from '../api';
@@ -48,6 +49,35 @@ function routeOf({ q, category, status, tags, minAge, maxAge, sort, offset }: Fi
 
 /** Where the page is wide enough for every filter beside the list (styles.css's breakpoint). */
 const WIDE_SCREEN = matchMedia('(min-width: 40rem)');
+
+/** Folded on a phone, so that the pets show above the fold; open on wider screens. */
+function Fold({
+  class: className,
+  summary,
+  children,
+}: {
+  class: string;
+  summary: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  return (
+    <details class={className} open={WIDE_SCREEN.matches}>
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}
+
+/** An age bound of the filters, 0 to 100 as the API takes it. */
+function AgeField({ name, label, value }: { name: string; label: string; value: string }) {
+  const id = `filter-${name}`;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} name={name} type="number" min={0} max={100} defaultValue={value} />
+    </div>
+  );
+}
 
 /** How many of the folded filters are set, for the fold's summary. */
 function setFilters(filters: Filters): number {
@@ -148,12 +178,15 @@ export function PetsPage() {
           <label for="filter-q">Search</label>
           <input id="filter-q" name="q" type="search" maxLength={200} defaultValue={filters.q} />
         </div>
-        {/* Folded on a phone, so that the pets show above the fold; open on wider screens. */}
-        <details class="filter-more" open={WIDE_SCREEN.matches}>
-          <summary>
-            More filters
-            {setFilters(filters) > 0 && ` (${setFilters(filters)} set)`}
-          </summary>
+        <Fold
+          class="filter-more"
+          summary={
+            <>
+              More filters
+              {setFilters(filters) > 0 && ` (${setFilters(filters)} set)`}
+            </>
+          }
+        >
           <div class="filter-fields">
             <div class="field">
               <label for="filter-category">Category</label>
@@ -185,28 +218,8 @@ export function PetsPage() {
               <label for="filter-tags">Tags (all of, comma-separated)</label>
               <input id="filter-tags" name="tags" defaultValue={filters.tags.join(', ')} />
             </div>
-            <div class="field">
-              <label for="filter-min-age">Min age</label>
-              <input
-                id="filter-min-age"
-                name="minAge"
-                type="number"
-                min={0}
-                max={100}
-                defaultValue={filters.minAge}
-              />
-            </div>
-            <div class="field">
-              <label for="filter-max-age">Max age</label>
-              <input
-                id="filter-max-age"
-                name="maxAge"
-                type="number"
-                min={0}
-                max={100}
-                defaultValue={filters.maxAge}
-              />
-            </div>
+            <AgeField name="minAge" label="Min age" value={filters.minAge} />
+            <AgeField name="maxAge" label="Max age" value={filters.maxAge} />
             <div class="field">
               <label for="filter-sort">Sort</label>
               <select id="filter-sort" name="sort">
@@ -225,7 +238,7 @@ export function PetsPage() {
               </select>
             </div>
           </div>
-        </details>
+        </Fold>
         <button type="submit">Filter</button>
       </form>
       {filters.tags.length > 0 && (
@@ -284,9 +297,8 @@ function FacetCounts({ facets, filters }: { facets: Facets; filters: Filters }) 
         pending · {facets.status.sold} sold
       </p>
       {(facets.categories.length > 0 || facets.tags.length > 0) && (
-        // Folded on a phone, like the filters: twenty tags would push the pets down.
-        <details class="facet-more" open={WIDE_SCREEN.matches}>
-          <summary>By category and tag</summary>
+        // Twenty tags would push the pets down, as the filters would.
+        <Fold class="facet-more" summary="By category and tag">
           {facets.categories.length > 0 && (
             <p>
               {facets.categories.map((category, n) => (
@@ -314,7 +326,7 @@ function FacetCounts({ facets, filters }: { facets: Facets; filters: Filters }) 
               ))}
             </ul>
           )}
-        </details>
+        </Fold>
       )}
     </section>
   );
