@@ -4,6 +4,10 @@ import { Pet } from './pet.entity.js';
 import { PetTag } from './pet-tag.entity.js';
 import { Tag } from './tag.entity.js';
 import { PetEventRecord } from './pet-event.entity.js';
+import { PetCount } from './pet-count.entity.js';
+import { PetDocument } from './pet-document.entity.js';
+import { SearchWord } from './search-word.entity.js';
+import { TagCount } from './tag-count.entity.js';
 import { JwtKeyModule } from '../auth/jwt-key.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetEventsRepository } from './pet-events.repository.js';
@@ -14,7 +18,16 @@ import { PetsService } from './pets.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Pet, Tag, PetTag, PetEventRecord]),
+    TypeOrmModule.forFeature([
+      Pet,
+      Tag,
+      PetTag,
+      PetEventRecord,
+      PetCount,
+      TagCount,
+      PetDocument,
+      SearchWord,
+    ]),
     IdempotencyModule,
     JwtKeyModule,
   ],
