@@ -7,7 +7,7 @@ import { parameters, type Param } from './statement-parts.js';
 export interface PetFilters {
   category?: string;
   status?: PetStatus;
-  /** Web-search syntax, see `pet_search_query` (migration AddPetSearch). */
+  /** Web-search syntax, see `pet_search_query` (src/database/schema/pet-search.sql). */
   q?: string;
   /** All of them, any case. */
   tags?: string[];
@@ -383,7 +383,7 @@ export function petFacetsQuery(
 /**
  * `petFacetsQuery` for `countedByCounters` filters (the default views: no filter, a
  * category, a status): from the trigger-kept counters of pets (`pet_counts`) and of their
- * links (`tag_counts`, migration AddTagCounts), whatever the number of pets.
+ * links (`tag_counts`, src/database/schema/tag-counts.sql), whatever the number of pets.
  */
 export function countedFacetsQuery(filters: PetFilters): { sql: string; params: unknown[] } {
   const { params, param } = parameters();

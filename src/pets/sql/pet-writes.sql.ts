@@ -28,8 +28,8 @@ export interface PetChanges {
 /**
  * With tags, the links are written and the tags read back in the same statement, from the
  * tags table: links written by a statement are not visible to its own sub-selects. The
- * links carry the pet's age (migration KeepSearchFacts), which the links' trigger would
- * otherwise write in a second version of each (LightenSearchUpkeep).
+ * links carry the pet's age, which the links' trigger would otherwise write in a second
+ * version of each (src/database/schema/pet-search.sql).
  */
 export function insertPetQuery(
   fields: PetWriteFields,
