@@ -4,11 +4,14 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { appConfig, type AppConfig } from '../config/app.config.js';
+import { acceptQueueLength } from './accept-queue.js';
 
 // http.Server's close() also closes idle connections at once; net.Server's only stops listening.
 const stopListening = (server: Server): void => void NetServer.prototype.close.call(server);
 // How long a connection accepted just before the listener closed gets to show its request.
 const ACCEPTED_REQUEST_WAIT_MS = 500;
+// How long the listener's close waits for the kernel's queue of connections to be empty.
+const ACCEPT_QUEUE_WAIT_MS = 1_000;
 
 /**
  * Drains the HTTP server before the database and Redis are closed. On a signal, `drain()`
@@ -67,12 +70,7 @@ export class ShutdownService implements BeforeApplicationShutdown {
     this.logger.log(
       `Not accepting connections; waiting for ${this.inFlight.size} request(s) in flight`,
     );
-    // Closing a listener resets the connections the kernel holds for it that the service has
-    // not accepted yet (a busy event loop leaves them waiting): a balancer that has written a
-    // POST onto one answers 502. The event loop accepts all that wait just before it runs
-    // setImmediate callbacks, so few can arrive in between. From then on a new connection is
-    // refused, which a balancer retries elsewhere.
-    await new Promise((resolve) => setImmediate(resolve));
+    await this.acceptQueueEmpty(server);
     stopListening(server);
     // Idle connections stay a moment: one accepted an instant ago has its request on the way,
     // which Node cannot tell from an idle one. Without a drain (development, tests) no
@@ -87,6 +85,28 @@ export class ShutdownService implements BeforeApplicationShutdown {
       );
     }
     server.closeAllConnections();
+  }
+
+  /**
+   * Resolves when the kernel holds no connection for the listener that the service has not
+   * accepted: closing the listener resets those, and a balancer that has written a POST onto
+   * one answers 502 (it never sends a POST twice). A busy event loop leaves them waiting
+   * (nginx, told nothing, connects anew for every request of the drain). The event loop
+   * accepts all that wait just before it runs setImmediate callbacks; the queue is looked
+   * at after that, and the caller closes the listener at once after the look that finds it
+   * empty (Linux; elsewhere after one turn of the loop). From then on a new connection is
+   * refused, which a balancer retries elsewhere.
+   */
+  private async acceptQueueEmpty(server: Server): Promise<void> {
+    const address = server.address();
+    const port = typeof address === 'object' ? address?.port : undefined;
+    const deadline = performance.now() + ACCEPT_QUEUE_WAIT_MS;
+    do await new Promise((resolve) => setImmediate(resolve));
+    while (
+      port !== undefined &&
+      (acceptQueueLength(port) ?? 0) > 0 &&
+      performance.now() < deadline
+    );
   }
 
   private server(): Server | undefined {

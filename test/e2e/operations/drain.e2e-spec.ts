@@ -1,6 +1,8 @@
-import { connect, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { ShutdownService } from '../../../src/shutdown/shutdown.service.js';
 import { AppProcess } from '../../support/app-process.js';
+import { createTestApp } from '../../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -25,11 +27,12 @@ interface RawResponse {
 class RawConnection {
   private received = '';
   private closedAt?: number;
+  private error?: string;
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8').on('data', (chunk: string) => (this.received += chunk));
     socket.on('close', () => (this.closedAt = performance.now()));
-    socket.on('error', () => undefined);
+    socket.on('error', (error: NodeJS.ErrnoException) => (this.error = error.code));
   }
 
   static open(port: number): Promise<RawConnection> {
@@ -37,6 +40,11 @@ class RawConnection {
       const socket = connect(port, '127.0.0.1', () => resolve(new RawConnection(socket)));
       socket.once('error', reject);
     });
+  }
+
+  /** A connection on its way: what is written is sent once the kernel has made it. */
+  static begin(port: number): RawConnection {
+    return new RawConnection(connect(port, '127.0.0.1'));
   }
 
   write(text: string): void {
@@ -58,11 +66,16 @@ class RawConnection {
     let length = -1;
     await waitFor(() => {
       const end = this.received.indexOf('\r\n\r\n');
-      if (end < 0) return Promise.resolve(false);
-      const head = this.received.slice(0, end);
-      const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-      length = end + 4 + bodyLength;
-      return Promise.resolve(this.received.length >= length);
+      if (end >= 0) {
+        const head = this.received.slice(0, end);
+        const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        length = end + 4 + bodyLength;
+        if (this.received.length >= length) return Promise.resolve(true);
+      }
+      if (this.closedAt !== undefined) {
+        throw new Error(`closed before a whole response (${this.error ?? 'no error'})`);
+      }
+      return Promise.resolve(false);
     }, 10_000);
     const [statusLine, ...headerLines] = this.received
       .slice(0, this.received.indexOf('\r\n\r\n'))
@@ -176,6 +189,36 @@ describe('The shutdown drain of the built service (e2e)', () => {
       expect(await app.exitCode()).toBe(0);
     } finally {
       await app.stop();
+    }
+  });
+});
+
+describe('The listener closing at the end of the drain (e2e)', () => {
+  it('should answer a request on a connection the kernel made just before the listener closed', async () => {
+    const t = await createTestApp({ SHUTDOWN_DRAIN_MS: String(DRAIN_MS) }, { signIn: false });
+    try {
+      await t.app.listen(0, '127.0.0.1');
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      // Made after the event loop's last accept and before the listener closes, as a
+      // balancer's connection can be under load: the kernel completes it and holds it in the
+      // listener's queue. Immediates run in order: this one before the shutdown's.
+      const late = new Promise<RawConnection>((resolve) =>
+        setImmediate(() => {
+          const connection = RawConnection.begin(port);
+          connection.write(GET_LIVE);
+          resolve(connection);
+        }),
+      );
+      const shutdown = t.app.get(ShutdownService).beforeApplicationShutdown();
+
+      expect(await (await late).response()).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ connection: 'close' }),
+      });
+      await shutdown;
+      expect(await refused(`http://127.0.0.1:${port}`)).toBe(true);
+    } finally {
+      await t.close();
     }
   });
 });
