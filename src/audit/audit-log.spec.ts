@@ -1,5 +1,4 @@
-import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { fakeTxHost } from '../../test/support/transactions.js';
 import type { MetricsService } from '../metrics/metrics.service.js';

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { PET_STATEMENT_SAMPLES, type StatementSample } from '../pets/sql/statement-samples.js';
+import { PET_STATEMENT_SAMPLES, type StatementSample } from '../pets/pet-statement-samples.js';
 import { sqlFile } from './sql-files.js';
 
 /**

@@ -1,4 +1,4 @@
-import { PET_STATEMENT_SAMPLES } from '../pets/sql/statement-samples.js';
+import { PET_STATEMENT_SAMPLES } from '../pets/pet-statement-samples.js';
 import { layout, sqlFile } from './sql-files.js';
 
 const words = (sql: string) => sql.split(/\s+/).filter(Boolean);

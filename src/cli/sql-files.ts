@@ -1,4 +1,4 @@
-import type { StatementSample } from '../pets/sql/statement-samples.js';
+import type { StatementSample } from '../pets/pet-statement-samples.js';
 
 const WIDTH = 100;
 // Where a line too long to read is broken: before a clause or a condition (not inside

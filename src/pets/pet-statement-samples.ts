@@ -1,6 +1,6 @@
-import type { PetActor } from '../pet-actor.js';
-import { historyPageQuery } from './pet-events.sql.js';
-import { INVENTORY, SELECT_PET_BY_ID } from './pet-reads.sql.js';
+import type { PetActor } from './pet-actor.js';
+import { historyPageQuery } from './sql/pet-events.sql.js';
+import { INVENTORY, SELECT_PET_BY_ID } from './sql/pet-reads.sql.js';
 import {
   countedFacetsQuery,
   listPetsQuery,
@@ -8,7 +8,7 @@ import {
   TAG_IDS,
   type PetListFilters,
   type TagIds,
-} from './pet-search.sql.js';
+} from './sql/pet-search.sql.js';
 import {
   appendPhotoUrlQuery,
   deletePetQuery,
@@ -18,7 +18,7 @@ import {
   UNLINK_TAGS,
   updatePetQuery,
   UPSERT_TAGS,
-} from './pet-writes.sql.js';
+} from './sql/pet-writes.sql.js';
 
 /** One shape of a statement the pets' repositories run, built from fixed sample values. */
 export interface StatementSample {
