@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
@@ -8,8 +8,6 @@ import { acceptQueueLength } from './accept-queue.js';
 
 // http.Server's close() also closes idle connections at once; net.Server's only stops listening.
 const stopListening = (server: Server): void => void NetServer.prototype.close.call(server);
-// How long a connection accepted just before the listener closed gets to show its request.
-const ACCEPTED_REQUEST_WAIT_MS = 500;
 // How long the listener's close waits for the kernel's queue of connections to be empty.
 const ACCEPT_QUEUE_WAIT_MS = 1_000;
 
@@ -18,15 +16,19 @@ const ACCEPT_QUEUE_WAIT_MS = 1_000;
  * makes readiness report 503 while the service still accepts and serves for
  * SHUTDOWN_DRAIN_MS, every answer with `Connection: close`, so that balancers stop sending
  * and drop their kept-alive connections first; then, on shutdown, it stops accepting
- * connections, closes the idle ones, lets the requests in flight finish (bounded by
- * SHUTDOWN_TIMEOUT_MS), and closes what is left.
+ * connections, closes the idle ones, lets the requests in flight and those still coming on
+ * connections that have sent none yet finish (bounded by SHUTDOWN_TIMEOUT_MS), and closes
+ * what is left.
  */
 @Injectable()
 export class ShutdownService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
   private draining = false;
   private readonly inFlight = new Set<Response>();
-  private onIdle?: () => void;
+  private readonly connections = new Set<Socket>();
+  // Accepted connections with no request yet: a balancer has one written, on its way.
+  private readonly silent = new Set<Socket>();
+  private onSettled?: () => void;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -37,14 +39,27 @@ export class ShutdownService implements BeforeApplicationShutdown {
     return this.draining;
   }
 
-  /** Express middleware that tracks requests in flight and, while draining, ends keep-alive. */
+  /**
+   * Express middleware that tracks requests in flight and, while draining, ends keep-alive;
+   * it also follows the server's connections, to tell an idle one from one not used yet.
+   */
   trackRequests() {
-    return (_req: Request, res: Response, next: NextFunction): void => {
+    this.server()?.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      this.silent.add(socket);
+      socket.once('close', () => {
+        this.connections.delete(socket);
+        this.silent.delete(socket);
+        this.settle();
+      });
+    });
+    return (req: Request, res: Response, next: NextFunction): void => {
+      this.silent.delete(req.socket);
       this.inFlight.add(res);
       if (this.draining) endKeepAlive(res);
       res.once('close', () => {
         this.inFlight.delete(res);
-        if (this.inFlight.size === 0) this.onIdle?.();
+        this.settle();
       });
       next();
     };
@@ -72,16 +87,20 @@ export class ShutdownService implements BeforeApplicationShutdown {
     );
     await this.acceptQueueEmpty(server);
     stopListening(server);
-    // Idle connections stay a moment: one accepted an instant ago has its request on the way,
-    // which Node cannot tell from an idle one. Without a drain (development, tests) no
-    // balancer is sending: they close at once.
-    if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, ACCEPTED_REQUEST_WAIT_MS));
-    // Kept-alive connections with no request on them: a balancer that kept one past the
-    // drain (its keep-alive longer than SHUTDOWN_DRAIN_MS) may lose a request written onto it.
-    server.closeIdleConnections();
-    if (!(await this.requestsFinished(timeoutMs))) {
+    if (drainMs === 0) {
+      // Without a drain (development, tests) no balancer is sending: idle connections close now.
+      server.closeIdleConnections();
+    } else {
+      // Kept-alive connections with no request on them: a balancer that kept one past the
+      // drain (its keep-alive longer than SHUTDOWN_DRAIN_MS) may lose a request written onto
+      // it. One not used yet stays: its request, on its way under load, is answered with
+      // Connection: close.
+      this.closeUsedIdleConnections();
+    }
+    if (!(await this.settled(timeoutMs))) {
       this.logger.warn(
-        `${this.inFlight.size} request(s) still running after ${timeoutMs} ms; closing their connections`,
+        `${this.inFlight.size} request(s) still running and ${this.silent.size} connection(s) ` +
+          `with none yet after ${timeoutMs} ms; closing their connections`,
       );
     }
     server.closeAllConnections();
@@ -113,15 +132,31 @@ export class ShutdownService implements BeforeApplicationShutdown {
     return this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
   }
 
-  private requestsFinished(timeoutMs: number): Promise<boolean> {
-    if (this.inFlight.size === 0) return Promise.resolve(true);
+  private closeUsedIdleConnections(): void {
+    const busy = new Set([...this.inFlight].map((res) => res.socket));
+    for (const socket of this.connections) {
+      if (!this.silent.has(socket) && !busy.has(socket)) socket.destroy();
+    }
+  }
+
+  /** Resolves true once no request is in flight and no connection waits to send its first. */
+  private settled(timeoutMs: number): Promise<boolean> {
+    if (this.isSettled()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.onIdle = () => {
+      this.onSettled = () => {
         clearTimeout(timer);
         resolve(true);
       };
     });
+  }
+
+  private isSettled(): boolean {
+    return this.inFlight.size === 0 && this.silent.size === 0;
+  }
+
+  private settle(): void {
+    if (this.isSettled()) this.onSettled?.();
   }
 }
 

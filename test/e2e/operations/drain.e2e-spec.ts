@@ -221,4 +221,30 @@ describe('The listener closing at the end of the drain (e2e)', () => {
       await t.close();
     }
   });
+
+  it('should answer a request that arrives, after the idle connections were closed, on a connection accepted with none yet', async () => {
+    const t = await createTestApp({ SHUTDOWN_DRAIN_MS: String(DRAIN_MS) }, { signIn: false });
+    try {
+      await t.app.listen(0, '127.0.0.1');
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      // Used and kept alive: the shutdown closes it with the other idle connections.
+      const used = await RawConnection.open(port);
+      used.write(GET_LIVE);
+      expect((await used.response()).status).toBe(200);
+      // Accepted with its request not read yet, as a balancer's is when the event loop is busy.
+      const silent = await RawConnection.open(port);
+      const shutdown = t.app.get(ShutdownService).beforeApplicationShutdown();
+
+      await used.closed(5_000);
+      silent.write(GET_LIVE);
+      expect(await silent.response()).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ connection: 'close' }),
+      });
+      await silent.closed(1_000);
+      await shutdown;
+    } finally {
+      await t.close();
+    }
+  });
 });
