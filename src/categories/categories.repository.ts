@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { In, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import {
   isForeignKeyViolation,
   isUniqueViolation,
   violatedConstraint,
 } from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
+import { whereVersion } from '../database/where-version.js';
 import { Category } from './category.entity.js';
 
 /** The fields a request writes; the id and the timestamps come from the database. */
@@ -77,10 +78,6 @@ export class CategoriesRepository {
     }
   }
 }
-
-/** The row, and with `versions` only at one of them (the check is part of the write). */
-const whereVersion = (id: number, versions?: number[]) =>
-  versions ? { id, version: In(versions) } : { id };
 
 async function refusingTakenName<T>(statement: () => Promise<T>): Promise<T> {
   try {

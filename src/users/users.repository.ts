@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { In, Repository, type FindOptionsWhere } from 'typeorm';
+import { Repository, type FindOptionsWhere } from 'typeorm';
 import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
+import { whereVersion } from '../database/where-version.js';
 import type { UserSnapshot } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import { User } from './user.entity.js';
@@ -171,10 +172,6 @@ export class UsersRepository {
     return rows.length > 0;
   }
 }
-
-/** The row, and with `versions` only at one of them (the check is part of the write). */
-const whereVersion = (id: number, versions?: number[]) =>
-  versions ? { id, version: In(versions) } : { id };
 
 async function refusingTakenFields<T>(statement: () => Promise<T>): Promise<T> {
   try {
