@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Repository } from 'typeorm';
-import {
-  isForeignKeyViolation,
-  isUniqueViolation,
-  violatedConstraint,
-} from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
 import { whereVersion } from '../database/where-version.js';
 import { Category } from './category.entity.js';
@@ -13,21 +8,11 @@ import { Category } from './category.entity.js';
 /** The fields a request writes; the id and the timestamps come from the database. */
 export type CategoryFields = Partial<Pick<Category, 'name' | 'description'>>;
 
-/** Another category has this name, regardless of case. */
-export class CategoryNameTakenError extends Error {
-  constructor() {
-    super('category name taken');
-  }
-}
-
-/** Pets still belong to the category (their foreign key refused the delete). */
-export class CategoryInUseError extends Error {
-  constructor() {
-    super('category in use');
-  }
-}
-
-/** The categories module's only door to the database. */
+/**
+ * The categories module's only door to the database. A name taken in any case, or a delete
+ * of a category pets still use, fails with the driver's violation, which the exception
+ * filter answers (common/errors/constraint-errors.ts).
+ */
 @Injectable()
 export class CategoriesRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
@@ -51,7 +36,7 @@ export class CategoriesRepository {
   }
 
   insert(fields: Required<CategoryFields>): Promise<Category> {
-    return refusingTakenName(() => this.categories.save(this.categories.create(fields)));
+    return this.categories.save(this.categories.create(fields));
   }
 
   /**
@@ -59,33 +44,13 @@ export class CategoriesRepository {
    * matched: no such category, or (with `versions`) its version is none of them.
    */
   async update(id: number, changes: CategoryFields, versions?: number[]): Promise<boolean> {
-    const result = await refusingTakenName(() =>
-      this.categories.update(whereVersion(id, versions), changes),
-    );
+    const result = await this.categories.update(whereVersion(id, versions), changes);
     return Boolean(result.affected);
   }
 
   /** False when nothing matched, as for `update`. */
   async delete(id: number, versions?: number[]): Promise<boolean> {
-    try {
-      const result = await this.categories.delete(whereVersion(id, versions));
-      return Boolean(result.affected);
-    } catch (error) {
-      if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
-        throw new CategoryInUseError();
-      }
-      throw error;
-    }
-  }
-}
-
-async function refusingTakenName<T>(statement: () => Promise<T>): Promise<T> {
-  try {
-    return await statement();
-  } catch (error) {
-    if (isUniqueViolation(error) && violatedConstraint(error) === 'UQ_categories_name_lower') {
-      throw new CategoryNameTakenError();
-    }
-    throw error;
+    const result = await this.categories.delete(whereVersion(id, versions));
+    return Boolean(result.affected);
   }
 }

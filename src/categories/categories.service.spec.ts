@@ -1,9 +1,5 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import {
-  CategoriesRepository,
-  CategoryInUseError,
-  CategoryNameTakenError,
-} from './categories.repository.js';
+import { CategoriesRepository } from './categories.repository.js';
 import { CategoriesService } from './categories.service.js';
 import type { Category } from './category.entity.js';
 import { refusal } from '../../test/support/errors.js';
@@ -91,17 +87,6 @@ describe(CategoriesService.name, () => {
         },
       ]);
     });
-
-    it('should answer 409 CONFLICT naming the field when the name is taken', async () => {
-      repository.insert.mockRejectedValue(new CategoryNameTakenError());
-
-      const error = await refusal(sut.create({ name: 'dogs' }));
-
-      expect(error.getStatus()).toBe(409);
-      expect(error.code).toBe('CONFLICT');
-      expect(error.message).toBe('name is already taken');
-      expect(error.details).toEqual({ field: 'name' });
-    });
   });
 
   describe('update', () => {
@@ -157,16 +142,6 @@ describe(CategoriesService.name, () => {
       expect(error.details).toEqual({ currentEtag: '"6"' });
       expect(published).toEqual([]);
     });
-
-    it('should answer 409 CONFLICT naming the field when the new name is taken', async () => {
-      repository.findByIdForUpdate.mockResolvedValue(category(1, 'Dogs'));
-      repository.update.mockRejectedValue(new CategoryNameTakenError());
-
-      const error = await refusal(sut.update(1, { name: 'Cats' }));
-
-      expect(error.code).toBe('CONFLICT');
-      expect(error.details).toEqual({ field: 'name' });
-    });
   });
 
   describe('remove', () => {
@@ -198,17 +173,6 @@ describe(CategoriesService.name, () => {
           inTransaction: true,
         },
       ]);
-    });
-
-    it('should answer 409 CATEGORY_IN_USE when pets still belong to the category', async () => {
-      repository.findByIdForUpdate.mockResolvedValue(category(3));
-      repository.delete.mockRejectedValue(new CategoryInUseError());
-
-      const error = await refusal(sut.remove(3));
-
-      expect(error.getStatus()).toBe(409);
-      expect(error.code).toBe('CATEGORY_IN_USE');
-      expect(error.message).toBe('Category 3 still has pets; move or delete them first');
     });
 
     it('should let any other failure through unchanged', async () => {

@@ -9,11 +9,7 @@ import {
 } from '../common/http/conditional-requests.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
-import {
-  CategoriesRepository,
-  CategoryInUseError,
-  CategoryNameTakenError,
-} from './categories.repository.js';
+import { CategoriesRepository } from './categories.repository.js';
 import { categoryEvent } from './category-events.js';
 import type { Category } from './category.entity.js';
 import type { CreateCategoryDto } from './dto/create-category.dto.js';
@@ -44,9 +40,10 @@ export class CategoriesService {
   /** Each change publishes its event (category-events.ts) in its transaction. */
   create(dto: CreateCategoryDto): Promise<Category> {
     return this.txHost.withTransaction(async () => {
-      const category = await refusingTakenName(() =>
-        this.categories.insert({ name: dto.name, description: dto.description ?? null }),
-      );
+      const category = await this.categories.insert({
+        name: dto.name,
+        description: dto.description ?? null,
+      });
       await this.events.publish(
         categoryEvent('category.created', { before: null, after: category }),
       );
@@ -58,9 +55,7 @@ export class CategoriesService {
   update(id: number, dto: UpdateCategoryDto, ifMatch?: IfMatch): Promise<Category> {
     return this.txHost.withTransaction(async () => {
       const before = await this.lockedForChange(id);
-      const updated = await refusingTakenName(() =>
-        this.categories.update(id, dto, rowVersionsIn(ifMatch)),
-      );
+      const updated = await this.categories.update(id, dto, rowVersionsIn(ifMatch));
       if (!updated) throw preconditionFailed(rowVersionTag(before));
       const category = await this.findOne(id);
       await this.events.publish(categoryEvent('category.updated', { before, after: category }));
@@ -72,18 +67,7 @@ export class CategoriesService {
   remove(id: number, ifMatch?: IfMatch): Promise<void> {
     return this.txHost.withTransaction(async () => {
       const before = await this.lockedForChange(id);
-      let deleted: boolean;
-      try {
-        deleted = await this.categories.delete(id, rowVersionsIn(ifMatch));
-      } catch (error) {
-        if (error instanceof CategoryInUseError) {
-          throw new ApiException(
-            'CATEGORY_IN_USE',
-            `Category ${id} still has pets; move or delete them first`,
-          );
-        }
-        throw error;
-      }
+      const deleted = await this.categories.delete(id, rowVersionsIn(ifMatch));
       if (!deleted) throw preconditionFailed(rowVersionTag(before));
       await this.events.publish(categoryEvent('category.deleted', { before, after: null }));
     });
@@ -94,14 +78,5 @@ export class CategoriesService {
     const category = await this.categories.findByIdForUpdate(id);
     if (!category) throw categoryNotFound(id);
     return category;
-  }
-}
-
-async function refusingTakenName<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof CategoryNameTakenError) throw ApiException.taken('name');
-    throw error;
   }
 }

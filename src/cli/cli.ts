@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiException } from '../common/errors/api-exception.js';
+import { constraintErrorOf } from '../common/errors/constraint-errors.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { loadEnv } from '../config/load-env.js';
 import { MediaGc } from '../media/media-gc.js';
@@ -39,9 +40,10 @@ async function createAdmin(args: string[]): Promise<number> {
     console.log(`Created admin "${user.username}" (id ${user.id}, email ${user.email})`);
     return 0;
   } catch (error) {
-    // A username or email taken: UsersService answers it as for POST /v1/users.
-    if (!(error instanceof ApiException && error.code === 'CONFLICT')) throw error;
-    console.error(`Cannot create admin: ${error.message}`);
+    // A username or email taken: reported as POST /v1/users answers it.
+    const refused = error instanceof ApiException ? error : constraintErrorOf(error);
+    if (refused?.code !== 'CONFLICT') throw error;
+    console.error(`Cannot create admin: ${refused.message}`);
     return EXIT_FAILURE;
   } finally {
     await app.close();

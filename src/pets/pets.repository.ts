@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
-import { isForeignKeyViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { PetActor } from './pet-actor.js';
@@ -40,13 +39,6 @@ import {
   type UpdateConditions,
 } from './sql/pet-writes.sql.js';
 
-/** A write named a category that does not exist (the pets' foreign key refused it). */
-export class UnknownCategoryError extends Error {
-  constructor() {
-    super('unknown category');
-  }
-}
-
 /** A pet as a write left it, and the events the write recorded (none, for some updates). */
 export interface PetWrite {
   pet: PetRow;
@@ -64,6 +56,8 @@ function writeOf({ recordedEvents, ...pet }: WrittenRow, actor: PetActor): PetWr
  * The pets module's door to `pets`, `tags` and `pet_tags`; each write records its events in
  * `pet_events` in the same statement (the SQL is in sql/). Every method joins the
  * transaction in progress, if any (see database/transactions.ts); without one it uses the pool.
+ * A write naming a category that does not exist fails with the driver's foreign key
+ * violation, which the exception filter answers (common/errors/constraint-errors.ts).
  */
 @Injectable()
 export class PetsRepository {
@@ -156,9 +150,7 @@ export class PetsRepository {
   /** Records `pet.created` by `actor`. `tags` must exist already (see `upsertTags`). */
   async insert(fields: PetWriteFields, tags: string[], actor: PetActor): Promise<PetWrite> {
     const { sql, params } = insertPetQuery(fields, tags, actor);
-    const [row] = await refusingUnknownCategory(() =>
-      this.prepared.query<WrittenRow[]>(this.txHost.tx, sql, params),
-    );
+    const [row] = await this.prepared.query<WrittenRow[]>(this.txHost.tx, sql, params);
     return writeOf(row, actor);
   }
 
@@ -176,8 +168,10 @@ export class PetsRepository {
     recordAs: PetActor | undefined,
   ): Promise<(PetWrite & { changes: PetChanges }) | undefined> {
     const { sql, params } = updatePetQuery(id, fields, conditions, recordAs);
-    const [row] = await refusingUnknownCategory(() =>
-      this.prepared.query<(WrittenRow & PetChanges)[]>(this.txHost.tx, sql, params),
+    const [row] = await this.prepared.query<(WrittenRow & PetChanges)[]>(
+      this.txHost.tx,
+      sql,
+      params,
     );
     if (!row) return undefined;
     const { changedFields, statusFrom, ...written } = row;
@@ -280,16 +274,5 @@ export class PetsRepository {
     );
     if (names.length > 0) await this.prepared.query(this.txHost.tx, LINK_TAGS, [petId, names]);
     return removed.map((tag) => tag.name);
-  }
-}
-
-async function refusingUnknownCategory<T>(statement: () => Promise<T>): Promise<T> {
-  try {
-    return await statement();
-  } catch (error) {
-    if (isForeignKeyViolation(error) && violatedConstraint(error) === 'FK_pets_category') {
-      throw new UnknownCategoryError();
-    }
-    throw error;
   }
 }

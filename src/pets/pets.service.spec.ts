@@ -11,7 +11,7 @@ import {
   type PetEventType,
   type RecordedPetEvent,
 } from './pet-events.js';
-import { PetsRepository, UnknownCategoryError, type PetWrite } from './pets.repository.js';
+import { PetsRepository, type PetWrite } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
 import type { PetRow } from './sql/pet-reads.sql.js';
 import type { PetChanges } from './sql/pet-writes.sql.js';
@@ -289,20 +289,6 @@ describe(PetsService.name, () => {
       expect(repository.upsertTags).toHaveBeenCalledWith(['calm']);
       expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor);
       expect(pet).toBe(withTags);
-    });
-
-    it('should answer 400 naming categoryId when the category does not exist', async () => {
-      repository.insert.mockRejectedValue(new UnknownCategoryError());
-
-      const error = await refusal(
-        sut.create({ name: 'Rex', categoryId: 77, status: 'available' }, actor),
-      );
-
-      expect(error.getStatus()).toBe(400);
-      expect(published).toEqual([]);
-      expect(error.details).toEqual({
-        fields: [{ field: 'categoryId', message: 'category 77 does not exist' }],
-      });
     });
   });
 

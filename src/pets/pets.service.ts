@@ -21,7 +21,7 @@ import { decodeCursor, encodeCursor, filtersTag } from './pet-cursor.js';
 import { defaultSort } from './pet-sort.js';
 import { petNotFound } from './pet-not-found.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
-import { PetsRepository, UnknownCategoryError, type PetWrite } from './pets.repository.js';
+import { PetsRepository, type PetWrite } from './pets.repository.js';
 import type { InventoryRow, PetRow } from './sql/pet-reads.sql.js';
 import type { PetFacetsRow, PetFilters, SortKey } from './sql/pet-search.sql.js';
 import type { PetChanges } from './sql/pet-writes.sql.js';
@@ -148,7 +148,7 @@ export class PetsService {
     return this.txHost.withTransaction(async () => {
       // One statement inserts, links the tags, reads back and records; new tags come first.
       if (upsertTags && tags.length) await this.pets.upsertTags(tags);
-      const written = await this.write(dto, () => this.pets.insert(row, tags, actor));
+      const written = await this.pets.insert(row, tags, actor);
       if (!upsertTags && written.pet.tags.length < names.length) throw new TagsGoneError();
       return this.published(written);
     });
@@ -167,9 +167,7 @@ export class PetsService {
       versionTags: ifMatch === '*' ? undefined : ifMatch,
     };
     const apply = async (recordAs: PetActor | undefined) => {
-      const updated = await this.write(dto, () =>
-        this.pets.update(id, fields, conditions, recordAs),
-      );
+      const updated = await this.pets.update(id, fields, conditions, recordAs);
       if (updated) return updated;
       // Nothing matched: the pet is gone, its version is not the one the client read, or its
       // status does not allow the move (all read now). The precondition is reported first.
@@ -247,20 +245,6 @@ export class PetsService {
   private async published({ pet, events }: PetWrite): Promise<PetRow> {
     await this.events.publish(...events);
     return pet;
-  }
-
-  /** Runs a write, reporting an unknown categoryId as the request's mistake. */
-  private async write<T>(dto: { categoryId?: number }, statement: () => Promise<T>): Promise<T> {
-    try {
-      return await statement();
-    } catch (error) {
-      if (error instanceof UnknownCategoryError) {
-        throw ApiException.validation([
-          { field: 'categoryId', message: `category ${dto.categoryId} does not exist` },
-        ]);
-      }
-      throw error;
-    }
   }
 }
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { Repository, type FindOptionsWhere } from 'typeorm';
-import { isUniqueViolation, violatedConstraint } from '../common/errors/database-errors.js';
 import type { TxHost } from '../database/transactions.js';
 import { whereVersion } from '../database/where-version.js';
 import type { UserSnapshot } from './user-events.js';
@@ -15,23 +14,11 @@ export type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHa
 /** What a bearer token's check reads of its user. */
 export type UserAccess = Pick<User, 'userStatus' | 'role' | 'tokensValidAfter'>;
 
-/** The unique indexes (regardless of case, in the migration) and the field each guards. */
-const UNIQUE_FIELDS = new Map<string | undefined, UniqueUserField>([
-  ['UQ_users_username_lower', 'username'],
-  ['UQ_users_email_lower', 'email'],
-]);
-type UniqueUserField = 'username' | 'email';
-
-/** Another user has this username or email, regardless of case. */
-export class UserFieldTakenError extends Error {
-  constructor(readonly field: UniqueUserField) {
-    super(`${field} taken`);
-  }
-}
-
 /**
  * The users module's only door to the database. Every method joins the transaction in
- * progress, if any (see database/transactions.ts); without one it uses the pool.
+ * progress, if any (see database/transactions.ts); without one it uses the pool. A username
+ * or email taken in any case fails with the driver's unique violation, which the exception
+ * filter answers (common/errors/constraint-errors.ts).
  */
 @Injectable()
 export class UsersRepository {
@@ -96,7 +83,7 @@ export class UsersRepository {
   }
 
   insert(fields: NewUser): Promise<User> {
-    return refusingTakenFields(() => this.users.save(this.users.create(fields)));
+    return this.users.save(this.users.create(fields));
   }
 
   /**
@@ -123,9 +110,7 @@ export class UsersRepository {
    * matched: no such user, or (with `versions`) its version is none of them.
    */
   async update(id: number, changes: UserFields, versions: number[] | undefined): Promise<boolean> {
-    const result = await refusingTakenFields(() =>
-      this.users.update(whereVersion(id, versions), changes),
-    );
+    const result = await this.users.update(whereVersion(id, versions), changes);
     return Boolean(result.affected);
   }
 
@@ -134,7 +119,7 @@ export class UsersRepository {
     where: FindOptionsWhere<User> & { id: number },
     changes: UserFields,
   ): Promise<boolean> {
-    const result = await refusingTakenFields(() => this.users.update(where, changes));
+    const result = await this.users.update(where, changes);
     return Boolean(result.affected);
   }
 
@@ -170,17 +155,5 @@ export class UsersRepository {
       [id],
     );
     return rows.length > 0;
-  }
-}
-
-async function refusingTakenFields<T>(statement: () => Promise<T>): Promise<T> {
-  try {
-    return await statement();
-  } catch (error) {
-    const field = isUniqueViolation(error)
-      ? UNIQUE_FIELDS.get(violatedConstraint(error))
-      : undefined;
-    if (field) throw new UserFieldTakenError(field);
-    throw error;
   }
 }

@@ -30,12 +30,7 @@ import {
 import { snapshotOfUser, type UserOrigin, type UserUpdateOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
-import {
-  UserFieldTakenError,
-  UsersRepository,
-  type NewUser,
-  type UserFields,
-} from './users.repository.js';
+import { UsersRepository, type NewUser, type UserFields } from './users.repository.js';
 
 /** What a person signing up gives, besides its password. */
 export type RegistrationFields = Pick<
@@ -122,7 +117,7 @@ export class UsersService {
 
   private insert(fields: NewUser, origin: UserOrigin): Promise<User> {
     return this.txHost.withTransaction(async () => {
-      const user = await refusingTakenFields(() => this.users.insert(fields));
+      const user = await this.users.insert(fields);
       await this.events.publish({
         type: 'user.created',
         subject: `user:${user.id}`,
@@ -140,11 +135,9 @@ export class UsersService {
    * since the sign-up.
    */
   async verifyEmail(id: number): Promise<void> {
-    await refusingTakenFields(() =>
-      this.write(id, { userStatus: MAILED_LINK_MOVE.to }, 'email-verified', {
-        userStatus: MAILED_LINK_MOVE.from,
-      }),
-    );
+    await this.write(id, { userStatus: MAILED_LINK_MOVE.to }, 'email-verified', {
+      userStatus: MAILED_LINK_MOVE.from,
+    });
   }
 
   /**
@@ -159,7 +152,7 @@ export class UsersService {
       const status = statusAfterMailedLink(user.userStatus);
       if (status !== user.userStatus) changes.userStatus = status;
       // Activating it verifies its address: 409 if another account holds it meanwhile.
-      await refusingTakenFields(() => this.write(id, changes, 'password-set'));
+      await this.write(id, changes, 'password-set');
     });
   }
 
@@ -168,10 +161,11 @@ export class UsersService {
    * otherwise. 409 CONFLICT when another account has taken the address since.
    */
   async confirmEmailChange(id: number, email: string): Promise<boolean> {
-    return refusingTakenFields(() =>
-      this.write(id, { email, pendingEmail: null, pendingEmailExpiresAt: null }, 'email-verified', {
-        pendingEmail: email,
-      }),
+    return this.write(
+      id,
+      { email, pendingEmail: null, pendingEmailExpiresAt: null },
+      'email-verified',
+      { pendingEmail: email },
     );
   }
 
@@ -222,9 +216,7 @@ export class UsersService {
     return this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
       if (!before) throw userNotFound(id);
-      const updated = await refusingTakenFields(() =>
-        this.users.update(id, activated, rowVersionsIn(ifMatch)),
-      );
+      const updated = await this.users.update(id, activated, rowVersionsIn(ifMatch));
       const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
@@ -352,12 +344,3 @@ const withActivation = (changes: UserFields): UserFields =>
   changes.userStatus !== undefined && canUseCredentials(changes.userStatus)
     ? { ...changes, unverifiedSignUp: false }
     : changes;
-
-async function refusingTakenFields<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof UserFieldTakenError) throw ApiException.taken(error.field);
-    throw error;
-  }
-}

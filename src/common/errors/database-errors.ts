@@ -48,10 +48,13 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === '23001'; // foreign_key_violation, restrict_violation
 }
 
-/** The column a unique violation is about, read from PostgreSQL's `Key (col)=(…)` detail. */
-export function uniqueViolationField(error: unknown): string | undefined {
-  const detail = driverErrorOf(error)?.detail ?? '';
-  return /^Key \((?:lower\()?"?([a-z_]+)/i.exec(detail)?.[1];
+/**
+ * The key a constraint violation reports, read from PostgreSQL's `Key (col)=(value)` detail:
+ * a foreign key names its referencing column on a write, the referenced one on a delete.
+ */
+export function violatedKey(error: unknown): { columns: string; values: string } | undefined {
+  const match = /^Key \((.+)\)=\((.*)\)/.exec(driverErrorOf(error)?.detail ?? '');
+  return match ? { columns: match[1], values: match[2] } : undefined;
 }
 
 // The transaction lost to a concurrent one (serialization_failure, deadlock_detected): the

@@ -33,6 +33,9 @@ function respond(exception: unknown, ids: Record<string, string> = OWN_ID_ONLY) 
   return response;
 }
 
+/** What a violation of FK_pets_category is, and the status and body it is answered with. */
+type ForeignKeyCase = [label: string, code: string, detail: string, status: number, body: object];
+
 const driverError = (fields: Record<string, string>) =>
   new QueryFailedError('SELECT secret FROM t', [], Object.assign(new Error('driver text'), fields));
 
@@ -65,17 +68,80 @@ describe(AllExceptionsFilter.name, () => {
     log.mockRestore();
   });
 
-  it('should map a unique violation to 409 CONFLICT naming the column', () => {
+  it.each([
+    ['UQ_users_username_lower', 'Key (lower(username::text))=(bob) already exists.', 'username'],
+    ['UQ_users_email_lower', 'Key (lower(email::text))=(b@x.io) already exists.', 'email'],
+    ['UQ_categories_name_lower', 'Key (lower(name::text))=(dogs) already exists.', 'name'],
+  ])(
+    'should answer a unique violation of %s 409 CONFLICT naming its field',
+    (constraint, detail, field) => {
+      const res = respond(driverError({ code: '23505', constraint, detail }));
+      expect(res.statusCode).toBe(409);
+      expect(res.body).toEqual({
+        code: 'CONFLICT',
+        message: `${field} is already taken`,
+        details: { field },
+        requestId: 'req-1',
+      });
+    },
+  );
+
+  it('should answer a unique violation of an index no request field stands for 409 CONFLICT naming no column', () => {
     const res = respond(
-      driverError({ code: '23505', detail: 'Key (lower(username::text))=(bob) already exists.' }),
+      driverError({
+        code: '23505',
+        constraint: 'UQ_sessions_token_hash',
+        detail: 'Key (token_hash)=(abc) already exists.',
+      }),
     );
     expect(res.statusCode).toBe(409);
     expect(res.body).toEqual({
       code: 'CONFLICT',
-      message: 'username is already taken',
-      details: { field: 'username' },
+      message: 'A unique value is already taken',
       requestId: 'req-1',
     });
+  });
+
+  it.each<ForeignKeyCase>([
+    [
+      'a write naming a category that does not exist',
+      '23503',
+      'Key (category_id)=(999) is not present in table "categories".',
+      400,
+      {
+        code: 'VALIDATION_ERROR',
+        message: 'Validation failed (categoryId: category 999 does not exist)',
+        details: { fields: [{ field: 'categoryId', message: 'category 999 does not exist' }] },
+      },
+    ],
+    ...['23503', '23001'].map((code): ForeignKeyCase => [
+      `the delete of a category that pets still use (${code})`,
+      code,
+      'Key (id)=(5) is still referenced from table "pets".',
+      409,
+      {
+        code: 'CATEGORY_IN_USE',
+        message: 'Category 5 still has pets; move or delete them first',
+      },
+    ]),
+  ])('should answer %s as FK_pets_category declares it', (_label, code, detail, status, body) => {
+    const res = respond(driverError({ code, constraint: 'FK_pets_category', detail }));
+    expect(res.statusCode).toBe(status);
+    expect(res.body).toEqual({ ...body, requestId: 'req-1' });
+  });
+
+  it('should answer a violation of a foreign key no request can break 500 INTERNAL_ERROR', () => {
+    const log = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const res = respond(
+      driverError({
+        code: '23503',
+        constraint: 'FK_pet_images_pet',
+        detail: 'Key (pet_id)=(7) is not present in table "pets".',
+      }),
+    );
+    expect(res.statusCode).toBe(500);
+    expect(res.body).toMatchObject({ code: 'INTERNAL_ERROR' });
+    log.mockRestore();
   });
 
   it.each(['ECONNREFUSED', '57P01', '08006', '57014'])(

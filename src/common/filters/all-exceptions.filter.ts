@@ -4,12 +4,11 @@ import { ApiException, ERROR_STATUS, type ErrorCode } from '../errors/api-except
 import { allowedMethods, originalPath } from '../http/allowed-methods.js';
 import { logIdsOf } from '../http/request-id.middleware.js';
 import { BackendUnavailableError } from '../errors/backend-unavailable.error.js';
+import { constraintErrorOf } from '../errors/constraint-errors.js';
 import {
   isDatabaseUnavailable,
   isStatementCancelled,
   isTransactionConflict,
-  isUniqueViolation,
-  uniqueViolationField,
 } from '../errors/database-errors.js';
 import { messageOf, stackOf } from '../errors/message-of.js';
 
@@ -106,8 +105,8 @@ export function apiExceptionFor(exception: unknown, request: Request): ApiExcept
     if (code === 'NOT_FOUND') return noRoute(request);
     if (code) return new ApiException(code, exception.message);
   }
-  // The repositories name the violations they expect; this answers any other one.
-  if (isUniqueViolation(exception)) return ApiException.taken(uniqueViolationField(exception));
+  const refused = constraintErrorOf(exception);
+  if (refused) return refused;
   if (exception instanceof BackendUnavailableError) {
     return ApiException.retryLater(
       'SERVICE_UNAVAILABLE',

@@ -85,6 +85,20 @@ describe('CLI create-admin (e2e)', () => {
     expect(await loginStatus(database, 'ops.env')).toBe(200);
   });
 
+  it('should report a username taken in another case, as POST /v1/users names it, and exit 1', async () => {
+    database = await createTestDatabase();
+    const env = { ADMIN_PASSWORD: PASSWORD };
+    expect((await runCli(['create-admin', '--username', 'ops'], database, { env })).code).toBe(0);
+
+    const run = await runCli(
+      ['create-admin', '--username', 'OPS', '--email', 'other@petstore.invalid'],
+      database,
+      { env },
+    );
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe('Cannot create admin: username is already taken\n');
+  });
+
   it('should report an invalid variable without a stack trace and exit 1, before Nest starts', async () => {
     database = await createTestDatabase();
     const run = await runCli(['create-admin', '--username', 'ops'], database, {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { constraintErrorOf } from '../../../src/common/errors/constraint-errors.js';
 import type { PetActor } from '../../../src/pets/pet-actor.js';
 import { PetEventsRepository } from '../../../src/pets/pet-events.repository.js';
 import {
@@ -9,7 +10,7 @@ import {
   type PetSnapshot,
 } from '../../../src/pets/pet-events.js';
 import type { PetStatus } from '../../../src/pets/pet-status.js';
-import { PetsRepository, UnknownCategoryError } from '../../../src/pets/pets.repository.js';
+import { PetsRepository } from '../../../src/pets/pets.repository.js';
 import type { PetRow } from '../../../src/pets/sql/pet-reads.sql.js';
 import type { PetListFilters } from '../../../src/pets/sql/pet-search.sql.js';
 import type { PetWriteFields } from '../../../src/pets/sql/pet-writes.sql.js';
@@ -362,12 +363,16 @@ describe(PetsRepository.name, () => {
       expect(await recorded(pet.id)).toEqual(events.map(rowOf));
     });
 
-    it('should refuse an unknown category with UnknownCategoryError, writing and recording nothing', async () => {
+    it('should refuse an unknown category with a violation answered 400 on categoryId, writing and recording nothing', async () => {
       const missing = (await category()) + 1_000;
 
-      await expect(
-        sut.insert({ name: 'Rex', categoryId: missing, status: 'available' }, [], ACTOR),
-      ).rejects.toBeInstanceOf(UnknownCategoryError);
+      const error = await sut
+        .insert({ name: 'Rex', categoryId: missing, status: 'available' }, [], ACTOR)
+        .catch((refused: unknown) => refused);
+
+      expect(constraintErrorOf(error)?.details).toEqual({
+        fields: [{ field: 'categoryId', message: `category ${missing} does not exist` }],
+      });
 
       const [counts] = await harness.query<{ pets: number; events: number }>(
         `SELECT (SELECT count(*) FROM pets)::int AS pets,
@@ -517,14 +522,18 @@ describe(PetsRepository.name, () => {
       expect(await sut.update(id + 1_000, { name: 'Max' }, {}, ACTOR)).toBeUndefined();
     });
 
-    it('should refuse an unknown category with UnknownCategoryError, changing nothing', async () => {
+    it('should refuse an unknown category with a violation answered 400 on categoryId, changing nothing', async () => {
       const dogs = await category();
       const { id } = await insert(dogs);
       const before = await sut.findById(id);
 
-      await expect(sut.update(id, { categoryId: dogs + 1_000 }, {}, ACTOR)).rejects.toBeInstanceOf(
-        UnknownCategoryError,
-      );
+      const error = await sut
+        .update(id, { categoryId: dogs + 1_000 }, {}, ACTOR)
+        .catch((refused: unknown) => refused);
+
+      expect(constraintErrorOf(error)?.details).toEqual({
+        fields: [{ field: 'categoryId', message: `category ${dogs + 1_000} does not exist` }],
+      });
 
       expect(await sut.findById(id)).toEqual(before);
     });
