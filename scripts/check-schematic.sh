@@ -2,8 +2,10 @@
 # Proves that `nest g resource` (schematics/) writes code that passes the project's checks
 # with no hand edits, and edits no existing files but the four it owns: generates a resource
 # in a scratch copy of the repository, builds, lints, typechecks and OpenAPI-lints it there,
-# runs its service spec, its e2e spec and the OpenAPI e2e spec (the committed document must
-# be the one the app serves), then discards the copy.
+# runs its service spec (each write's event published inside its transaction), its e2e spec
+# (an outbox consumer gets the events once committed, none of a write rolled back with the
+# transaction it joined) and the OpenAPI e2e spec (the committed document must be the one
+# the app serves), then discards the copy.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$(mktemp -d)"

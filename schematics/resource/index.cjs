@@ -40,6 +40,7 @@ function templateOptions(name, timestamp) {
     table: strings.underscore(plural), // owners
     words: plural.replace(/-/g, ' '), // owners, for texts
     word: singular.replace(/-/g, ' '), // owner
+    event: strings.underscore(singular), // owner, for event types and subjects
     a: /^[aeiou]/.test(singular) ? 'an' : 'a',
     timestamp,
     migrationClass: `Create${Plural}${timestamp}`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ModuleMetadata } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
@@ -46,6 +47,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Log in the admin and a plain user (default); off for tests that count every request. */
   signIn?: boolean;
+  /** Modules beside AppModule, such as a test's own consumer of domain events. */
+  imports?: NonNullable<ModuleMetadata['imports']>;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface TestAppOptions {
  */
 export async function createTestApp(
   env: Record<string, string | undefined> = {},
-  { database: shared, signIn = true }: TestAppOptions = {},
+  { database: shared, signIn = true, imports = [] }: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = shared ?? (await createTestDatabase());
   const dropDatabase = () => (shared ? Promise.resolve() : database.drop());
@@ -83,7 +86,7 @@ export async function createTestApp(
   }
   let app: NestExpressApplication;
   try {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule, ...imports] })
       .overrideProvider(ROOT_LOGGER)
       .useFactory({
         inject: [observabilityConfig.KEY],
