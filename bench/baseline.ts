@@ -61,8 +61,9 @@ const repository = new PetsRepository(
 // outbox rows, which no worker drains here); nothing authenticates here.
 const outbox = new OutboxRepository(txHost);
 const events = {
-  publish: (...published) =>
-    outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event }))),
+  publish: async (...published) => {
+    await outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event })));
+  },
 } as Pick<DomainEvents, 'publish'> as DomainEvents;
 // The app's cursor key, from the same secret the app resolves.
 const cursors = new CursorSigner(await resolveJwtSecret(authConfig()));

@@ -42,7 +42,7 @@ export class DomainEvents {
       this.handlers.consumersOf(event.type).map((consumer) => ({ consumer, event })),
     );
     if (messages.length === 0) return;
-    await this.outbox.add(messages, delayMs);
+    await this.outbox.add(messages, { delayMs });
     afterCommit(() => this.worker.nudge());
   }
 }

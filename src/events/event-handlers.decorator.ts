@@ -31,6 +31,8 @@ export interface OutboxHandlerOptions {
 export interface OutboxHandlerMetadata extends OutboxHandlerOptions {
   consumer: string;
   types: readonly DomainEventType[];
+  /** A recurring job's period. */
+  everyMs?: number;
 }
 
 /**
@@ -47,3 +49,24 @@ export const OutboxHandler = (
   types: readonly DomainEventType[],
   options: OutboxHandlerOptions = {},
 ) => SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, { consumer, types, ...options });
+
+/**
+ * Runs the method for the jobs queued to `queue` with `Jobs.enqueue` (docs/jobs.md), as an
+ * `@OutboxHandler` runs for events: `(jobs, jobIds) => Promise<void>`, after the enqueuing
+ * transaction commits, no sooner than each job's `runAt`, one at a time per subject, retried
+ * with back-off until the method returns. `queue` names the rows in the table: keep it stable.
+ */
+export const JobHandler = (queue: string, options: OutboxHandlerOptions = {}) =>
+  OutboxHandler(queue, [], options);
+
+/**
+ * Runs the method every `everyMs`, on one instance of the deployment at a time
+ * (docs/jobs.md, "Recurring jobs"), first one period after the schedule is written. A throw is
+ * retried with back-off like any job's; the schedule queues no further run meanwhile.
+ */
+export const RecurringJob = (queue: string, everyMs: number) =>
+  SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, {
+    consumer: queue,
+    types: [],
+    everyMs,
+  });

@@ -3,23 +3,26 @@ import { DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DomainEvents } from './domain-events.js';
+import { JobSchedule } from './job-schedule.entity.js';
+import { Jobs } from './jobs.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { OutboxHandlers } from './outbox-handlers.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { OutboxRepository } from './outbox.repository.js';
 
 /**
- * Domain events and the outbox (docs/events.md, "Domain events"). Global, like the database:
- * any feature publishes, and any feature reacts with a decorated method.
+ * Domain events and the outbox, the job engine (docs/events.md, docs/jobs.md). Global, like
+ * the database: any feature publishes or queues a job, and any feature reacts or runs jobs
+ * with a decorated method.
  */
 @Global()
 @Module({
   imports: [
     EventEmitterModule.forRoot(),
     DiscoveryModule,
-    TypeOrmModule.forFeature([OutboxMessage]),
+    TypeOrmModule.forFeature([OutboxMessage, JobSchedule]),
   ],
-  providers: [DomainEvents, OutboxHandlers, OutboxRepository, OutboxWorker],
-  exports: [DomainEvents],
+  providers: [DomainEvents, Jobs, OutboxHandlers, OutboxRepository, OutboxWorker],
+  exports: [DomainEvents, Jobs],
 })
 export class EventsModule {}

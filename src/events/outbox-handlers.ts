@@ -1,20 +1,26 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { DomainEvent, DomainEventType } from './domain-event.js';
+import type { DomainEventBase, DomainEventType } from './domain-event.js';
 import { OUTBOX_HANDLER, type OutboxHandlerMetadata } from './event-handlers.decorator.js';
+import type { Schedule } from './outbox.repository.js';
 
 /**
- * Gets a consumer's claimed events, oldest first: one per subject (see OutboxRepository.claim),
- * and the id of each one's outbox message, the same at every hand-over of that event.
+ * Gets a consumer's claimed events or jobs, oldest first: one per subject (see
+ * OutboxRepository.claim), and the id of each one's outbox message, the same at every
+ * hand-over of it.
  */
-export type OutboxHandlerFn = (events: DomainEvent[], messageIds: number[]) => Promise<void>;
+export type OutboxHandlerFn = (events: DomainEventBase[], messageIds: number[]) => Promise<void>;
 
-/** Every `@OutboxHandler` method of the application, by consumer, found at start-up. */
+/**
+ * Every `@OutboxHandler`, `@JobHandler` and `@RecurringJob` method of the application, by
+ * consumer (the queue), found at start-up.
+ */
 @Injectable()
 export class OutboxHandlers implements OnModuleInit {
   private readonly byConsumer = new Map<string, OutboxHandlerFn>();
   private readonly retryForMsByConsumer = new Map<string, number>();
   private readonly consumersByType = new Map<DomainEventType, string[]>();
+  private readonly recurring: Schedule[] = [];
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -64,8 +70,13 @@ export class OutboxHandlers implements OnModuleInit {
     return [...this.byConsumer.keys()];
   }
 
+  /** The recurring jobs' schedules. */
+  get schedules(): readonly Schedule[] {
+    return this.recurring;
+  }
+
   private add(
-    { consumer, types, retryForMs }: OutboxHandlerMetadata,
+    { consumer, types, retryForMs, everyMs }: OutboxHandlerMetadata,
     handler: OutboxHandlerFn,
   ): void {
     if (this.byConsumer.has(consumer)) {
@@ -73,6 +84,7 @@ export class OutboxHandlers implements OnModuleInit {
     }
     this.byConsumer.set(consumer, handler);
     if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
+    if (everyMs !== undefined) this.recurring.push({ queue: consumer, everyMs });
     for (const type of types) {
       this.consumersByType.set(type, [...this.consumersOf(type), consumer]);
     }

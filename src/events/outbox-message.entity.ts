@@ -52,6 +52,10 @@ export class OutboxMessage {
   @Column({ name: 'claimed_until', type: 'timestamptz', precision: 3, nullable: true })
   claimedUntil: Date | null;
 
+  /** What a long job last reported of its progress (docs/jobs.md, "Progress"). */
+  @Column({ type: 'jsonb', nullable: true })
+  progress: unknown;
+
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError: string | null;
 

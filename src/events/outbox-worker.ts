@@ -20,10 +20,10 @@ const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 
 /**
- * Drains the outbox, one worker per instance (docs/events.md, "The outbox"): every poll
- * interval, or soon after a transaction that wrote messages commits, it claims due messages
- * and hands them to their consumers' handlers, a batch per consumer and claim, until none
- * is due. One claim at a time, and one handler at a time, so draining a backlog takes at
+ * Drains the outbox, the job engine, one worker per instance (docs/jobs.md): every poll
+ * interval, or soon after a transaction that wrote messages commits, it queues the recurring
+ * jobs' due runs (at most once a poll interval), claims due messages and hands them to their
+ * consumers' handlers, a batch per consumer and claim, until none is due. One claim at a time, and one handler at a time, so draining a backlog takes at
  * most one of the database's connections from the requests. The claim decides who handles
  * what, so any number of instances can run it.
  */
@@ -31,6 +31,10 @@ const MAX_ERROR_LENGTH = 1000;
 export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   private readonly drains: PollingWorker;
+  /** The claim token of each message whose handler runs here, for its progress reports. */
+  private readonly running = new Map<number, string>();
+  private schedulesWritten = false;
+  private nextRecurringCheck = 0;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -39,6 +43,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {
     this.drains = new PollingWorker(() => this.drainAll(), config.pollIntervalMs, NUDGE_DELAY_MS);
+    metrics.countOutboxQueuedWith(() => this.outbox.queuedByConsumer());
   }
 
   onApplicationBootstrap(): void {
@@ -55,8 +60,14 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     await this.drains.stop();
   }
 
+  /** The claim under which message `id` runs on this instance; undefined if it does not. */
+  claimTokenOf(id: number): string | undefined {
+    return this.running.get(id);
+  }
+
   private async drainAll(): Promise<void> {
     try {
+      await this.queueRecurringRuns();
       while (!this.drains.stopping) {
         const claimed = await this.outbox.claim(
           this.handlers.consumers,
@@ -80,11 +91,29 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
+  /**
+   * Writes the schedules once, then queues the runs that are due, looking again when the next
+   * schedule is due (or at the next poll, if another instance held one): between runs, and in
+   * a stream of nudges, no statement.
+   */
+  private async queueRecurringRuns(): Promise<void> {
+    const { schedules } = this.handlers;
+    if (schedules.length === 0 || Date.now() < this.nextRecurringCheck) return;
+    if (!this.schedulesWritten) {
+      await this.outbox.schedule([...schedules]);
+      this.schedulesWritten = true;
+    }
+    const { msToNextRun } = await this.outbox.queueDueRuns(schedules.map((s) => s.queue));
+    this.nextRecurringCheck = Date.now() + (msToNextRun ?? 0);
+  }
+
   /** Hands one consumer its messages and records the outcome; never rejects. */
   private async handle(messages: ClaimedMessage[]): Promise<void> {
     const { consumer } = messages[0];
     const started = performance.now();
     let failure: unknown;
+    for (const { id, claimToken } of messages) this.running.set(id, claimToken);
+    this.metrics.countOutboxRunning(consumer, messages.length);
     try {
       await this.handlers.handlerOf(consumer)(
         messages.map((message) => message.event),
@@ -92,6 +121,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
       );
     } catch (error) {
       failure = error;
+    } finally {
+      for (const { id } of messages) this.running.delete(id);
+      this.metrics.countOutboxRunning(consumer, -messages.length);
     }
     this.metrics.observeOutboxHandler(consumer, (performance.now() - started) / 1000);
     try {

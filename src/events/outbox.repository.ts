@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../database/transactions.js';
-import type { DomainEvent } from './domain-event.js';
+import type { DomainEventBase } from './domain-event.js';
 
 /** A message a worker holds, to hand to its consumer. */
 export interface ClaimedMessage {
   id: number;
   consumer: string;
-  event: DomainEvent;
+  /** A domain event, or a job's payload. */
+  event: DomainEventBase;
   /** Attempts started, this one included. */
   attempts: number;
   /** The same for every message of one claim. */
@@ -23,27 +24,138 @@ export interface RetryPolicy {
   retryForMs?: number;
 }
 
+/** When a message is first due: at `runAt`, else `delayMs` after now (0 by default). */
+export interface Due {
+  delayMs?: number;
+  runAt?: Date;
+}
+
+/** What a long job last said of its progress: `done` of `total`, when it knows the total. */
+export interface JobProgress {
+  done: number;
+  total?: number;
+}
+
+/** A recurring job: a run of `queue` every `everyMs`. */
+export interface Schedule {
+  queue: string;
+  everyMs: number;
+}
+
+/** What a recurring run's message carries. */
+export interface RecurringRun extends DomainEventBase {
+  type: 'job.recurring';
+  /** The period's start: its schedule's next run when this run was queued. */
+  dueAt: string;
+}
+
 /** A failed message's last attempt: `maxAttempts` used, and `retryForMs` gone since it was written. */
 const GIVEN_UP = `attempts >= $6 AND created_at + $7 * interval '1 millisecond' <= now()`;
 
-/** The only door to `outbox_messages` (docs/events.md, "The outbox"). */
+/** The only door to `outbox_messages` and `job_schedules` (docs/jobs.md). */
 @Injectable()
 export class OutboxRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  /** One message per (consumer, event), in the caller's transaction, due after `delayMs`. */
-  async add(messages: { consumer: string; event: DomainEvent }[], delayMs = 0): Promise<void> {
-    await this.txHost.tx.query(
+  /** One message per (consumer, event), in the caller's transaction; their ids, in order. */
+  async add(
+    messages: { consumer: string; event: DomainEventBase }[],
+    { delayMs = 0, runAt }: Due = {},
+  ): Promise<number[]> {
+    const rows = await this.txHost.tx.query<{ id: number }[]>(
       `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
-       SELECT m.*, now() + $5 * interval '1 millisecond'
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS m`,
+       SELECT m.*, coalesce($6::timestamptz, now() + $5 * interval '1 millisecond')
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS m
+       RETURNING id`,
       [
         messages.map((m) => m.consumer),
         messages.map((m) => m.event.subject),
         messages.map((m) => m.event.type),
         messages.map((m) => JSON.stringify(m.event)),
         delayMs,
+        runAt ?? null,
       ],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Writes each schedule, its first run one period from now; a schedule already there keeps
+   * its next run, brought forward when its period became shorter.
+   */
+  async schedule(schedules: Schedule[]): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO job_schedules (queue, every_ms, next_run_at)
+       SELECT s.*, now() + s.every_ms * interval '1 millisecond'
+         FROM unnest($1::text[], $2::int[]) AS s(queue, every_ms)
+       ON CONFLICT (queue) DO UPDATE
+          SET every_ms = excluded.every_ms,
+              next_run_at = least(job_schedules.next_run_at, excluded.next_run_at)`,
+      [schedules.map((s) => s.queue), schedules.map((s) => s.everyMs)],
+    );
+  }
+
+  /**
+   * Queues a run of each of `queues` whose schedule is due and moves its next run one period
+   * from now, in one statement: of instances doing this at once, one takes a schedule (SKIP
+   * LOCKED, and a locked row read again once its lock is gone no longer matches), so a period
+   * has one run. A queue whose earlier run is still there (running, or waiting for a retry)
+   * gets none: the runs of a recurring job never pile up. How many were queued, and how long
+   * until the next of these schedules is due (negative for one another instance holds).
+   */
+  async queueDueRuns(queues: string[]): Promise<{ queued: number; msToNextRun: number | null }> {
+    const [row] = await this.txHost.tx.query<{ queued: number; msToNextRun: number | null }[]>(
+      `WITH due AS (
+         SELECT queue, next_run_at AS due_at FROM job_schedules
+          WHERE queue = ANY($1::text[]) AND next_run_at <= now()
+          FOR UPDATE SKIP LOCKED),
+       moved AS (
+         UPDATE job_schedules s
+            SET next_run_at = now() + s.every_ms * interval '1 millisecond'
+           FROM due WHERE s.queue = due.queue
+         RETURNING s.queue, 'recurring:' || s.queue AS subject, due.due_at, s.next_run_at),
+       queued AS (
+         INSERT INTO outbox_messages (consumer, subject, event_type, event)
+         SELECT queue, subject, 'job.recurring',
+                jsonb_build_object('type', 'job.recurring', 'subject', subject,
+                                   'dueAt', to_char(due_at AT TIME ZONE 'UTC',
+                                                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+           FROM moved
+          WHERE NOT EXISTS (SELECT 1 FROM outbox_messages o
+                             WHERE o.consumer = moved.queue AND o.failed_at IS NULL)
+         RETURNING id)
+       SELECT (SELECT count(*) FROM queued)::int AS queued,
+              (extract(epoch FROM min(coalesce(moved.next_run_at, s.next_run_at)) - now())
+                 * 1000)::int AS "msToNextRun"
+         FROM job_schedules s LEFT JOIN moved ON moved.queue = s.queue
+        WHERE s.queue = ANY($1::text[])`,
+      [queues],
+    );
+    return row;
+  }
+
+  /** Keeps what a job said of its progress on its message, while its claim is `claimToken`. */
+  async reportProgress(id: number, claimToken: string, progress: JobProgress): Promise<void> {
+    await this.txHost.tx.query(
+      'UPDATE outbox_messages SET progress = $3 WHERE id = $1 AND claim_token = $2',
+      [id, claimToken, JSON.stringify(progress)],
+    );
+  }
+
+  /** What the job of message `id` last said of its progress; undefined once it is gone. */
+  async progressOf(id: number): Promise<JobProgress | null | undefined> {
+    const rows = await this.txHost.tx.query<{ progress: JobProgress | null }[]>(
+      'SELECT progress FROM outbox_messages WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.progress;
+  }
+
+  /** The messages of each consumer still to hand over (due or not, failed ones left out). */
+  async queuedByConsumer(): Promise<{ consumer: string; count: number }[]> {
+    return this.txHost.tx.query<{ consumer: string; count: number }[]>(
+      `SELECT consumer, count(*)::int AS count FROM outbox_messages
+        WHERE failed_at IS NULL GROUP BY consumer`,
     );
   }
 

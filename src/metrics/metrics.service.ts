@@ -100,6 +100,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly outboxRunning = new Gauge({
+    name: 'petstore_outbox_messages_running',
+    help: "Outbox messages (events and jobs) whose consumer's handler runs on this instance, by consumer",
+    labelNames: ['consumer'] as const,
+    registers: [this.registry],
+  });
+  /** Counts the messages still to hand over, by consumer; set by the outbox worker. */
+  private queuedOutboxMessages?: () => Promise<{ consumer: string; count: number }[]>;
+
   private readonly auditEvents = new Counter({
     name: 'petstore_audit_events_total',
     help: 'Audit log entries recorded (committed), by action and outcome',
@@ -124,6 +133,20 @@ export class MetricsService {
         if (!pool) return;
         this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
         this.set({ state: 'idle' }, pool.idleCount);
+      },
+    });
+    // Read at each scrape: one statement per scrape, none per message.
+    const queued = () => this.queuedOutboxMessages?.() ?? Promise.resolve([]);
+    new Gauge({
+      name: 'petstore_outbox_messages_queued',
+      help: 'Outbox messages (events and jobs) not yet handed over, due or later, failed ones left out, by consumer',
+      labelNames: ['consumer'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        // An unreachable database leaves the series out rather than failing the scrape.
+        const counts = await queued().catch(() => []);
+        for (const { consumer, count } of counts) this.set({ consumer }, count);
       },
     });
     new Gauge({
@@ -178,6 +201,16 @@ export class MetricsService {
   /** Recorded by the outbox worker for the messages of each batch whose outcome it recorded. */
   countOutboxMessages(consumer: string, outcome: OutboxOutcome, count: number): void {
     if (this.enabled && count > 0) this.outboxMessages.inc({ consumer, outcome }, count);
+  }
+
+  /** Recorded by the outbox worker around each handler call: `delta` messages start or end. */
+  countOutboxRunning(consumer: string, delta: number): void {
+    if (this.enabled) this.outboxRunning.inc({ consumer }, delta);
+  }
+
+  /** Where the queued messages' gauge reads its counts at each scrape. */
+  countOutboxQueuedWith(source: () => Promise<{ consumer: string; count: number }[]>): void {
+    this.queuedOutboxMessages = source;
   }
 
   /** Recorded by MailService for each mail it tried to send. */

@@ -4,6 +4,7 @@ import pg from 'pg';
 import {
   OutboxRepository,
   type ClaimedMessage,
+  type RecurringRun,
   type RetryPolicy,
 } from '../../../src/events/outbox.repository.js';
 import { petSubject, type PetEvent, type PetEventType } from '../../../src/pets/pet-events.js';
@@ -11,6 +12,7 @@ import {
   createRepositoryHarness,
   type RepositoryHarness,
 } from '../../support/repository-harness.js';
+import { waitFor } from '../../support/wait.js';
 
 const LEASE_MS = 60_000;
 /** The consumers this instance handles (`@OutboxHandler`), and one only another version knows. */
@@ -183,6 +185,28 @@ describe(OutboxRepository.name, () => {
         'SELECT next_attempt_at = created_at AS "dueWhenWritten" FROM outbox_messages',
       );
       expect(due).toEqual(Array.from({ length: 3 }, () => ({ dueWhenWritten: true })));
+    });
+
+    it('should make a message due at its runAt, or delayMs after now, and answer its id', async () => {
+      const [later, delayed] = [petEvent(newPetId()), petEvent(newPetId())];
+      const runAt = at(3_600_000);
+
+      const [laterId] = await harness.transaction(() =>
+        sut.add([{ consumer: CONSUMER, event: later }], { runAt }),
+      );
+      const [delayedId] = await harness.transaction(() =>
+        sut.add([{ consumer: CONSUMER, event: delayed }], { delayMs: 60_000 }),
+      );
+
+      expect(laterId).toBe((await messageOf(later)).id);
+      expect((await messageOf(later)).nextAttemptAt).toEqual(runAt);
+      const [delay] = await harness.query<{ ms: number }>(
+        `SELECT (extract(epoch FROM next_attempt_at - created_at) * 1000)::int AS ms
+           FROM outbox_messages WHERE id = $1`,
+        [delayedId],
+      );
+      expect(delay.ms).toBe(60_000);
+      expect(await claimAll()).toEqual([]);
     });
 
     it('should write nothing when the caller’s transaction rolls back', async () => {
@@ -367,6 +391,136 @@ describe(OutboxRepository.name, () => {
         }
       },
     );
+  });
+
+  describe('recurring jobs', () => {
+    const QUEUE = 'sweep';
+    const schedules = () =>
+      harness.query<{ queue: string; everyMs: number; msToNextRun: number }>(
+        `SELECT queue, every_ms AS "everyMs",
+                (extract(epoch FROM next_run_at - now()) * 1000)::int AS "msToNextRun"
+           FROM job_schedules ORDER BY queue`,
+      );
+    const makeDue = () =>
+      harness.query(
+        `UPDATE job_schedules SET next_run_at = now() - interval '1 second' RETURNING next_run_at`,
+      );
+
+    beforeEach(async () => {
+      await harness.query('DELETE FROM job_schedules');
+    });
+
+    it('should write a schedule due one period from now, keep its next run when written again, and bring it forward for a shorter period', async () => {
+      await sut.schedule([{ queue: QUEUE, everyMs: 600_000 }]);
+      const [first] = await schedules();
+      expect(first).toEqual({ queue: QUEUE, everyMs: 600_000, msToNextRun: expect.any(Number) });
+      expect(first.msToNextRun).toBeGreaterThan(590_000);
+
+      await sut.schedule([{ queue: QUEUE, everyMs: 900_000 }]);
+      const [kept] = await schedules();
+      expect(kept.everyMs).toBe(900_000);
+      expect(kept.msToNextRun).toBeLessThanOrEqual(first.msToNextRun);
+
+      await sut.schedule([{ queue: QUEUE, everyMs: 60_000 }]);
+      const [shorter] = await schedules();
+      expect(shorter.msToNextRun).toBeLessThanOrEqual(60_000);
+    });
+
+    it('should queue one run of a due schedule, with its due time, and move its next run one period on', async () => {
+      await sut.schedule([{ queue: QUEUE, everyMs: 600_000 }]);
+      expect((await sut.queueDueRuns([QUEUE])).queued).toBe(0);
+      const [{ next_run_at: dueAt }] = await makeDue();
+
+      const { queued, msToNextRun } = await sut.queueDueRuns([QUEUE]);
+
+      expect(queued).toBe(1);
+      expect(msToNextRun).toBeGreaterThan(590_000);
+      const [run] = await messages();
+      expect(run).toMatchObject({ consumer: QUEUE, subject: `recurring:${QUEUE}` });
+      expect(run.event as unknown as RecurringRun).toEqual({
+        type: 'job.recurring',
+        subject: `recurring:${QUEUE}`,
+        dueAt: (dueAt as Date).toISOString(),
+      });
+      expect((await schedules())[0].msToNextRun).toBeGreaterThan(590_000);
+      expect((await sut.queueDueRuns([QUEUE])).queued).toBe(0);
+    });
+
+    it('should queue no run while the earlier one is there, nor of a queue not asked for', async () => {
+      await sut.schedule([
+        { queue: QUEUE, everyMs: 600_000 },
+        { queue: 'other', everyMs: 600_000 },
+      ]);
+      await makeDue();
+      expect((await sut.queueDueRuns([QUEUE])).queued).toBe(1);
+      await makeDue();
+
+      expect((await sut.queueDueRuns([QUEUE])).queued).toBe(0);
+      expect((await messages()).map((m) => m.consumer)).toEqual([QUEUE]);
+    });
+
+    it('should queue one run when two instances look at once', async () => {
+      await sut.schedule([{ queue: QUEUE, everyMs: 600_000 }]);
+      await makeDue();
+
+      const runs = await Promise.all([sut.queueDueRuns([QUEUE]), sut.queueDueRuns([QUEUE])]);
+
+      expect(runs.map((run) => run.queued).sort()).toEqual([0, 1]);
+      expect(await messages()).toHaveLength(1);
+    });
+  });
+
+  describe('recurring jobs on a server', () => {
+    const onServer = process.env.DATABASE_URL ? it : it.skip;
+
+    onServer(
+      'should queue no run of a schedule another instance is moving on, neither while it holds it nor once it commits',
+      async () => {
+        await harness.query('DELETE FROM job_schedules');
+        await sut.schedule([{ queue: 'sweep', everyMs: 600_000 }]);
+        await harness.query(`UPDATE job_schedules SET next_run_at = now() - interval '1 second'`);
+        const other = new pg.Client({ connectionString: harness.database.env.DATABASE_URL });
+        await other.connect();
+        try {
+          await other.query('BEGIN');
+          await other.query(`UPDATE job_schedules SET next_run_at = now() + interval '10 minutes'`);
+          const looking = sut.queueDueRuns(['sweep']);
+          let settled = false;
+          void looking.finally(() => (settled = true));
+          const waitsForTheLock = async () => {
+            await other.query('SELECT pg_stat_clear_snapshot()');
+            const { rows } = await other.query<{ waiting: number }>(
+              `SELECT count(*)::int AS waiting FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND strpos(query, 'job_schedules') > 0`,
+            );
+            return rows[0].waiting > 0;
+          };
+          await waitFor(async () => settled || (await waitsForTheLock()));
+          await other.query('COMMIT');
+
+          expect((await looking).queued).toBe(0);
+          expect(await messages()).toEqual([]);
+        } finally {
+          await other.end();
+        }
+      },
+    );
+  });
+
+  describe('progress', () => {
+    it('should keep what the claim’s holder reports, not another token’s, until the job is done', async () => {
+      const event = petEvent(newPetId());
+      await publish([event]);
+      const [claimed] = await claimAll();
+      expect(await sut.progressOf(claimed.id)).toBeNull();
+
+      await sut.reportProgress(claimed.id, claimed.claimToken, { done: 2, total: 5 });
+      await sut.reportProgress(claimed.id, randomUUID(), { done: 4, total: 5 });
+
+      expect(await sut.progressOf(claimed.id)).toEqual({ done: 2, total: 5 });
+      await sut.complete([claimed]);
+      expect(await sut.progressOf(claimed.id)).toBeUndefined();
+    });
   });
 
   describe('complete', () => {

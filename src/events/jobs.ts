@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { afterCommit, type TxHost } from '../database/transactions.js';
+import type { DomainEventBase } from './domain-event.js';
+import { OutboxHandlers } from './outbox-handlers.js';
+import { OutboxWorker } from './outbox-worker.js';
+import { OutboxRepository, type Due, type JobProgress } from './outbox.repository.js';
+
+/** How a feature queues work for later and a long job says how far it got (docs/jobs.md). */
+@Injectable()
+export class Jobs {
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly handlers: OutboxHandlers,
+    private readonly worker: OutboxWorker,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+  ) {}
+
+  /**
+   * Queues `job` for the `@JobHandler` of `queue` inside the caller's transaction: it exists
+   * exactly when the transaction commits, and runs after the commit, no sooner than
+   * `due.runAt` (or `due.delayMs` from now), after the earlier jobs of its `subject` in that
+   * queue. Outside a transaction, refused. Its id, the `jobIds` entry its handler gets.
+   */
+  async enqueue(queue: string, job: DomainEventBase, due: Due = {}): Promise<number> {
+    if (!this.txHost.isTransactionActive()) throw new Error('Jobs.enqueue() outside a transaction');
+    this.handlers.handlerOf(queue);
+    const [id] = await this.outbox.add([{ consumer: queue, event: job }], due);
+    afterCommit(() => this.worker.nudge());
+    return id;
+  }
+
+  /**
+   * Keeps `progress` for job `jobId`, which runs on this instance now (its handler calls
+   * this); a job taken over elsewhere meanwhile keeps its new holder's.
+   */
+  async reportProgress(jobId: number, progress: JobProgress): Promise<void> {
+    const claimToken = this.worker.claimTokenOf(jobId);
+    if (!claimToken) throw new Error(`Job ${jobId} is not running here`);
+    await this.outbox.reportProgress(jobId, claimToken, progress);
+  }
+
+  /**
+   * What job `jobId` last reported: null before its first report, undefined once it is done
+   * (a failed job keeps its last report).
+   */
+  progressOf(jobId: number): Promise<JobProgress | null | undefined> {
+    return this.outbox.progressOf(jobId);
+  }
+}
