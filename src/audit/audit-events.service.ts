@@ -1,14 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { messageOf } from '../common/errors/message-of.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { deleteInBatches } from '../common/scheduling/delete-in-batches.js';
-import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { auditConfig, type AuditConfig } from '../config/audit.config.js';
+import { RecurringJob } from '../events/event-handlers.decorator.js';
 import { CursorSigner } from '../common/dto/page-cursor.js';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
 import {
@@ -33,25 +26,19 @@ export interface AuditPage {
 
 const dateOf = (timestamp?: string) => (timestamp === undefined ? undefined : new Date(timestamp));
 
-/** Reading the audit log, and its retention: each instance purges expired entries hourly. */
+/**
+ * Reading the audit log, and its retention: a recurring job purges expired entries hourly, on
+ * one instance at a time (docs/jobs.md).
+ */
 @Injectable()
-export class AuditEventsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class AuditEventsService {
   private readonly logger = new Logger('Audit');
-  private readonly purger = new PeriodicTask(() => this.purge(), PURGE_INTERVAL_MS);
 
   constructor(
     private readonly entries: AuditRepository,
     @Inject(auditConfig.KEY) private readonly config: AuditConfig,
     private readonly cursors: CursorSigner,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.purger.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.purger.stop();
-  }
 
   /** Newest first; a page one entry longer than asked tells whether another follows. */
   async list(query: ListAuditEventsQueryDto): Promise<AuditPage> {
@@ -104,13 +91,10 @@ export class AuditEventsService implements OnApplicationBootstrap, BeforeApplica
     return deleteInBatches((limit) => this.entries.deleteOlderThan(before, limit), PURGE_BATCH);
   }
 
-  private async purge(): Promise<void> {
-    try {
-      const removed = await this.purgeExpired();
-      if (removed > 0) this.logger.log(`Removed ${removed} audit entries past their retention`);
-    } catch (error) {
-      // The next purge tries again.
-      this.logger.warn(`Expired audit entries not removed: ${messageOf(error)}`);
-    }
+  /** A failure is logged and retried by the job engine. */
+  @RecurringJob('audit.purge', PURGE_INTERVAL_MS)
+  async purge(): Promise<void> {
+    const removed = await this.purgeExpired();
+    if (removed > 0) this.logger.log(`Removed ${removed} audit entries past their retention`);
   }
 }

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
-import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../common/http/header-names.js';
+import { RecurringJob } from '../events/event-handlers.decorator.js';
 import {
   IdempotencyRepository,
   type IdempotencyScope,
@@ -42,9 +37,8 @@ export type Start = { claim: Claim } | { replay: StoredResponse };
  * retry of the same request gets that answer again; anything else with the key is refused.
  */
 @Injectable()
-export class IdempotencyService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class IdempotencyService {
   private readonly logger = new Logger('Idempotency');
-  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
 
   constructor(private readonly keys: IdempotencyRepository) {}
 
@@ -108,14 +102,6 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
     return this.keys.deleteExpired();
   }
 
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
-  }
-
   private async release(claim: Claim): Promise<void> {
     try {
       await this.keys.release(claim.scope, claim.token);
@@ -125,13 +111,11 @@ export class IdempotencyService implements OnApplicationBootstrap, BeforeApplica
     }
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      const removed = await this.removeExpired();
-      if (removed > 0) this.logger.debug(`Removed ${removed} expired idempotency keys`);
-    } catch (error) {
-      this.logger.warn(`Expired idempotency keys not removed: ${messageOf(error)}`);
-    }
+  /** A recurring job (docs/jobs.md): a failure is logged and retried by the engine. */
+  @RecurringJob('idempotency.sweep', SWEEP_INTERVAL_MS)
+  async sweep(): Promise<void> {
+    const removed = await this.removeExpired();
+    if (removed > 0) this.logger.debug(`Removed ${removed} expired idempotency keys`);
   }
 }
 

@@ -1,14 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { messageOf } from '../common/errors/message-of.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { deleteInBatches } from '../common/scheduling/delete-in-batches.js';
-import { PeriodicTask } from '../common/scheduling/periodic-task.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { RecurringJob } from '../events/event-handlers.decorator.js';
 import { UsersService } from './users.service.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -17,26 +10,17 @@ const SWEEP_BATCH = 100;
 
 /**
  * Sign-ups left unverified for UNVERIFIED_ACCOUNT_TTL_HOURS are removed, so that nobody keeps
- * a username or someone else's address by signing up with it (docs/identity.md). Each
- * instance sweeps every 10 minutes; concurrent sweeps skip each other's rows.
+ * a username or someone else's address by signing up with it (docs/identity.md): a recurring
+ * job sweeps every 10 minutes, on one instance at a time (docs/jobs.md).
  */
 @Injectable()
-export class SignUpExpiryService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SignUpExpiryService {
   private readonly logger = new Logger('Users');
-  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
 
   constructor(
     private readonly users: UsersService,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
-  }
 
   /** Removes every sign-up unverified past its time; how many. */
   removeExpired(): Promise<number> {
@@ -47,13 +31,10 @@ export class SignUpExpiryService implements OnApplicationBootstrap, BeforeApplic
     );
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      const removed = await this.removeExpired();
-      if (removed > 0) this.logger.debug(`Removed ${removed} unverified sign-ups`);
-    } catch (error) {
-      // The next sweep tries again.
-      this.logger.warn(`Unverified sign-ups not removed: ${messageOf(error)}`);
-    }
+  /** A failure is logged and retried by the job engine. */
+  @RecurringJob('users.sign-up-expiry', SWEEP_INTERVAL_MS)
+  async sweep(): Promise<void> {
+    const removed = await this.removeExpired();
+    if (removed > 0) this.logger.debug(`Removed ${removed} unverified sign-ups`);
   }
 }

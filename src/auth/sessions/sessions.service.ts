@@ -1,20 +1,12 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { TtlCache } from '../../common/cache/ttl-cache.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { ApiException } from '../../common/errors/api-exception.js';
-import { messageOf } from '../../common/errors/message-of.js';
-import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { authConfig, type AuthConfig } from '../../config/auth.config.js';
 import type { TxHost } from '../../database/transactions.js';
 import { DomainEvents } from '../../events/domain-events.js';
-import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
+import { OnDomainEvent, RecurringJob } from '../../events/event-handlers.decorator.js';
 import type { UserUpdated, UserUpdateOrigin } from '../../users/user-events.js';
 import { UserLookupService } from '../../users/user-lookup.service.js';
 import { AuthErrors } from '../auth-errors.js';
@@ -50,9 +42,8 @@ export interface IssuedRefreshToken {
  * sessions ended past their retention every 10 minutes.
  */
 @Injectable()
-export class SessionsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SessionsService {
   private readonly logger = new Logger('Sessions');
-  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
   // The session half of an access token's check, kept beside AccessStatesService's
   // account half with the same TTL: a session revoked on another instance stops its access
   // tokens within ACCESS_STATE_CACHE_TTL_MS (at most 60 s, docs/identity.md).
@@ -66,14 +57,6 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {
     this.liveSessions = new TtlCache(cfg.accessStateCacheTtlMs, LIVE_SESSIONS_MAX_ENTRIES);
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
   }
 
   /** `refreshExpiresIn`: each use renews a refresh token's lifetime to this. */
@@ -197,14 +180,11 @@ export class SessionsService implements OnApplicationBootstrap, BeforeApplicatio
     );
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      const removed = await this.removeEnded();
-      if (removed > 0) this.logger.debug(`Removed ${removed} ended sessions`);
-    } catch (error) {
-      // The next sweep tries again.
-      this.logger.warn(`Ended sessions not removed: ${messageOf(error)}`);
-    }
+  /** A recurring job (docs/jobs.md): a failure is logged and retried by the engine. */
+  @RecurringJob('sessions.sweep', SWEEP_INTERVAL_MS)
+  async sweep(): Promise<void> {
+    const removed = await this.removeEnded();
+    if (removed > 0) this.logger.debug(`Removed ${removed} ended sessions`);
   }
 
   private publishRevoked(sessionId: number | null, userId: number, cause?: UserUpdateOrigin) {

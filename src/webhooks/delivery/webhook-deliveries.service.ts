@@ -1,15 +1,9 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
-import { PeriodicTask } from '../../common/scheduling/periodic-task.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
+import { RecurringJob } from '../../events/event-handlers.decorator.js';
 import { webhookNotFound } from '../webhooks.service.js';
 import { ATTEMPT_LOG_LENGTH } from './dto/delivery-response.dto.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
@@ -20,7 +14,6 @@ import {
   type DeliveryRow,
 } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { messageOf } from '../../common/errors/message-of.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // Deleted per statement, so that a large backlog never holds long locks.
@@ -36,26 +29,18 @@ export interface DeliveryPage {
 
 /**
  * The delivery log of a subscription, re-sending one of its deliveries, and the log's
- * retention: each instance deletes ended deliveries past it every 10 minutes.
+ * retention: a recurring job deletes ended deliveries past it every 10 minutes, on one
+ * instance at a time (docs/jobs.md).
  */
 @Injectable()
-export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookDeliveriesService {
   private readonly logger = new Logger('Webhooks');
-  private readonly sweeper = new PeriodicTask(() => this.sweep(), SWEEP_INTERVAL_MS);
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
     @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.sweeper.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
-  }
 
   /** Deletes the deliveries that ended before the retention period; how many. */
   removeExpired(now = new Date()): Promise<number> {
@@ -74,14 +59,11 @@ export class WebhookDeliveriesService implements OnApplicationBootstrap, BeforeA
     return this.deliveries.countEndedPerDay(since);
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      const removed = await this.removeExpired();
-      if (removed > 0) this.logger.debug(`Removed ${removed} ended webhook deliveries`);
-    } catch (error) {
-      // The next sweep tries again.
-      this.logger.warn(`Ended webhook deliveries not removed: ${messageOf(error)}`);
-    }
+  /** A failure is logged and retried by the job engine. */
+  @RecurringJob('webhooks.delivery-log-sweep', SWEEP_INTERVAL_MS)
+  async sweep(): Promise<void> {
+    const removed = await this.removeExpired();
+    if (removed > 0) this.logger.debug(`Removed ${removed} ended webhook deliveries`);
   }
 
   async list(webhookId: number, query: ListDeliveriesQueryDto): Promise<DeliveryPage> {

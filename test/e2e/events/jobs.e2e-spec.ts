@@ -177,6 +177,23 @@ describe('Jobs (e2e)', () => {
     ).toBeGreaterThan(0);
   });
 
+  it('should keep a schedule for each recurring job, the sweepers included', async () => {
+    const schedules = () =>
+      t.dataSource.query<{ queue: string; everyMs: number }[]>(
+        'SELECT queue, every_ms AS "everyMs" FROM job_schedules ORDER BY queue',
+      );
+    await waitFor(async () => (await schedules()).length > 0);
+
+    expect(await schedules()).toEqual([
+      { queue: 'audit.purge', everyMs: 3_600_000 },
+      { queue: 'idempotency.sweep', everyMs: 600_000 },
+      { queue: 'sessions.sweep', everyMs: 600_000 },
+      { queue: RECURRING, everyMs: EVERY_MS },
+      { queue: 'users.sign-up-expiry', everyMs: 600_000 },
+      { queue: 'webhooks.delivery-log-sweep', everyMs: 600_000 },
+    ]);
+  });
+
   onServer('should run a recurring job once per period across two instances', async () => {
     const second = await createTestApp(ENV, {
       database: t.database,
