@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * The outbox becomes the job engine (docs/jobs.md): a job reports its progress on its row,
  * and each recurring job has a schedule row whose next run one instance at a time moves on.
  */
-export class AddJobSchedulesAndProgress1796546848662 implements MigrationInterface {
-  name = 'AddJobSchedulesAndProgress1796546848662';
+export class AddJobSchedulesAndProgress1796580000000 implements MigrationInterface {
+  name = 'AddJobSchedulesAndProgress1796580000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "outbox_messages" ADD "progress" jsonb`);
