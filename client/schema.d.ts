@@ -256,106 +256,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/auth/register': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Sign up
-     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email another account holds answers the same 202 and creates the account alike, which can never be verified: the address’s owner gets a mail saying so, with no link. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
-     */
-    post: operations['register'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/auth/verify-email': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Verify an email address
-     * @description Uses the token of a verification link (userStatus 2 becomes 0) or of an email change’s link (the new address replaces the old one); 409 CONFLICT if another account has verified the address since. Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
-     */
-    post: operations['verifyEmail'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/auth/resend-verification': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Send the verification link again
-     * @description Mails a new verification link if an account with this address awaits verification. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
-     */
-    post: operations['resendVerification'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/auth/forgot-password': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Ask for a password-reset link
-     * @description Mails a link to reset the password (valid 1 h) if an account (not disabled) has this address. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
-     */
-    post: operations['forgotPassword'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/auth/reset-password': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Set a password with a mailed link
-     * @description Uses the token of a password-reset link or of an invitation: sets the password, verifies a pending address (the account becomes active), and ends every session, every bearer token issued before it and the account’s API keys (409 CONFLICT if another account verified the address meanwhile). Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
-     */
-    post: operations['resetPassword'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/api-keys': {
     parameters: {
       query?: never;
@@ -512,40 +412,100 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/audit-events': {
+  '/v1/auth/register': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * List audit log entries
-     * @description Admin only. Newest first, paged by cursor; every filter optional, `since` inclusive, `until` exclusive.
-     */
-    get: operations['listAuditEvents'];
+    get?: never;
     put?: never;
-    post?: never;
+    /**
+     * Sign up
+     * @description Creates a customer account with userStatus 2 (pending email verification) and mails a link to verify the address (valid 24 h). A taken username is 409 CONFLICT. An email another account holds answers the same 202 and creates the account alike, which can never be verified: the address’s owner gets a mail saying so, with no link. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). With REGISTRATION=closed: 403 REGISTRATION_CLOSED. No credential needed; rate limited by client address.
+     */
+    post: operations['register'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  '/v1/audit-events/export': {
+  '/v1/auth/verify-email': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * Export audit log entries as NDJSON
-     * @description Admin only. Every entry of the range, oldest first, one JSON object (as in the list) per line, streamed as it is read.
-     */
-    get: operations['exportAuditEvents'];
+    get?: never;
     put?: never;
-    post?: never;
+    /**
+     * Verify an email address
+     * @description Uses the token of a verification link (userStatus 2 becomes 0) or of an email change’s link (the new address replaces the old one); 409 CONFLICT if another account has verified the address since. Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
+     */
+    post: operations['verifyEmail'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/resend-verification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the verification link again
+     * @description Mails a new verification link if an account with this address awaits verification. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
+     */
+    post: operations['resendVerification'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/forgot-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ask for a password-reset link
+     * @description Mails a link to reset the password (valid 1 h) if an account (not disabled) has this address. The answer is the same whether or not the address belongs to an account, and comes before any mail. At most 3 mails an hour go to one address for one client address, under an overall cap per address; beyond them, the same answer and no mail, except a reset, which waits for room under the cap (at most 15 minutes). No credential needed; rate limited by client address.
+     */
+    post: operations['forgotPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set a password with a mailed link
+     * @description Uses the token of a password-reset link or of an invitation: sets the password, verifies a pending address (the account becomes active), and ends every session, every bearer token issued before it and the account’s API keys (409 CONFLICT if another account verified the address meanwhile). Malformed, unknown, used, expired and other links’ tokens: 400 INVALID_TOKEN_VALUE. No credential needed; rate limited by client address.
+     */
+    post: operations['resetPassword'];
     delete?: never;
     options?: never;
     head?: never;
@@ -730,6 +690,46 @@ export interface paths {
      * @description Admin, bearer token only. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
      */
     post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List audit log entries
+     * @description Admin only. Newest first, paged by cursor; every filter optional, `since` inclusive, `until` exclusive.
+     */
+    get: operations['listAuditEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit-events/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export audit log entries as NDJSON
+     * @description Admin only. Every entry of the range, oldest first, one JSON object (as in the list) per line, streamed as it is read.
+     */
+    get: operations['exportAuditEvents'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1265,50 +1265,6 @@ export interface components {
       /** @description The refresh token of the last login or refresh (`rt_…`). Required, unless the request carries the web console’s refresh cookie (login with `refreshTokenIn: cookie`) */
       refreshToken?: string;
     };
-    RegisterDto: {
-      /** @description Unique regardless of case */
-      username: string;
-      /**
-       * Format: email
-       * @description Trimmed; unique regardless of case
-       */
-      email: string;
-      /**
-       * Format: password
-       * @description Required, unless `invite` is true: then refused (the person chooses it)
-       */
-      password?: string;
-      /** @description null: not set (on update, clears it) */
-      firstName?: string | null;
-      /** @description null: not set (on update, clears it) */
-      lastName?: string | null;
-      /** @description null: not set (on update, clears it) */
-      phone?: string | null;
-    };
-    MessageResponse: {
-      /** @description What happens next, in a sentence */
-      message: string;
-    };
-    AccountTokenDto: {
-      /** @description The token of the mailed link (`?token=…`) */
-      token: string;
-    };
-    EmailDto: {
-      /**
-       * Format: email
-       * @description Trimmed; unique regardless of case
-       */
-      email: string;
-    };
-    ResetPasswordDto: {
-      /**
-       * Format: password
-       * @description Required, unless `invite` is true: then refused (the person chooses it)
-       */
-      password?: string;
-      /** @description The token of the mailed link (`?token=…`) */
-      token: string;
-    };
     CreateApiKeyDto: {
       /** @description Trimmed */
       name: string;
@@ -1530,95 +1486,49 @@ export interface components {
        */
       currentPassword?: string;
     };
-    AuditActorResponse: {
+    RegisterDto: {
+      /** @description Unique regardless of case */
+      username: string;
       /**
-       * Format: int64
-       * @description The user who acted; absent for a failed login
+       * Format: email
+       * @description Trimmed; unique regardless of case
        */
-      userId?: number;
-      /** @description The user's name at the time; for a failed login, the username tried */
-      username?: string;
+      email: string;
       /**
-       * @description How the actor authenticated: bearer token, API key, or none (a login)
-       * @enum {string}
+       * Format: password
+       * @description Required, unless `invite` is true: then refused (the person chooses it)
        */
-      credential: 'jwt' | 'api-key' | 'none';
-      /** @description The API key's display prefix, for credential `api-key` */
-      apiKeyPrefix?: string;
+      password?: string;
+      /** @description null: not set (on update, clears it) */
+      firstName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      lastName?: string | null;
+      /** @description null: not set (on update, clears it) */
+      phone?: string | null;
     };
-    AuditTargetResponse: {
-      /** @enum {string} */
-      type: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
-      /**
-       * Format: int64
-       * @description Its id
-       */
-      id: number;
+    MessageResponse: {
+      /** @description What happens next, in a sentence */
+      message: string;
     };
-    AuditEventResponse: {
-      /**
-       * Format: int64
-       * @description Entry id; later entries have larger ids
-       */
-      id: number;
-      /**
-       * Format: date-time
-       * @description When the change was made
-       * @example 2026-11-21T22:27:03.123Z
-       */
-      occurredAt: string;
-      /** @enum {string} */
-      action:
-        | 'auth.login'
-        | 'auth.logout'
-        | 'auth.registered'
-        | 'auth.email_verified'
-        | 'auth.password_reset_requested'
-        | 'auth.password_reset'
-        | 'session.revoked'
-        | 'api_key.created'
-        | 'api_key.revoked'
-        | 'user.created'
-        | 'user.updated'
-        | 'user.deleted'
-        | 'category.created'
-        | 'category.updated'
-        | 'category.deleted'
-        | 'pet.deleted'
-        | 'webhook.created'
-        | 'webhook.updated'
-        | 'webhook.deleted'
-        | 'webhook.secret_rotated';
-      /** @enum {string} */
-      outcome: 'success' | 'failure';
-      actor: components['schemas']['AuditActorResponse'];
-      /** @description What the action was about */
-      target?: components['schemas']['AuditTargetResponse'];
-      /** @description The fields the action changed, each `{ from, to }` (null where there was no value); passwords, tokens, keys and secrets appear only as `"[changed]"` */
-      changes?: {
-        [key: string]: {
-          from: unknown;
-          to: unknown;
-        };
-      };
-      /** @description The client's address; absent only for entries made outside a request */
-      ip?: string;
-      userAgent?: string;
-      /** @description The service's own id of the request that made it (its X-Request-Id when the caller sent none); absent only for entries made outside a request */
-      requestId?: string;
-      /** @description The caller's X-Request-Id, when it sent a well-formed one */
-      clientRequestId?: string;
+    AccountTokenDto: {
+      /** @description The token of the mailed link (`?token=…`) */
+      token: string;
     };
-    AuditPaginationResponse: {
-      /** Format: int32 */
-      limit: number;
-      /** @description Opaque cursor of the next (older) page; absent on the last page */
-      nextCursor?: string;
+    EmailDto: {
+      /**
+       * Format: email
+       * @description Trimmed; unique regardless of case
+       */
+      email: string;
     };
-    AuditEventListResponse: {
-      /** @description Newest first */
-      auditEvents: components['schemas']['AuditEventResponse'][];
-      pagination: components['schemas']['AuditPaginationResponse'];
+    ResetPasswordDto: {
+      /**
+       * Format: password
+       * @description Required, unless `invite` is true: then refused (the person chooses it)
+       */
+      password?: string;
+      /** @description The token of the mailed link (`?token=…`) */
+      token: string;
     };
     CategoryListResponse: {
       /** @description Every category, ordered by name */
@@ -1893,6 +1803,96 @@ export interface components {
       lastAttempt?: components['schemas']['DeliveryAttemptSummary'];
       /** @description The latest attempts, newest first */
       attemptLog: components['schemas']['DeliveryAttemptResponse'][];
+    };
+    AuditActorResponse: {
+      /**
+       * Format: int64
+       * @description The user who acted; absent for a failed login
+       */
+      userId?: number;
+      /** @description The user's name at the time; for a failed login, the username tried */
+      username?: string;
+      /**
+       * @description How the actor authenticated: bearer token, API key, or none (a login)
+       * @enum {string}
+       */
+      credential: 'jwt' | 'api-key' | 'none';
+      /** @description The API key's display prefix, for credential `api-key` */
+      apiKeyPrefix?: string;
+    };
+    AuditTargetResponse: {
+      /** @enum {string} */
+      type: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
+      /**
+       * Format: int64
+       * @description Its id
+       */
+      id: number;
+    };
+    AuditEventResponse: {
+      /**
+       * Format: int64
+       * @description Entry id; later entries have larger ids
+       */
+      id: number;
+      /**
+       * Format: date-time
+       * @description When the change was made
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      occurredAt: string;
+      /** @enum {string} */
+      action:
+        | 'auth.login'
+        | 'auth.logout'
+        | 'auth.registered'
+        | 'auth.email_verified'
+        | 'auth.password_reset_requested'
+        | 'auth.password_reset'
+        | 'session.revoked'
+        | 'api_key.created'
+        | 'api_key.revoked'
+        | 'user.created'
+        | 'user.updated'
+        | 'user.deleted'
+        | 'category.created'
+        | 'category.updated'
+        | 'category.deleted'
+        | 'pet.deleted'
+        | 'webhook.created'
+        | 'webhook.updated'
+        | 'webhook.deleted'
+        | 'webhook.secret_rotated';
+      /** @enum {string} */
+      outcome: 'success' | 'failure';
+      actor: components['schemas']['AuditActorResponse'];
+      /** @description What the action was about */
+      target?: components['schemas']['AuditTargetResponse'];
+      /** @description The fields the action changed, each `{ from, to }` (null where there was no value); passwords, tokens, keys and secrets appear only as `"[changed]"` */
+      changes?: {
+        [key: string]: {
+          from: unknown;
+          to: unknown;
+        };
+      };
+      /** @description The client's address; absent only for entries made outside a request */
+      ip?: string;
+      userAgent?: string;
+      /** @description The service's own id of the request that made it (its X-Request-Id when the caller sent none); absent only for entries made outside a request */
+      requestId?: string;
+      /** @description The caller's X-Request-Id, when it sent a well-formed one */
+      clientRequestId?: string;
+    };
+    AuditPaginationResponse: {
+      /** Format: int32 */
+      limit: number;
+      /** @description Opaque cursor of the next (older) page; absent on the last page */
+      nextCursor?: string;
+    };
+    AuditEventListResponse: {
+      /** @description Newest first */
+      auditEvents: components['schemas']['AuditEventResponse'][];
+      pagination: components['schemas']['AuditPaginationResponse'];
     };
     ActivityDayResponse: {
       /**
@@ -4383,700 +4383,6 @@ export interface operations {
       };
     };
   };
-  register: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['RegisterDto'];
-      };
-    };
-    responses: {
-      /** @description Accepted; see your mailbox */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description The credential does not allow this: REGISTRATION_CLOSED */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'REGISTRATION_CLOSED';
-          };
-        };
-      };
-      /** @description Conflicts with the current state: CONFLICT */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'CONFLICT';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  verifyEmail: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AccountTokenDto'];
-      };
-    };
-    responses: {
-      /** @description Verified */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The request is invalid: INVALID_TOKEN_VALUE, VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INVALID_TOKEN_VALUE' | 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description Conflicts with the current state: CONFLICT */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'CONFLICT';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  resendVerification: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['EmailDto'];
-      };
-    };
-    responses: {
-      /** @description Accepted, whatever the address */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  forgotPassword: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['EmailDto'];
-      };
-    };
-    responses: {
-      /** @description Accepted, whatever the address */
-      202: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
-  resetPassword: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ResetPasswordDto'];
-      };
-    };
-    responses: {
-      /** @description Password set */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MessageResponse'];
-        };
-      };
-      /** @description The request is invalid: INVALID_TOKEN_VALUE, VALIDATION_ERROR, INVALID_JSON */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INVALID_TOKEN_VALUE' | 'VALIDATION_ERROR' | 'INVALID_JSON';
-          };
-        };
-      };
-      /** @description Conflicts with the current state: CONFLICT */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'CONFLICT';
-          };
-        };
-      };
-      /** @description The body is too large: PAYLOAD_TOO_LARGE */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'PAYLOAD_TOO_LARGE';
-          };
-        };
-      };
-      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
-      415: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'UNSUPPORTED_MEDIA_TYPE';
-          };
-        };
-      };
-      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'RATE_LIMIT_EXCEEDED';
-          };
-        };
-      };
-      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'INTERNAL_ERROR';
-          };
-        };
-      };
-      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
-          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?: 'SERVICE_UNAVAILABLE';
-          };
-        };
-      };
-    };
-  };
   listApiKeys: {
     parameters: {
       query?: {
@@ -6829,54 +6135,21 @@ export interface operations {
       };
     };
   };
-  listAuditEvents: {
+  register: {
     parameters: {
-      query?: {
-        /** @description Only entries made at or after this time */
-        since?: string;
-        /** @description Only entries made before this time; later than `since` */
-        until?: string;
-        /** @description Page size; out of range is 400, never clamped */
-        limit?: number;
-        /** @description Only entries of this action */
-        action?:
-          | 'auth.login'
-          | 'auth.logout'
-          | 'auth.registered'
-          | 'auth.email_verified'
-          | 'auth.password_reset_requested'
-          | 'auth.password_reset'
-          | 'session.revoked'
-          | 'api_key.created'
-          | 'api_key.revoked'
-          | 'user.created'
-          | 'user.updated'
-          | 'user.deleted'
-          | 'category.created'
-          | 'category.updated'
-          | 'category.deleted'
-          | 'pet.deleted'
-          | 'webhook.created'
-          | 'webhook.updated'
-          | 'webhook.deleted'
-          | 'webhook.secret_rotated';
-        /** @description Only entries made by this user */
-        actorId?: number;
-        /** @description Only entries about this kind of thing */
-        targetType?: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
-        /** @description Only entries about the thing of this id (with `targetType`, or of any type) */
-        targetId?: number;
-        /** @description pagination.nextCursor of the previous page, with the same filters */
-        cursor?: string;
-      };
+      query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RegisterDto'];
+      };
+    };
     responses: {
-      /** @description A page of entries */
-      200: {
+      /** @description Accepted; see your mailbox */
+      202: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
@@ -6885,10 +6158,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AuditEventListResponse'];
+          'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description The request is invalid: VALIDATION_ERROR */
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
       400: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6900,29 +6173,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
           };
         };
       };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: REGISTRATION_CLOSED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6934,7 +6189,55 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'REGISTRATION_CLOSED';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
           };
         };
       };
@@ -6990,21 +6293,20 @@ export interface operations {
       };
     };
   };
-  exportAuditEvents: {
+  verifyEmail: {
     parameters: {
-      query?: {
-        /** @description Only entries made at or after this time */
-        since?: string;
-        /** @description Only entries made before this time; later than `since` */
-        until?: string;
-      };
+      query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AccountTokenDto'];
+      };
+    };
     responses: {
-      /** @description One entry per line, each as `listAuditEvents` shows it */
+      /** @description Verified */
       200: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7014,10 +6316,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/x-ndjson': components['schemas']['AuditEventResponse'];
+          'application/json': components['schemas']['MessageResponse'];
         };
       };
-      /** @description The request is invalid: VALIDATION_ERROR */
+      /** @description The request is invalid: INVALID_TOKEN_VALUE, VALIDATION_ERROR, INVALID_JSON */
       400: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7029,30 +6331,12 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'VALIDATION_ERROR';
+            code?: 'INVALID_TOKEN_VALUE' | 'VALIDATION_ERROR' | 'INVALID_JSON';
           };
         };
       };
-      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['RequestId'];
-          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'] & {
-            /** @enum {string} */
-            code?:
-              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
-          };
-        };
-      };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
-      403: {
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
@@ -7063,7 +6347,433 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  resendVerification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EmailDto'];
+      };
+    };
+    responses: {
+      /** @description Accepted, whatever the address */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  forgotPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EmailDto'];
+      };
+    };
+    responses: {
+      /** @description Accepted, whatever the address */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResetPasswordDto'];
+      };
+    };
+    responses: {
+      /** @description Password set */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description The request is invalid: INVALID_TOKEN_VALUE, VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INVALID_TOKEN_VALUE' | 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'CONFLICT';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
           };
         };
       };
@@ -9454,6 +9164,296 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listAuditEvents: {
+    parameters: {
+      query?: {
+        /** @description Only entries made at or after this time */
+        since?: string;
+        /** @description Only entries made before this time; later than `since` */
+        until?: string;
+        /** @description Page size; out of range is 400, never clamped */
+        limit?: number;
+        /** @description Only entries of this action */
+        action?:
+          | 'auth.login'
+          | 'auth.logout'
+          | 'auth.registered'
+          | 'auth.email_verified'
+          | 'auth.password_reset_requested'
+          | 'auth.password_reset'
+          | 'session.revoked'
+          | 'api_key.created'
+          | 'api_key.revoked'
+          | 'user.created'
+          | 'user.updated'
+          | 'user.deleted'
+          | 'category.created'
+          | 'category.updated'
+          | 'category.deleted'
+          | 'pet.deleted'
+          | 'webhook.created'
+          | 'webhook.updated'
+          | 'webhook.deleted'
+          | 'webhook.secret_rotated';
+        /** @description Only entries made by this user */
+        actorId?: number;
+        /** @description Only entries about this kind of thing */
+        targetType?: 'user' | 'session' | 'api_key' | 'category' | 'pet' | 'webhook';
+        /** @description Only entries about the thing of this id (with `targetType`, or of any type) */
+        targetId?: number;
+        /** @description pagination.nextCursor of the previous page, with the same filters */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of entries */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditEventListResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  exportAuditEvents: {
+    parameters: {
+      query?: {
+        /** @description Only entries made at or after this time */
+        since?: string;
+        /** @description Only entries made before this time; later than `since` */
+        until?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One entry per line, each as `listAuditEvents` shows it */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': components['schemas']['AuditEventResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
