@@ -28,6 +28,7 @@ import { PetsModule } from './pets/pets.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule, RateLimitThrottlerModule } from './rate-limit/rate-limit.module.js';
 import { StatsModule } from './stats/stats.module.js';
+import { AccountsModule } from './users/accounts/accounts.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -43,6 +44,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     HealthModule,
     AuthModule,
     UsersModule,
+    AccountsModule,
     CategoriesModule,
     PetsModule,
     MediaModule,

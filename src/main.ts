@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
-import { AdminBootstrapService } from './users/admin-bootstrap.service.js';
+import { AdminBootstrapService } from './users/accounts/admin-bootstrap.service.js';
 import { appConfig, type AppConfig } from './config/app.config.js';
 import { loadEnv } from './config/load-env.js';
 import { createLogger, startupLoggerOptions } from './logging/logger.js';

@@ -7,9 +7,10 @@ import { UsersModule } from '../users/users.module.js';
 
 /**
  * The app's own configuration, database (migrations included), domain events and users
- * modules, and the image clean-up, without HTTP and without the start-up admin bootstrap,
- * which lives in the auth module. Of the outbox's consumers, only the users' recurring sweep
- * is loaded: the CLI's changes are handed over by the app's instances.
+ * modules, and the image clean-up, without HTTP. UsersModule is the user row alone: the
+ * account flows, their mails and the first admin's creation at start-up are AccountsModule's,
+ * which only the app loads. Of the job engine's queues, only the sign-ups' expiry is served
+ * here; the CLI's changes are handed over by the app's instances.
  */
 @Module({
   imports: [AppConfigModule, DatabaseModule, EventsModule, UsersModule, MediaGcModule],

@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../app.module.js';
 import { configureApp } from '../app.setup.js';
-import { AdminBootstrapService } from '../users/admin-bootstrap.service.js';
+import { AdminBootstrapService } from '../users/accounts/admin-bootstrap.service.js';
 import { loadEnv } from '../config/load-env.js';
 import { UsersService } from '../users/users.service.js';
 import {

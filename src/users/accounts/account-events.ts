@@ -1,7 +1,7 @@
 import type { RequestOrigin } from '../../common/http/request-origin.js';
 import type { DomainEventBase } from '../../events/domain-event.js';
 
-/** The mails of the account flows, named as their templates (src/mail/templates). */
+/** The mails of the account flows, named as their templates (src/users/mails/templates). */
 export type AccountMail =
   | 'verification'
   | 'registration-attempt'

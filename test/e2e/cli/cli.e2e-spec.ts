@@ -76,6 +76,22 @@ describe('CLI create-admin (e2e)', () => {
     expect(await loginStatus(database, 'ops')).toBe(200);
   });
 
+  it('should create the admin ADMIN_USERNAME names on an empty database: the CLI makes no first admin of its own', async () => {
+    database = await createTestDatabase();
+    const run = await runCli(
+      ['create-admin', '--username', 'admin', '--password-stdin'],
+      database,
+      {
+        stdin: `${PASSWORD}\n`,
+      },
+    );
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('Created admin "admin"'),
+    });
+    expect(await loginStatus(database, 'admin')).toBe(200);
+  });
+
   it('should create an admin whose password comes from ADMIN_PASSWORD', async () => {
     database = await createTestDatabase();
     const run = await runCli(['create-admin', '--username', 'ops.env'], database, {

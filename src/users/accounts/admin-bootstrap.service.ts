@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { UsersService } from './users.service.js';
+import { authConfig, type AuthConfig } from '../../config/auth.config.js';
+import { UsersService } from '../users.service.js';
 
 /** Creates the first admin at start-up when none exists (docs/identity.md, The first admin). */
 @Injectable()

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { AuthConfig } from '../config/auth.config.js';
-import type { UsersService } from './users.service.js';
+import type { AuthConfig } from '../../config/auth.config.js';
+import type { UsersService } from '../users.service.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 
 function setUp(adminPassword: string | undefined, created: boolean, adminExists = !created) {
