@@ -23,9 +23,10 @@ const MAX_ERROR_LENGTH = 1000;
  * Drains the outbox, the job engine, one worker per instance (docs/jobs.md): every poll
  * interval, or soon after a transaction that wrote messages commits, it queues the recurring
  * jobs' due runs (at most once a poll interval), claims due messages and hands them to their
- * consumers' handlers, a batch per consumer and claim, until none is due. One claim at a time, and one handler at a time, so draining a backlog takes at
- * most one of the database's connections from the requests. The claim decides who handles
- * what, so any number of instances can run it.
+ * consumers' handlers, a batch per consumer and claim, until none is due. One claim at a
+ * time, and one handler at a time, so draining a backlog takes at most one of the database's
+ * connections from the requests. The claim decides who handles what, so any number of
+ * instances can run it.
  */
 @Injectable()
 export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -68,6 +69,11 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private async drainAll(): Promise<void> {
     try {
       await this.queueRecurringRuns();
+    } catch (error) {
+      // A schedule that cannot be written or moved on holds back no event: the next poll retries.
+      this.logger.warn(`Recurring jobs not queued: ${messageOf(error)}`);
+    }
+    try {
       while (!this.drains.stopping) {
         const claimed = await this.outbox.claim(
           this.handlers.consumers,
