@@ -10,15 +10,19 @@ import { acceptQueueLength } from './accept-queue.js';
 const stopListening = (server: Server): void => void NetServer.prototype.close.call(server);
 // How long the listener's close waits for the kernel's queue of connections to be empty.
 const ACCEPT_QUEUE_WAIT_MS = 1_000;
+// How long a connection accepted with no request yet gets to show one once the listener has
+// closed: a request on its way behind a busy event loop is read well within it, while a
+// pre-connect or a probe that sends nothing holds the shutdown no longer.
+const FIRST_REQUEST_WAIT_MS = 2_000;
 
 /**
  * Drains the HTTP server before the database and Redis are closed. On a signal, `drain()`
  * makes readiness report 503 while the service still accepts and serves for
  * SHUTDOWN_DRAIN_MS, every answer with `Connection: close`, so that balancers stop sending
  * and drop their kept-alive connections first; then, on shutdown, it stops accepting
- * connections, closes the idle ones, lets the requests in flight and those still coming on
- * connections that have sent none yet finish (bounded by SHUTDOWN_TIMEOUT_MS), and closes
- * what is left.
+ * connections, closes the idle ones, gives those with no request yet a moment to send it,
+ * lets the requests in flight finish (bounded by SHUTDOWN_TIMEOUT_MS), and closes what is
+ * left.
  */
 @Injectable()
 export class ShutdownService implements BeforeApplicationShutdown {
@@ -28,7 +32,7 @@ export class ShutdownService implements BeforeApplicationShutdown {
   private readonly connections = new Set<Socket>();
   // Accepted connections with no request yet: a balancer has one written, on its way.
   private readonly silent = new Set<Socket>();
-  private onSettled?: () => void;
+  private onChange?: () => void;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -44,22 +48,27 @@ export class ShutdownService implements BeforeApplicationShutdown {
    * it also follows the server's connections, to tell an idle one from one not used yet.
    */
   trackRequests() {
-    this.server()?.on('connection', (socket: Socket) => {
+    const server = this.server();
+    server?.on('connection', (socket: Socket) => {
       this.connections.add(socket);
       this.silent.add(socket);
       socket.once('close', () => {
         this.connections.delete(socket);
         this.silent.delete(socket);
-        this.settle();
+        this.onChange?.();
       });
     });
-    return (req: Request, res: Response, next: NextFunction): void => {
+    // The server's own event: a request answered before this middleware still counts.
+    server?.on('request', (req: Request) => {
       this.silent.delete(req.socket);
+      this.onChange?.();
+    });
+    return (_req: Request, res: Response, next: NextFunction): void => {
       this.inFlight.add(res);
       if (this.draining) endKeepAlive(res);
       res.once('close', () => {
         this.inFlight.delete(res);
-        this.settle();
+        this.onChange?.();
       });
       next();
     };
@@ -93,14 +102,16 @@ export class ShutdownService implements BeforeApplicationShutdown {
     } else {
       // Kept-alive connections with no request on them: a balancer that kept one past the
       // drain (its keep-alive longer than SHUTDOWN_DRAIN_MS) may lose a request written onto
-      // it. One not used yet stays: its request, on its way under load, is answered with
-      // Connection: close.
+      // it. One not used yet stays a moment: its request, on its way under load, is answered
+      // with Connection: close.
       this.closeUsedIdleConnections();
+      if (!(await this.until(() => this.silent.size === 0, FIRST_REQUEST_WAIT_MS))) {
+        for (const socket of [...this.silent]) socket.destroy();
+      }
     }
-    if (!(await this.settled(timeoutMs))) {
+    if (!(await this.until(() => this.inFlight.size === 0, timeoutMs))) {
       this.logger.warn(
-        `${this.inFlight.size} request(s) still running and ${this.silent.size} connection(s) ` +
-          `with none yet after ${timeoutMs} ms; closing their connections`,
+        `${this.inFlight.size} request(s) still running after ${timeoutMs} ms; closing their connections`,
       );
     }
     server.closeAllConnections();
@@ -139,24 +150,20 @@ export class ShutdownService implements BeforeApplicationShutdown {
     }
   }
 
-  /** Resolves true once no request is in flight and no connection waits to send its first. */
-  private settled(timeoutMs: number): Promise<boolean> {
-    if (this.isSettled()) return Promise.resolve(true);
+  /** Resolves true once `done()` holds, false if `timeoutMs` passes first. */
+  private until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (done()) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.onSettled = () => {
+      const finish = (result: boolean) => {
         clearTimeout(timer);
-        resolve(true);
+        this.onChange = undefined;
+        resolve(result);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.onChange = () => {
+        if (done()) finish(true);
       };
     });
-  }
-
-  private isSettled(): boolean {
-    return this.inFlight.size === 0 && this.silent.size === 0;
-  }
-
-  private settle(): void {
-    if (this.isSettled()) this.onSettled?.();
   }
 }
 
