@@ -40,7 +40,7 @@ const headerNameRules = [
   },
 ];
 
-// The module graph (docs/architecture.md, "Layers" and "Public surface"): no cycle between
+// The module graph (docs/architecture.md, "Modules" and "Public surface"): no cycle between
 // the top-level folders of src/, and another module is reached only through its public surface.
 const moduleGraph = {
   // Every file of these is for every module: the shared kernel and the settings.

@@ -17,7 +17,7 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 500
 export function outboxDrained(t: TestApp, consumers: string[]): Promise<void> {
   return waitFor(async () => {
     const [{ count }] = await t.dataSource.query<{ count: number }[]>(
-      'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = ANY($1)',
+      'SELECT count(*)::int AS count FROM outbox_messages WHERE consumer = ANY($1) AND failed_at IS NULL',
       [consumers],
     );
     return count === 0;

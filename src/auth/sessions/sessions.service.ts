@@ -38,8 +38,8 @@ export interface IssuedRefreshToken {
 
 /**
  * Refresh sessions (docs/identity.md, Sessions): one per login, its refresh token rotated
- * on every use, reuse of a spent one revoking the whole session. Each instance deletes the
- * sessions ended past their retention every 10 minutes.
+ * on every use, reuse of a spent one revoking the whole session. A recurring job deletes the
+ * sessions ended past their retention every 10 minutes, on one instance at a time.
  */
 @Injectable()
 export class SessionsService {
