@@ -42,10 +42,12 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
 
   app.use(requestIdMiddleware);
   app.use(clientAddressMiddleware);
-  app.use(app.get(ShutdownService).trackRequests());
+  const shutdown = app.get(ShutdownService);
+  app.use(shutdown.trackRequests());
   app.use(requestLogger(app.get(ROOT_LOGGER)));
   const metrics = app.get(MetricsService);
   if (metrics.enabled) app.use(metrics.observeRequests());
+  app.use(shutdown.handOffRetryable());
   app.use(
     securityHeaders({
       // A JSON API: nothing may be loaded by or framed in a page that renders a response.

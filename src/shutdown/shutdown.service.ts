@@ -3,6 +3,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
+import { ApiException } from '../common/errors/api-exception.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { acceptQueueLength } from './accept-queue.js';
 
@@ -14,12 +15,23 @@ const ACCEPT_QUEUE_WAIT_MS = 1_000;
 // closed: a request on its way behind a busy event loop is read well within it, while a
 // pre-connect or a probe that sends nothing holds the shutdown no longer.
 const FIRST_REQUEST_WAIT_MS = 2_000;
+// After the drain, requests still arriving come from a sender told nothing (nginx OSS under
+// compose, say): the hand-off answers the ones a balancer may send again elsewhere 503, which
+// its passive check counts as a failure, so that it stops making connections here before the
+// listener closes and resets any it made. It ends once no connection has come for
+// HAND_OFF_QUIET_MS (at once when the balancer follows readiness), or after HAND_OFF_MAX_MS.
+const HAND_OFF_QUIET_MS = 250;
+const HAND_OFF_MAX_MS = 1_000;
+// What nginx sends to another server after a 503 (proxy_next_upstream http_503): no POST or PATCH.
+const RETRIED_ELSEWHERE = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+const HAND_OFF_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Drains the HTTP server before the database and Redis are closed. On a signal, `drain()`
  * makes readiness report 503 while the service still accepts and serves for
  * SHUTDOWN_DRAIN_MS, every answer with `Connection: close`, so that balancers stop sending
- * and drop their kept-alive connections first; then, on shutdown, it stops accepting
+ * and drop their kept-alive connections first; then, on shutdown, it hands off to the other
+ * instances a balancer still sending (503 for what it retries elsewhere), stops accepting
  * connections, closes the idle ones, gives those with no request yet a moment to send it,
  * lets the requests in flight finish (bounded by SHUTDOWN_TIMEOUT_MS), and closes what is
  * left.
@@ -28,6 +40,8 @@ const FIRST_REQUEST_WAIT_MS = 2_000;
 export class ShutdownService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
   private draining = false;
+  private handingOff = false;
+  private lastConnectionAt = 0;
   private readonly inFlight = new Set<Response>();
   private readonly connections = new Set<Socket>();
   // Accepted connections with no request yet: a balancer has one written, on its way.
@@ -50,6 +64,7 @@ export class ShutdownService implements BeforeApplicationShutdown {
   trackRequests() {
     const server = this.server();
     server?.on('connection', (socket: Socket) => {
+      this.lastConnectionAt = performance.now();
       this.connections.add(socket);
       this.silent.add(socket);
       socket.once('close', () => {
@@ -74,6 +89,23 @@ export class ShutdownService implements BeforeApplicationShutdown {
     };
   }
 
+  /**
+   * Express middleware, after the request log: during the hand-off, a request a balancer
+   * would send to another instance is answered 503 with `Retry-After` and `Connection: close`.
+   */
+  handOffRetryable() {
+    return (req: Request, _res: Response, next: NextFunction): void => {
+      if (!this.handingOff || !RETRIED_ELSEWHERE.has(req.method)) return next();
+      next(
+        ApiException.retryLater(
+          'SERVICE_UNAVAILABLE',
+          'This instance is shutting down; retry shortly',
+          HAND_OFF_RETRY_AFTER_SECONDS,
+        ),
+      );
+    };
+  }
+
   /** Not ready from now on; resolves after SHUTDOWN_DRAIN_MS, still serving meanwhile. */
   async drain(): Promise<void> {
     this.draining = true;
@@ -91,6 +123,7 @@ export class ShutdownService implements BeforeApplicationShutdown {
     const server = this.server();
     if (!server?.listening) return;
     const { drainMs, timeoutMs } = this.config.shutdown;
+    if (drainMs > 0) await this.handOff();
     this.logger.log(
       `Not accepting connections; waiting for ${this.inFlight.size} request(s) in flight`,
     );
@@ -115,6 +148,22 @@ export class ShutdownService implements BeforeApplicationShutdown {
       );
     }
     server.closeAllConnections();
+  }
+
+  /** Resolves once no connection has come for HAND_OFF_QUIET_MS, or HAND_OFF_MAX_MS passed. */
+  private async handOff(): Promise<void> {
+    this.handingOff = true;
+    const deadline = performance.now() + HAND_OFF_MAX_MS;
+    for (;;) {
+      const quietAt = this.lastConnectionAt + HAND_OFF_QUIET_MS;
+      const now = performance.now();
+      if (now >= quietAt) return;
+      if (now >= deadline) {
+        this.logger.warn('Connections still arriving after the drain: closing the listener');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(quietAt, deadline) - now));
+    }
   }
 
   /**

@@ -92,6 +92,10 @@ class RawConnection {
 }
 
 const GET_LIVE = 'GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n';
+// A POST no balancer sends twice, answered without a credential: 400, the body being empty.
+const POST_LOGIN =
+  'POST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+  'Content-Length: 2\r\n\r\n{}';
 
 describe('The shutdown drain of the built service (e2e)', () => {
   let database: TestDatabase;
@@ -205,14 +209,14 @@ describe('The listener closing at the end of the drain (e2e)', () => {
       const late = new Promise<RawConnection>((resolve) =>
         setImmediate(() => {
           const connection = RawConnection.begin(port);
-          connection.write(GET_LIVE);
+          connection.write(POST_LOGIN);
           resolve(connection);
         }),
       );
       const shutdown = t.app.get(ShutdownService).beforeApplicationShutdown();
 
       expect(await (await late).response()).toEqual({
-        status: 200,
+        status: 400,
         headers: expect.objectContaining({ connection: 'close' }),
       });
       await shutdown;
@@ -236,13 +240,39 @@ describe('The listener closing at the end of the drain (e2e)', () => {
       const shutdown = t.app.get(ShutdownService).beforeApplicationShutdown();
 
       await used.closed(5_000);
-      silent.write(GET_LIVE);
+      silent.write(POST_LOGIN);
       expect(await silent.response()).toEqual({
-        status: 200,
+        status: 400,
         headers: expect.objectContaining({ connection: 'close' }),
       });
       await silent.closed(1_000);
       await shutdown;
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('should answer after the drain 503 what a balancer sends elsewhere, serve a POST, and close the listener once connections stop coming', async () => {
+    const t = await createTestApp({ SHUTDOWN_DRAIN_MS: String(DRAIN_MS) }, { signIn: false });
+    try {
+      await t.app.listen(0, '127.0.0.1');
+      const { port } = t.app.getHttpServer().address() as AddressInfo;
+      // A balancer told nothing still connects after the drain.
+      const [get, post] = await Promise.all([RawConnection.open(port), RawConnection.open(port)]);
+      const shutdown = t.app.get(ShutdownService).beforeApplicationShutdown();
+
+      get.write(GET_LIVE);
+      expect(await get.response()).toEqual({
+        status: 503,
+        headers: expect.objectContaining({ connection: 'close', 'retry-after': '1' }),
+      });
+      post.write(POST_LOGIN);
+      expect(await post.response()).toEqual({
+        status: 400,
+        headers: expect.objectContaining({ connection: 'close' }),
+      });
+      await shutdown;
+      expect(await refused(`http://127.0.0.1:${port}`)).toBe(true);
     } finally {
       await t.close();
     }
