@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- api|guards|media|media-memory|memory] [--quick]`: runs one benchmark from this
- * folder, on the compiled code; the API benchmark when none is named. The API benchmark also
- * takes `--variant=KEY=VALUE` (see api.bench.ts).
+ * `npm run bench [-- api|guards|login|media|media-memory|memory] [--quick]`: runs one
+ * benchmark from this folder, on the compiled code; the API benchmark when none is named. The
+ * API benchmark also takes `--variant=KEY=VALUE` (see api.bench.ts).
  */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   api: () => import('./api.bench.js'),
   guards: () => import('./guards.bench.js'),
+  login: () => import('./login.bench.js'),
   media: () => import('./media.bench.js'),
   'media-memory': () => import('./media-memory.bench.js'),
   memory: () => import('./memory.bench.js'),
