@@ -79,7 +79,7 @@ describe('Own password, email and username changes take currentPassword (e2e)', 
         currentPassword: user.password,
       });
       expect(res.status).toBe(200);
-      // The new email waits for its mailed link (e2e/auth/accounts.e2e-spec.ts).
+      // The new email waits for its mailed link (accounts.e2e-spec.ts).
       expect(res.body).toMatchObject({
         id: user.id,
         email: user.email,
