@@ -4,6 +4,7 @@ import net from 'node:net';
 /** What Node's client met in a request: the answer, if it read one, and every error. */
 export interface NodeAnswer {
   status?: number;
+  headers?: http.IncomingHttpHeaders;
   body?: Record<string, unknown>;
   /** Whether 100 Continue came. */
   continued: boolean;
@@ -17,6 +18,10 @@ export interface NodePostOptions {
   wait?: boolean;
   /** Sends the body chunked, without Content-Length. */
   chunked?: boolean;
+  /** Announces this Content-Length instead of the body's: a client that sends less, then waits. */
+  contentLength?: number;
+  /** Ends the request when aborted, answered or not. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -28,7 +33,7 @@ export function nodePost(
   path: string,
   headers: Record<string, string>,
   body: Buffer,
-  { expect = false, wait = false, chunked = false }: NodePostOptions = {},
+  { expect = false, wait = false, chunked = false, contentLength, signal }: NodePostOptions = {},
 ): Promise<NodeAnswer> {
   return new Promise((resolve) => {
     const answer: NodeAnswer = { continued: false, errors: [] };
@@ -38,9 +43,10 @@ export function nodePost(
       method: 'POST',
       path,
       agent: false,
+      signal,
       headers: {
         ...headers,
-        ...(chunked ? {} : { 'Content-Length': String(body.length) }),
+        ...(chunked ? {} : { 'Content-Length': String(contentLength ?? body.length) }),
         ...(expect ? { Expect: '100-continue' } : {}),
       },
     });
@@ -50,6 +56,7 @@ export function nodePost(
     });
     request.on('response', (response) => {
       answer.status = response.statusCode;
+      answer.headers = response.headers;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { pngImage } from '../../support/images.js';
+import { nodePost } from '../../support/node-client.js';
 import { createPet } from '../../support/pets.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { uploadImage } from '../../support/uploads.js';
@@ -55,33 +55,30 @@ describe('Media (e2e, memory and processing bounds)', () => {
   });
   afterAll(() => t.close());
 
-  /** An upload announcing `bytes` that sends its first few and then waits, as a slow client does. */
-  function trickledUpload(petId: number, bytes: number): http.ClientRequest {
+  /**
+   * An upload announcing `bytes` that sends its first few and then waits, as a slow client
+   * does, until `signal` aborts it.
+   */
+  function trickledUpload(petId: number, bytes: number, signal: AbortSignal) {
     const boundary = 'trickle';
-    const request = http.request({
-      host: '127.0.0.1',
+    return nodePost(
       port,
-      method: 'POST',
-      path: `/v1/pets/${petId}/upload-image`,
-      headers: {
-        ...t.user,
-        'Content-Type': `multipart/form-data; boundary=${boundary}`,
-        'Content-Length': String(bytes),
-      },
-    });
-    request.on('error', () => undefined);
-    request.write(
-      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n` +
-        'Content-Type: image/png\r\n\r\n',
+      `/v1/pets/${petId}/upload-image`,
+      { ...t.user, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n` +
+          'Content-Type: image/png\r\n\r\n',
+      ),
+      { contentLength: bytes, signal },
     );
-    return request;
   }
 
   it('should refuse an upload 503 with Retry-After while others hold the buffer budget, and take it once they are done', async () => {
     const petId = await createPet(t);
     const image = await noisyPng();
     expect(image.length).toBeGreaterThan(BUDGET - HELD_BYTES);
-    const held = trickledUpload(petId, HELD_BYTES);
+    const held = new AbortController();
+    const holding = trickledUpload(petId, HELD_BYTES, held.signal);
 
     let refused: Awaited<ReturnType<typeof uploadImage>> | undefined;
     await waitFor(async () => {
@@ -97,7 +94,8 @@ describe('Media (e2e, memory and processing bounds)', () => {
     // Small uploads still fit beside the held one.
     await uploadImage(t, petId, await pngImage(10, 10), { contentType: 'image/png' }).expect(201);
 
-    held.destroy();
+    held.abort();
+    await holding;
     await waitFor(
       async () => (await uploadImage(t, petId, image, { contentType: 'image/png' })).status === 201,
     );
