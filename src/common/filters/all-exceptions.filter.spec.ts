@@ -86,7 +86,7 @@ describe(AllExceptionsFilter.name, () => {
     },
   );
 
-  it('should answer a unique violation of an index no request field stands for 409 CONFLICT naming no column', () => {
+  it('should answer a unique violation of an index no request field stands for 409 CONFLICT naming neither its column nor the value', () => {
     const res = respond(
       driverError({
         code: '23505',
