@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { USER_AGENT_MAX_LENGTH } from '../common/http/request-origin.js';
 import type {
   AuditAction,
   AuditChanges,
@@ -68,7 +69,7 @@ export class AuditEvent {
   @Column({ type: 'varchar', length: 45, nullable: true })
   ip: string | null;
 
-  @Column({ name: 'user_agent', type: 'varchar', length: 256, nullable: true })
+  @Column({ name: 'user_agent', type: 'varchar', length: USER_AGENT_MAX_LENGTH, nullable: true })
   userAgent: string | null;
 
   /** The service's own id of the request. */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../../auth/api-key-format.js';
+import { USER_AGENT_MAX_LENGTH } from '../../common/http/request-origin.js';
 import { ApiIdProperty, ApiTimestampProperty } from '../../openapi/schemas.js';
 import {
   AUDIT_ACTIONS,
@@ -89,7 +90,7 @@ export class AuditEventResponse {
   })
   ip?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 256 })
+  @ApiPropertyOptional({ type: 'string', maxLength: USER_AGENT_MAX_LENGTH })
   userAgent?: string;
 
   @ApiPropertyOptional({

@@ -11,7 +11,8 @@ export interface RequestOrigin {
   clientRequestId: string | null;
 }
 
-const USER_AGENT_MAX_LENGTH = 256;
+/** A User-Agent is kept cut to this; the audit log's `user_agent` column is declared from it. */
+export const USER_AGENT_MAX_LENGTH = 256;
 
 export function requestOriginOf(req: Request | undefined): RequestOrigin {
   const userAgent = req?.headers['user-agent'];

@@ -127,6 +127,19 @@ describe('Audit log (e2e)', () => {
       ]);
     });
 
+    it('should record a User-Agent cut to the 256 characters its column holds', async () => {
+      await t.http
+        .post('/v1/categories')
+        .set(t.admin)
+        .set('User-Agent', 'x'.repeat(1000))
+        .send({ name: 'Reptiles' })
+        .expect(201);
+
+      expect(await entries()).toEqual([
+        expect.objectContaining({ action: 'category.created', userAgent: 'x'.repeat(256) }),
+      ]);
+    });
+
     it('should record nothing for a refused change (409, 404, 412)', async () => {
       await createCategory('Birds').expect(201);
       await t.dataSource.query('TRUNCATE audit_events');
