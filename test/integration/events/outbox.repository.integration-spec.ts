@@ -458,16 +458,6 @@ describe(OutboxRepository.name, () => {
       expect((await sut.queueDueRuns([QUEUE])).queued).toBe(0);
       expect((await messages()).map((m) => m.consumer)).toEqual([QUEUE]);
     });
-
-    it('should queue one run when two instances look at once', async () => {
-      await sut.schedule([{ queue: QUEUE, everyMs: 600_000 }]);
-      await makeDue();
-
-      const runs = await Promise.all([sut.queueDueRuns([QUEUE]), sut.queueDueRuns([QUEUE])]);
-
-      expect(runs.map((run) => run.queued).sort()).toEqual([0, 1]);
-      expect(await messages()).toHaveLength(1);
-    });
   });
 
   describe('recurring jobs on a server', () => {
