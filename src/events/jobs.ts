@@ -31,6 +31,16 @@ export class Jobs {
   }
 
   /**
+   * Cancels the jobs of `subject` queued to `queue` and not yet done, in the caller's
+   * transaction: they are gone exactly when it commits. A job running meanwhile may still
+   * finish. How many.
+   */
+  cancel(queue: string, subject: string): Promise<number> {
+    if (!this.txHost.isTransactionActive()) throw new Error('Jobs.cancel() outside a transaction');
+    return this.outbox.cancel(queue, subject);
+  }
+
+  /**
    * Keeps `progress` for job `jobId`, which runs on this instance now (its handler calls
    * this); a job taken over elsewhere meanwhile keeps its new holder's.
    */

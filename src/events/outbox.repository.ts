@@ -151,6 +151,20 @@ export class OutboxRepository {
     return rows[0]?.progress;
   }
 
+  /**
+   * Deletes the messages of `subject` for `consumer` not yet done nor failed, running ones
+   * included (their completion then finds nothing to delete), in the caller's transaction;
+   * how many.
+   */
+  async cancel(consumer: string, subject: string): Promise<number> {
+    const [, count] = await this.txHost.tx.query<[unknown[], number]>(
+      `DELETE FROM outbox_messages
+        WHERE consumer = $1 AND subject = $2 AND failed_at IS NULL`,
+      [consumer, subject],
+    );
+    return count;
+  }
+
   /** The messages of each consumer still to hand over (due or not, failed ones left out). */
   async queuedByConsumer(): Promise<{ consumer: string; count: number }[]> {
     return this.txHost.tx.query<{ consumer: string; count: number }[]>(

@@ -9,9 +9,6 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { SentMailsRepository } from './sent-mails.repository.js';
 import type { Mail } from './mail.js';
 
-/** The console's pages that mails link to. */
-export type ConsolePage = 'verify-email' | 'reset-password';
-
 /*
  * A slow or silent SMTP server must not hold the outbox worker, which hands every consumer
  * its batch in turn (docs/events.md, "The outbox"), for nodemailer's minutes-long defaults.
@@ -53,12 +50,6 @@ export class MailService implements OnApplicationShutdown {
       };
       this.close = () => stream.close();
     }
-  }
-
-  /** A link to a page of the console, on PUBLIC_BASE_URL, with a mailed token when given. */
-  consoleLink(page: ConsolePage, token?: string): string {
-    const query = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;
-    return `${this.config.linkBaseUrl}/console/${page}${query}`;
   }
 
   /**

@@ -1,32 +1,6 @@
 import type { RequestOrigin } from '../../common/http/request-origin.js';
 import type { DomainEventBase } from '../../events/domain-event.js';
 
-/** The mails of the account flows, named as their templates (src/users/mails/templates). */
-export type AccountMail =
-  | 'verification'
-  | 'registration-attempt'
-  | 'password-reset'
-  | 'invitation'
-  | 'email-change'
-  | 'email-change-attempt';
-
-/**
- * A mail of an account flow, to send once the change commits (docs/identity.md, "Mailed
- * tokens and account flows"). Only the mail consumer takes it from the outbox.
- */
-export interface AccountMailRequested extends DomainEventBase {
-  type: 'account.mail_requested';
-  /** Whose account the mail is about: its username greets, and its deletion cancels it. */
-  userId: number;
-  mail: AccountMail;
-  to: string;
-  /**
-   * The raw token its link carries, kept in the outbox row until the mail is sent (the row
-   * is then deleted); only its hash is in account_tokens. docs/api-decisions.md.
-   */
-  token?: string;
-}
-
 /** What an anonymous request asked of an address: a sign-up's mail, a new link, a reset. */
 export type AccountAsk = 'registration' | 'verification' | 'password-reset';
 
@@ -68,7 +42,6 @@ export interface PasswordResetRequested extends DomainEventBase {
 
 declare module '../../events/domain-event.js' {
   interface DomainEventMap {
-    'account.mail_requested': AccountMailRequested;
     'account.mail_asked': AccountMailAsked;
     'user.password_reset_requested': PasswordResetRequested;
   }

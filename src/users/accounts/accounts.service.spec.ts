@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AuthConfig } from '../../config/auth.config.js';
 import type { DomainEvents } from '../../events/domain-events.js';
+import type { AccountMailer } from '../mails/account.mailer.js';
 import type { PasswordService } from '../password.service.js';
 import { UserStatus } from '../user-status.js';
 import type { UsersService } from '../users.service.js';
@@ -55,6 +56,7 @@ async function answerPath(
       register: { id: 8 },
     }),
     recording<PasswordService>('passwords', log, { hashPassword: 'hash' }),
+    recording<AccountMailer>('mailer', log),
     recording<DomainEvents>('events', log, {
       publish: (event: { type: string }) => log.push(`published ${event.type}`),
     }),

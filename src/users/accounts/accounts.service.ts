@@ -11,7 +11,8 @@ import type { UserCreated, UserUpdated } from '../user-events.js';
 import { awaitsVerification } from '../user-lifecycle.js';
 import { UserStatus } from '../user-status.js';
 import { UsersService } from '../users.service.js';
-import type { AccountAsk, AccountMail, AccountMailAsked } from './account-events.js';
+import { AccountMailer, type AccountMail, type MailedAccount } from '../mails/account.mailer.js';
+import type { AccountAsk, AccountMailAsked } from './account-events.js';
 import {
   ACCOUNT_TOKEN_PATTERN,
   generateAccountToken,
@@ -68,10 +69,9 @@ export const invalidTokenValue = () =>
 
 /**
  * Sign-up, email verification, password reset, invitations and email changes
- * (docs/identity.md, "Mailed tokens and account flows"). Every mail is an
- * `account.mail_requested` event published in the change's transaction, which the mail
- * module sends from the outbox once it commits, within the address's mail limit (per
- * requester, and overall). An anonymous request naming an address (sign-up, resend,
+ * (docs/identity.md, "Mailed tokens and account flows"). Every mail is rendered and queued
+ * to the mail module in the change's transaction (AccountMailer), and sent once it commits,
+ * within the address's mail limit (per requester, and overall). An anonymous request naming an address (sign-up, resend,
  * forgot) does the same work whatever the address, and is answered before anything looks
  * it up: an `account.mail_asked` event, which ACCOUNT_ASKS handles from the outbox.
  */
@@ -81,6 +81,7 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly users: UsersService,
     private readonly passwords: PasswordService,
+    private readonly mailer: AccountMailer,
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(authConfig.KEY) private readonly cfg: AuthConfig,
@@ -147,13 +148,13 @@ export class AccountsService {
       case 'registration': {
         if (holder && holder.id !== userId && !awaitsVerification(holder.userStatus)) {
           if (await this.mayMail(holder.email, requester)) {
-            await this.publishMail(holder.id, 'registration-attempt', holder.email);
+            await this.mailer.queue(holder, 'registration-attempt', holder.email);
           }
           return;
         }
         const user = userId === undefined ? null : await this.pendingUser(userId);
         if (user && (await this.mayMail(user.email, requester))) {
-          await this.mailToken(user.id, 'verify-email', 'verification', user.email);
+          await this.mailToken(user, 'verify-email', 'verification', user.email);
         }
         return;
       }
@@ -163,7 +164,7 @@ export class AccountsService {
           awaitsVerification(holder.userStatus) &&
           (await this.mayMail(email, requester))
         ) {
-          await this.mailToken(holder.id, 'verify-email', 'verification', holder.email);
+          await this.mailToken(holder, 'verify-email', 'verification', holder.email);
         }
         return;
       case 'password-reset':
@@ -209,7 +210,7 @@ export class AccountsService {
       await this.accounts.takeMailQuota(to, ALL_RESETS, RESETS_PER_ADDRESS, RESET_WINDOW_SECONDS)
     ) {
       if (event.deferred) await this.accounts.settleMail(to, OWED_RESET);
-      await this.mailToken(holder.id, 'reset-password', 'password-reset', to);
+      await this.mailToken(holder, 'reset-password', 'password-reset', to);
     } else if (event.deferred || (await this.accounts.oweMail(to, OWED_RESET))) {
       const delayMs = await this.accounts.msUntilMailRoom(
         to,
@@ -253,7 +254,7 @@ export class AccountsService {
     if (event.origin !== 'invitation') return;
     const user = await this.users.findOne(event.userId);
     if (await this.mayMail(user.email, `account:${user.id}`)) {
-      await this.mailToken(user.id, 'invitation', 'invitation', user.email);
+      await this.mailToken(user, 'invitation', 'invitation', user.email);
     }
   }
 
@@ -265,16 +266,17 @@ export class AccountsService {
   @OnDomainEvent('user.updated')
   async mailEmailChange(event: UserUpdated): Promise<void> {
     if (!event.fields.includes('pendingEmail')) return;
-    const { id, pendingEmail } = await this.users.findOne(event.userId);
+    const user = await this.users.findOne(event.userId);
+    const { pendingEmail } = user;
     if (pendingEmail === null) return;
     const owner = await this.users.findByEmail(pendingEmail);
-    const requester = `account:${id}`;
+    const requester = `account:${user.id}`;
     if (owner && !awaitsVerification(owner.userStatus)) {
       if (await this.mayMail(owner.email, requester)) {
-        await this.publishMail(owner.id, 'email-change-attempt', owner.email);
+        await this.mailer.queue(owner, 'email-change-attempt', owner.email);
       }
     } else if (await this.mayMail(pendingEmail, requester)) {
-      await this.mailToken(id, 'email-change', 'email-change', pendingEmail, pendingEmail);
+      await this.mailToken(user, 'email-change', 'email-change', pendingEmail, pendingEmail);
     }
   }
 
@@ -327,9 +329,9 @@ export class AccountsService {
     return used;
   }
 
-  /** A new token for `purpose`, and the mail carrying it. */
+  /** A new token of `account` for `purpose`, and the mail carrying it. */
   private async mailToken(
-    userId: number,
+    account: MailedAccount,
     purpose: AccountTokenPurpose,
     mail: AccountMail,
     to: string,
@@ -339,22 +341,11 @@ export class AccountsService {
     await this.accounts.insertToken({
       tokenHash: hashAccountToken(token),
       purpose,
-      userId,
+      userId: account.id,
       email,
       ttlSeconds: TOKEN_TTL_SECONDS[purpose],
     });
-    await this.publishMail(userId, mail, to, token);
-  }
-
-  private publishMail(userId: number, mail: AccountMail, to: string, token?: string) {
-    return this.events.publish({
-      type: 'account.mail_requested',
-      subject: `user:${userId}`,
-      userId,
-      mail,
-      to,
-      ...(token === undefined ? {} : { token }),
-    });
+    await this.mailer.queue(account, mail, to, token);
   }
 
   /**

@@ -1,118 +1,71 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import type { AccountMail, AccountMailRequested } from '../accounts/account-events.js';
 import { UserStatus } from '../user-status.js';
-import { userNotFound, type UsersService } from '../users.service.js';
-import { AccountMailer } from './account.mailer.js';
-import type { ConsolePage, MailService } from '../../mail/mail.service.js';
+import { AccountMailer, type AccountMail } from './account.mailer.js';
+import type { UserMails } from './user-mails.js';
+import type { MailConfig } from '../../config/mail.config.js';
 import type { Mail } from '../../mail/mail.js';
 
-const requested = (userId: number, mail: AccountMail, token?: string): AccountMailRequested => ({
-  type: 'account.mail_requested',
-  subject: `user:${userId}`,
-  userId,
-  mail,
-  to: `to${userId}@example.com`,
-  ...(token === undefined ? {} : { token }),
+const account = (id: number, userStatus: UserStatus = UserStatus.Active) => ({
+  id,
+  username: `user${id}`,
+  userStatus,
 });
 
-function setUp({
-  refusedFor = [] as string[],
-  deleted = [] as number[],
-  pending = [] as number[],
-} = {}) {
-  const users = {
-    findOne: jest.fn((id: number) =>
-      deleted.includes(id)
-        ? Promise.reject(userNotFound(id))
-        : Promise.resolve({
-            id,
-            username: `user${id}`,
-            email: `user${id}@example.com`,
-            userStatus: pending.includes(id) ? UserStatus.Pending : UserStatus.Active,
-          }),
-    ),
+function setUp() {
+  const mails = {
+    queue: jest.fn((_userId: number, _to: string, _mail: Mail) => Promise.resolve()),
   };
-  const mail = {
-    consoleLink: jest.fn((page: ConsolePage, token?: string) =>
-      token === undefined ? `https://x/${page}` : `https://x/${page}?token=${token}`,
-    ),
-    deliverOnce: jest.fn((_id: number, to: string, _mail: Mail) =>
-      refusedFor.includes(to) ? Promise.reject(new Error('451 try later')) : Promise.resolve(),
-    ),
-  };
-  const sut = new AccountMailer(users as unknown as UsersService, mail as unknown as MailService);
-  return { sut, mail };
+  const sut = new AccountMailer(
+    mails as unknown as UserMails,
+    { linkBaseUrl: 'https://x' } as MailConfig,
+  );
+  return { sut, mails };
 }
 
 describe(AccountMailer.name, () => {
-  it('should mail each kind to the event’s address, with its token in the link of its page', async () => {
-    const { sut, mail } = setUp();
+  it('should queue each kind under its user, to the address given, with its token in the link of its page', async () => {
+    const { sut, mails } = setUp();
+    const kinds: [AccountMail, string | undefined][] = [
+      ['verification', 'v'],
+      ['email-change', 'e'],
+      ['password-reset', 'r'],
+      ['invitation', 'i'],
+      ['registration-attempt', undefined],
+      ['email-change-attempt', undefined],
+    ];
 
-    await sut.onMailRequested(
-      [
-        requested(1, 'verification', 'v'),
-        requested(2, 'email-change', 'e'),
-        requested(3, 'password-reset', 'r'),
-        requested(4, 'invitation', 'i'),
-        requested(5, 'registration-attempt'),
-        requested(6, 'email-change-attempt'),
-      ],
-      [11, 12, 13, 14, 15, 16],
-    );
+    for (const [index, [kind, token]] of kinds.entries()) {
+      await sut.queue(account(index + 1), kind, `to${index + 1}@example.com`, token);
+    }
 
     expect(
-      mail.deliverOnce.mock.calls.map(([id, to, sent]) => [id, to, sent.template, sent.links]),
+      mails.queue.mock.calls.map(([id, to, sent]) => [id, to, sent.template, sent.links]),
     ).toEqual([
-      [11, 'to1@example.com', 'verification', ['https://x/verify-email?token=v']],
-      [12, 'to2@example.com', 'email-change', ['https://x/verify-email?token=e']],
-      [13, 'to3@example.com', 'password-reset', ['https://x/reset-password?token=r']],
-      [14, 'to4@example.com', 'invitation', ['https://x/reset-password?token=i']],
-      [15, 'to5@example.com', 'registration-attempt', ['https://x/reset-password']],
-      [16, 'to6@example.com', 'email-change-attempt', ['https://x/reset-password']],
+      [1, 'to1@example.com', 'verification', ['https://x/console/verify-email?token=v']],
+      [2, 'to2@example.com', 'email-change', ['https://x/console/verify-email?token=e']],
+      [3, 'to3@example.com', 'password-reset', ['https://x/console/reset-password?token=r']],
+      [4, 'to4@example.com', 'invitation', ['https://x/console/reset-password?token=i']],
+      [5, 'to5@example.com', 'registration-attempt', ['https://x/console/reset-password']],
+      [6, 'to6@example.com', 'email-change-attempt', ['https://x/console/reset-password']],
     ]);
-    expect(mail.deliverOnce.mock.calls[4][2].text).toContain('Hello user5,');
-    expect(mail.deliverOnce.mock.calls[2][2].text).toContain('for 60 minutes');
-    expect(mail.deliverOnce.mock.calls[3][2].text).toContain('for 7 days');
+    expect(mails.queue.mock.calls[4][2].text).toContain('Hello user5,');
+    expect(mails.queue.mock.calls[2][2].text).toContain('for 60 minutes');
+    expect(mails.queue.mock.calls[3][2].text).toContain('for 7 days');
   });
 
   it('should greet no one in a mail to an address its account has not verified', async () => {
-    const { sut, mail } = setUp({ pending: [3] });
+    const { sut, mails } = setUp();
 
-    await sut.onMailRequested(
-      [
-        requested(1, 'verification', 'v'),
-        requested(2, 'email-change', 'e'),
-        requested(3, 'password-reset', 'r'),
-        requested(4, 'password-reset', 'r'),
-      ],
-      [11, 12, 13, 14],
-    );
+    await sut.queue(account(1), 'verification', 'a@example.com', 'v');
+    await sut.queue(account(2), 'email-change', 'b@example.com', 'e');
+    await sut.queue(account(3, UserStatus.Pending), 'password-reset', 'c@example.com', 'r');
+    await sut.queue(account(4), 'password-reset', 'd@example.com', 'r');
 
-    expect(mail.deliverOnce.mock.calls.map(([, , sent]) => sent.text.split('\n')[0])).toEqual([
+    expect(mails.queue.mock.calls.map(([, , sent]) => sent.text.split('\n')[0])).toEqual([
       'Hello,',
       'Hello,',
       'Hello,',
       'Hello user4,',
     ]);
-  });
-
-  it('should try every mail of the batch, then throw naming those not sent', async () => {
-    const { sut, mail } = setUp({ refusedFor: ['to1@example.com'] });
-
-    await expect(
-      sut.onMailRequested(
-        [requested(1, 'verification', 'a'), requested(2, 'verification', 'b')],
-        [1, 2],
-      ),
-    ).rejects.toThrow('1 account mail(s) not sent: user:1 (verification): 451 try later');
-    expect(mail.deliverOnce).toHaveBeenCalledTimes(2);
-  });
-
-  it('should send nothing for a user deleted since, and not fail', async () => {
-    const { sut, mail } = setUp({ deleted: [1] });
-
-    await sut.onMailRequested([requested(1, 'password-reset', 'r')], [1]);
-
-    expect(mail.deliverOnce).not.toHaveBeenCalled();
   });
 });

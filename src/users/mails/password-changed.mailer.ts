@@ -1,59 +1,29 @@
-import { Injectable } from '@nestjs/common';
-import { ApiException } from '../../common/errors/api-exception.js';
-import { messageOf } from '../../common/errors/message-of.js';
-import { OutboxHandler } from '../../events/event-handlers.decorator.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { mailConfig, type MailConfig } from '../../config/mail.config.js';
+import { OnDomainEvent } from '../../events/event-handlers.decorator.js';
 import type { UserUpdated } from '../user-events.js';
-import { UsersService } from '../users.service.js';
-import { MailService } from '../../mail/mail.service.js';
 import { passwordChangedMail } from './templates/password-changed.template.js';
+import { consoleLink } from './console-link.js';
+import { UserMails } from './user-mails.js';
 
-/** The outbox consumer that mails password changes; the outbox's rows name it. */
-export const PASSWORD_CHANGED_MAILS = 'mail.password-changed';
-
-/** The contract's span of retries for a mail (docs/mail.md, "The outbox consumer"). */
-export const MAIL_RETRY_FOR_MS = 24 * 60 * 60 * 1000;
-
-/** Tells an account's owner that its password was changed, after the change committed. */
+/**
+ * Tells an account's owner that its password was changed: queued in the change's
+ * transaction, sent once it commits (docs/mail.md).
+ */
 @Injectable()
 export class PasswordChangedMailer {
   constructor(
-    private readonly users: UsersService,
-    private readonly mail: MailService,
+    private readonly mails: UserMails,
+    @Inject(mailConfig.KEY) private readonly cfg: MailConfig,
   ) {}
 
-  /**
-   * Each event on its own: one mail the server refuses does not hold back the others of the
-   * batch, and the retry of the batch skips those sent (MailService.deliverOnce).
-   */
-  @OutboxHandler(PASSWORD_CHANGED_MAILS, ['user.updated'], { retryForMs: MAIL_RETRY_FOR_MS })
-  async onUserUpdated(events: UserUpdated[], messageIds: number[]): Promise<void> {
-    const failures: string[] = [];
-    for (const [index, event] of events.entries()) {
-      if (!event.fields.includes('passwordHash')) continue;
-      try {
-        await this.mailFor(event, messageIds[index]);
-      } catch (error) {
-        failures.push(`${event.subject}: ${messageOf(error)}`);
-      }
-    }
-    if (failures.length > 0) {
-      throw new Error(
-        `${failures.length} password-changed mail(s) not sent: ${failures.join('; ')}`,
-      );
-    }
-  }
-
-  private async mailFor(event: UserUpdated, messageId: number): Promise<void> {
-    const user = await this.users.findOne(event.userId).catch((error: unknown) => {
-      // Deleted since: there is no one to tell.
-      if (error instanceof ApiException && error.code === 'USER_NOT_FOUND') return null;
-      throw error;
-    });
-    if (!user) return;
+  @OnDomainEvent('user.updated')
+  async onUserUpdated({ fields, userId, after }: UserUpdated): Promise<void> {
+    if (!fields.includes('passwordHash')) return;
     const mail = passwordChangedMail({
-      username: user.username,
-      forgotPasswordUrl: this.mail.consoleLink('reset-password'),
+      username: after.username,
+      forgotPasswordUrl: consoleLink(this.cfg, 'reset-password'),
     });
-    await this.mail.deliverOnce(messageId, user.email, mail);
+    await this.mails.queue(userId, after.email, mail);
   }
 }

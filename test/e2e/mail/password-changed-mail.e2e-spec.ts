@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MAIL_QUEUE, mailJob } from '../../../src/mail/mail-queue.js';
 import { changeOwnPassword, createUser, type CreatedUser } from '../../support/auth.js';
 import { TestSmtpServer } from '../../support/smtp-server.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
@@ -10,7 +11,7 @@ import { outboxDrained, waitFor } from '../../support/wait.js';
  */
 const MAIL_FROM = 'Pet store tests <shop@example.com>';
 const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
-const CONSUMER = 'mail.password-changed';
+const CONSUMER = MAIL_QUEUE;
 const NEW_PASSWORD = 'a brand new password';
 
 const changePassword = (t: TestApp, user: CreatedUser) => changeOwnPassword(t, user, NEW_PASSWORD);
@@ -91,21 +92,18 @@ describe('Mail over SMTP (e2e)', () => {
         ORDER BY sent_at DESC LIMIT 1`,
     );
 
-    // The message back as it was: a worker that sent the mail and died before deleting it.
+    // The job back: a worker that sent the mail and died before deleting it.
+    const job = mailJob(`user:${user.id}`, user.email, {
+      template: 'password-changed',
+      subject: 'S',
+      text: 'T\n',
+      html: '<p>T</p>',
+      links: [],
+    });
     await t.dataSource.query(
       `INSERT INTO outbox_messages (id, consumer, subject, event_type, event)
-       VALUES ($1, $2, $3, 'user.updated', $4)`,
-      [
-        sent.id,
-        CONSUMER,
-        `user:${user.id}`,
-        JSON.stringify({
-          type: 'user.updated',
-          subject: `user:${user.id}`,
-          userId: user.id,
-          fields: ['passwordHash', 'tokensValidAfter'],
-        }),
-      ],
+       VALUES ($1, $2, $3, $4, $5)`,
+      [sent.id, CONSUMER, job.subject, job.type, JSON.stringify(job)],
     );
 
     await drained(t);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { AccountMailAsked } from '../../../src/users/accounts/account-events.js';
-import { AccountsService } from '../../../src/users/accounts/accounts.service.js';
+import { MAIL_QUEUE } from '../../../src/mail/mail-queue.js';
+import { ACCOUNT_ASKS, AccountsService } from '../../../src/users/accounts/accounts.service.js';
 import { SignUpExpiryService } from '../../../src/users/sign-up-expiry.service.js';
 import {
   apiKey,
@@ -31,7 +32,7 @@ const onServer = process.env.DATABASE_URL ? it : it.skip;
 const FAST_OUTBOX = { OUTBOX_RETRY_BASE_MS: '10', OUTBOX_POLL_INTERVAL_MS: '50' };
 const BASE_URL = 'https://shop.example.com';
 /** The consumers that answer sign-ups, resends and resets after their answer, and mail. */
-const CONSUMERS = ['accounts.asks', 'mail.accounts'];
+const CONSUMERS = [ACCOUNT_ASKS, MAIL_QUEUE];
 const PASSWORD = 'a sign-up password';
 const NEW_PASSWORD = 'a brand new password';
 
@@ -959,6 +960,44 @@ describe('Account mails, the SMTP server refusing at first (e2e)', () => {
     expect(smtp.refused).toBe(2);
     expect(smtp.mailsTo(who.email)).toHaveLength(1);
     await t.http.post('/v1/auth/verify-email').send({ token }).expect(200);
+  });
+});
+
+describe('Account mails, the SMTP server refusing the first, retried a minute later (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    ({ smtp, t } = await mailingApp(
+      { OUTBOX_RETRY_BASE_MS: '60000', REGISTRATION: 'open' },
+      { refuseFirst: { count: 1, code: 451 } },
+    ));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  const invite = async () => {
+    const who = person();
+    const { body } = await t.http
+      .post('/v1/users')
+      .set(t.admin)
+      .send({ username: who.username, email: who.email, invite: true })
+      .expect(201);
+    return { ...who, id: body.id as number };
+  };
+
+  it('should send no mail still queued for a user deleted since', async () => {
+    const deleted = await invite();
+    await waitFor(() => Promise.resolve(smtp.refused === 1), 10_000);
+
+    await t.http.delete(`/v1/users/${deleted.id}`).set(t.admin).expect(200);
+    const other = await invite();
+
+    await waitForMail(smtp, other.email);
+    await outboxDrained(t, CONSUMERS);
+    expect(smtp.mailsTo(deleted.email)).toEqual([]);
   });
 });
 

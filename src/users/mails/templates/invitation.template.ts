@@ -1,4 +1,5 @@
-import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
+import type { Mail } from '../../../mail/mail.js';
+import { composeMail, greetingOf } from '../mail-layout.js';
 
 /** Sent when an admin creates an account by invitation: the link lets the person set a password. */
 export function invitationMail(params: {

@@ -1,4 +1,5 @@
-import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
+import type { Mail } from '../../../mail/mail.js';
+import { composeMail, greetingOf } from '../mail-layout.js';
 
 /** Sent after an account's password changed, by its owner or an admin, so that a stranger's change is noticed. */
 export function passwordChangedMail(params: { username: string; forgotPasswordUrl: string }): Mail {

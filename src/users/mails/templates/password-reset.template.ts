@@ -1,4 +1,5 @@
-import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
+import type { Mail } from '../../../mail/mail.js';
+import { composeMail, greetingOf } from '../mail-layout.js';
 
 /**
  * Sent on a request to reset a forgotten password: the link lets its reader set a new one.

@@ -1,4 +1,5 @@
-import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
+import type { Mail } from '../../../mail/mail.js';
+import { composeMail, greetingOf } from '../mail-layout.js';
 
 /**
  * Sent to the owner of an address that someone tried to sign up with again: the answer to

@@ -1,4 +1,5 @@
-import { composeMail, greetingOf, type Mail } from '../../../mail/mail.js';
+import type { Mail } from '../../../mail/mail.js';
+import { composeMail, greetingOf } from '../mail-layout.js';
 
 /**
  * Sent at sign-up, and on a request to send it again: the link verifies the address. It

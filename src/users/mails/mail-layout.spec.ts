@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { escapeHtml } from './mail.js';
+import { escapeHtml } from './mail-layout.js';
 
 describe(escapeHtml.name, () => {
   it('should escape the five characters that matter in text and attributes', () => {
