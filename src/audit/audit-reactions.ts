@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { PasswordResetRequested } from '../users/accounts/account-events.js';
 import type {
   ApiKeyChanged,
   LoggedIn,
@@ -15,6 +14,7 @@ import type {
   UserDeleted,
   UserUpdated,
   UserUpdateOrigin,
+  PasswordResetRequested,
 } from '../users/user-events.js';
 import type { WebhookSubscriptionEvent } from '../webhooks/webhook-subscription-events.js';
 import { changesBetween, REDACTED, type AuditAction, type AuditChanges } from './audit-actions.js';

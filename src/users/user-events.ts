@@ -1,6 +1,12 @@
+import type { RequestOrigin } from '../common/http/request-origin.js';
 import type { DomainEventBase } from '../events/domain-event.js';
 import type { User } from './user.entity.js';
 import type { UserFields } from './users.repository.js';
+
+/*
+ * The user.* events (docs/events.md, "Domain events"), all published by UserEventPublisher
+ * (user-event-publisher.ts).
+ */
 
 /**
  * A user's fields as an event carries them: no secret (the password hash) and no
@@ -19,7 +25,7 @@ export type UserSnapshot = Pick<
   | 'pendingEmail'
 >;
 
-export const snapshotOfUser = (user: User): UserSnapshot => ({
+export const snapshotOfUser = (user: UserSnapshot): UserSnapshot => ({
   id: user.id,
   username: user.username,
   email: user.email,
@@ -67,10 +73,22 @@ export interface UserDeleted extends DomainEventBase {
   before: UserSnapshot;
 }
 
+/**
+ * An ask for a reset link that may be answered with one (the address is an account's that
+ * can sign in), published when the ask is answered, after the request.
+ */
+export interface PasswordResetRequested extends DomainEventBase {
+  type: 'user.password_reset_requested';
+  userId: number;
+  /** The request that asked. */
+  request: RequestOrigin;
+}
+
 declare module '../events/domain-event.js' {
   interface DomainEventMap {
     'user.created': UserCreated;
     'user.updated': UserUpdated;
     'user.deleted': UserDeleted;
+    'user.password_reset_requested': PasswordResetRequested;
   }
 }

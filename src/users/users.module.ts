@@ -4,6 +4,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PasswordService } from './password.service.js';
 import { SignUpExpiryService } from './sign-up-expiry.service.js';
+import { UserEventPublisher } from './user-event-publisher.js';
 import { User } from './user.entity.js';
 import { UserLookupService } from './user-lookup.service.js';
 import { UsersController } from './users.controller.js';
@@ -30,6 +31,7 @@ import { UsersService } from './users.service.js';
     PasswordService,
     SignUpExpiryService,
     UserLookupService,
+    UserEventPublisher,
   ],
   // Auth reads users through UserLookupService, and changes none; the account flows change
   // them through UsersService.

@@ -9,6 +9,7 @@ import { UsersRepository } from './users.repository.js';
 import { UsersService } from './users.service.js';
 import { refusal } from '../../test/support/errors.js';
 import { recordingDomainEvents } from '../../test/support/domain-events.js';
+import { UserEventPublisher } from './user-event-publisher.js';
 import { fakeTxHost } from '../../test/support/transactions.js';
 
 function user(id: number, fields: Partial<User> = {}): User {
@@ -89,7 +90,7 @@ describe(UsersService.name, () => {
       repository as unknown as UsersRepository,
       passwords,
       lockout as unknown as LoginLockoutService,
-      events.events,
+      new UserEventPublisher(events.events),
       txHost.asHost(),
     );
   });

@@ -7,6 +7,7 @@ import {
   type LargePageQueryDto,
 } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import type { RequestOrigin } from '../common/http/request-origin.js';
 import {
   preconditionFailed,
   rowVersionsIn,
@@ -14,7 +15,6 @@ import {
   type IfMatch,
 } from '../common/http/conditional-requests.js';
 import type { TxHost } from '../database/transactions.js';
-import { DomainEvents } from '../events/domain-events.js';
 import { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
@@ -27,7 +27,8 @@ import {
   MAILED_LINK_MOVE,
   statusAfterMailedLink,
 } from './user-lifecycle.js';
-import { snapshotOfUser, type UserOrigin, type UserUpdateOrigin } from './user-events.js';
+import { UserEventPublisher } from './user-event-publisher.js';
+import type { UserOrigin, UserUpdateOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
 import { UsersRepository, type NewUser, type UserFields } from './users.repository.js';
@@ -63,7 +64,7 @@ export class UsersService {
     private readonly users: UsersRepository,
     private readonly passwords: PasswordService,
     private readonly lockout: LoginLockoutService,
-    private readonly events: DomainEvents,
+    private readonly events: UserEventPublisher,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
@@ -118,13 +119,7 @@ export class UsersService {
   private insert(fields: NewUser, origin: UserOrigin): Promise<User> {
     return this.txHost.withTransaction(async () => {
       const user = await this.users.insert(fields);
-      await this.events.publish({
-        type: 'user.created',
-        subject: `user:${user.id}`,
-        userId: user.id,
-        origin,
-        after: snapshotOfUser(user),
-      });
+      await this.events.created(user, origin);
       return user;
     });
   }
@@ -183,7 +178,7 @@ export class UsersService {
       const before = await this.users.findForUpdate(id);
       const activated = withActivation(changes);
       if (!before || !(await this.users.updateWhere({ ...where, id }, activated))) return false;
-      await this.publishUpdated(before, { ...before, ...activated }, activated, origin);
+      await this.events.updated(before, { ...before, ...activated }, activated, origin);
       return true;
     });
   }
@@ -220,25 +215,8 @@ export class UsersService {
       const user = await this.users.findById(id);
       if (!user) throw userNotFound(id);
       if (!updated) throw preconditionFailed(rowVersionTag(user));
-      await this.publishUpdated(before, user, activated, 'edit');
+      await this.events.updated(before, user, activated, 'edit');
       return user;
-    });
-  }
-
-  private publishUpdated(
-    before: User,
-    after: User,
-    changes: UserFields,
-    origin: UserUpdateOrigin,
-  ): Promise<void> {
-    return this.events.publish({
-      type: 'user.updated',
-      subject: `user:${before.id}`,
-      userId: before.id,
-      fields: Object.keys(changes) as (keyof UserFields)[],
-      origin,
-      before: snapshotOfUser(before),
-      after: snapshotOfUser(after),
     });
   }
 
@@ -286,12 +264,7 @@ export class UsersService {
       if (!(await this.users.delete(id, rowVersionsIn(ifMatch)))) {
         throw preconditionFailed(rowVersionTag(before));
       }
-      await this.events.publish({
-        type: 'user.deleted',
-        subject: `user:${id}`,
-        userId: id,
-        before: snapshotOfUser(before),
-      });
+      await this.events.deleted(before);
     });
   }
 
@@ -304,16 +277,19 @@ export class UsersService {
     const removed = await this.txHost.withTransaction(async () => {
       const users = await this.users.deleteUnverifiedSignUps(ttlSeconds, limit);
       for (const before of users) {
-        await this.events.publish({
-          type: 'user.deleted',
-          subject: `user:${before.id}`,
-          userId: before.id,
-          before,
-        });
+        await this.events.deleted(before);
       }
       return users;
     });
     return removed.length;
+  }
+
+  /**
+   * A reset link may be mailed to user `id`, as `request` asked: published for the audit
+   * log, in the caller's transaction.
+   */
+  passwordResetRequested(id: number, request: RequestOrigin): Promise<void> {
+    return this.events.passwordResetRequested(id, request);
   }
 
   adminExists(): Promise<boolean> {

@@ -29,20 +29,8 @@ export interface AccountMailAsked extends DomainEventBase {
   deferred?: true;
 }
 
-/**
- * An ask for a reset link that may be answered with one (the address is an account's that
- * can sign in), published when the ask is answered, after the request.
- */
-export interface PasswordResetRequested extends DomainEventBase {
-  type: 'user.password_reset_requested';
-  userId: number;
-  /** The request that asked. */
-  request: RequestOrigin;
-}
-
 declare module '../../events/domain-event.js' {
   interface DomainEventMap {
     'account.mail_asked': AccountMailAsked;
-    'user.password_reset_requested': PasswordResetRequested;
   }
 }

@@ -197,12 +197,7 @@ export class AccountsService {
       return;
     }
     if (!event.deferred) {
-      await this.events.publish({
-        type: 'user.password_reset_requested',
-        subject: `user:${holder.id}`,
-        userId: holder.id,
-        request: event.request,
-      });
+      await this.users.passwordResetRequested(holder.id, event.request);
       if (!(await this.takeQuota(to, fromRequester(event.requester)))) return;
       if (await this.accounts.joinOwedMail(to, OWED_RESET)) return;
     }
