@@ -11,6 +11,9 @@ import { User } from './user.entity.js';
 export type UserFields = Partial<Omit<User, 'id' | 'version' | 'createdAt' | 'updatedAt'>>;
 export type NewUser = UserFields & Pick<User, 'username' | 'email' | 'passwordHash'>;
 
+/** Which of an address's sign-ups awaiting verification holds it, when none has verified it. */
+export type PendingHolder = 'oldest' | 'newest';
+
 /** What a bearer token's check reads of its user. */
 export type UserAccess = Pick<User, 'userStatus' | 'role' | 'tokensValidAfter'>;
 
@@ -57,16 +60,16 @@ export class UsersRepository {
 
   /**
    * The account that holds `email` (any case): the one whose address is verified, unique
-   * among them; else the oldest of the sign-ups awaiting its verification.
+   * among them; else the oldest (or `newest`) of the sign-ups awaiting its verification.
    */
-  findByEmail(email: string): Promise<User | null> {
+  findByEmail(email: string, pending: PendingHolder = 'oldest'): Promise<User | null> {
     return (
       this.users
         .createQueryBuilder('user')
         .where('lower(user.email) = lower(:email)', { email })
         // Pending is the highest status: a verified account (active or disabled) comes first.
         .orderBy('user.userStatus', 'ASC')
-        .addOrderBy('user.id', 'ASC')
+        .addOrderBy('user.id', pending === 'oldest' ? 'ASC' : 'DESC')
         .getOne()
     );
   }

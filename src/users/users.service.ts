@@ -31,7 +31,12 @@ import { UserEventPublisher } from './user-event-publisher.js';
 import type { UserOrigin, UserUpdateOrigin } from './user-events.js';
 import { UserStatus } from './user-status.js';
 import type { User } from './user.entity.js';
-import { UsersRepository, type NewUser, type UserFields } from './users.repository.js';
+import {
+  UsersRepository,
+  type NewUser,
+  type PendingHolder,
+  type UserFields,
+} from './users.repository.js';
 
 /** What a person signing up gives, besides its password. */
 export type RegistrationFields = Pick<
@@ -84,8 +89,9 @@ export class UsersService {
     return this.users.findByUsername(username);
   }
 
-  findByEmail(email: string): Promise<User | null> {
-    return this.users.findByEmail(email);
+  /** The account that holds `email`: see UsersRepository.findByEmail. */
+  findByEmail(email: string, pending?: PendingHolder): Promise<User | null> {
+    return this.users.findByEmail(email, pending);
   }
 
   /**

@@ -136,14 +136,18 @@ export class AccountsService {
   /**
    * What an ask leads to, once answered. A sign-up: the verification link, or, when another
    * account holds the address, a mail to that account saying so (no link). A resend: a new
-   * link, if an account awaits the address's verification. A reset: a link, unless no
-   * account (or a disabled one, which could not sign in) has the address; published as
-   * `user.password_reset_requested` when one may be sent (docs/api-decisions.md, "Audit
-   * log").
+   * link for the address's newest sign-up, if none has verified it: the one its asker most
+   * likely just made, not a stranger's earlier one (docs/api-decisions.md, "Accounts" 20).
+   * A reset: a link, unless no account (or a disabled one, which could not sign in) has
+   * the address; published as `user.password_reset_requested` when one may be sent
+   * (docs/api-decisions.md, "Audit log").
    */
   private async answerAsk(event: AccountMailAsked): Promise<void> {
     const { ask, email, userId, requester } = event;
-    const holder = await this.users.findByEmail(email);
+    const holder = await this.users.findByEmail(
+      email,
+      ask === 'verification' ? 'newest' : 'oldest',
+    );
     switch (ask) {
       case 'registration': {
         if (holder && holder.id !== userId && !awaitsVerification(holder.userStatus)) {

@@ -277,6 +277,23 @@ describe('Accounts (e2e)', () => {
       expectError(await post('verify-email', { token: who.token }), 400, 'INVALID_TOKEN_VALUE');
       await login(who.username, who.password).expect(200);
     });
+
+    it('should mail a resend’s link to the newest sign-up of the address, not to a stranger’s earlier one', async () => {
+      const owner = person();
+      const stranger = { ...person(), email: owner.email };
+      await post('register', stranger).expect(202);
+      const strangers = tokenIn(await mailTo(owner.email), 'verify-email');
+      await post('register', owner).expect(202);
+      await mailTo(owner.email, 2);
+
+      await post('resend-verification', { email: owner.email }).expect(202);
+      const token = tokenIn(await mailTo(owner.email, 3), 'verify-email');
+      await post('verify-email', { token }).expect(200);
+
+      await login(owner.username, owner.password).expect(200);
+      expectError(await login(stranger.username, stranger.password), 403, 'EMAIL_NOT_VERIFIED');
+      expectError(await post('verify-email', { token: strangers }), 409, 'CONFLICT');
+    });
   });
 
   describe('unverified sign-ups', () => {
