@@ -71,9 +71,10 @@ export const invalidTokenValue = () =>
  * Sign-up, email verification, password reset, invitations and email changes
  * (docs/identity.md, "Mailed tokens and account flows"). Every mail is rendered and queued
  * to the mail module in the change's transaction (AccountMailer), and sent once it commits,
- * within the address's mail limit (per requester, and overall). An anonymous request naming an address (sign-up, resend,
- * forgot) does the same work whatever the address, and is answered before anything looks
- * it up: an `account.mail_asked` event, which ACCOUNT_ASKS handles from the outbox.
+ * within the address's mail limit (per requester, and overall). An anonymous request
+ * naming an address (sign-up, resend, forgot) does the same work whatever the address, and
+ * is answered before anything looks it up: an `account.mail_asked` event, which
+ * ACCOUNT_ASKS handles from the outbox.
  */
 @Injectable()
 export class AccountsService {
