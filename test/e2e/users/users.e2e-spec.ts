@@ -305,7 +305,7 @@ describe('Users (e2e)', () => {
       expect(res.body).toEqual(errorBody('INSUFFICIENT_PERMISSIONS'));
     });
 
-    // A user's own change to a taken address answers like a free one: e2e/auth/accounts.
+    // A user's own change to a taken address answers like a free one: e2e/users/accounts.
     it('should refuse an admin an email taken by another user with CONFLICT', async () => {
       const user = await createUser(t);
       const res = await t.http
