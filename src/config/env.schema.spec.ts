@@ -79,6 +79,12 @@ describe('validateEnv', () => {
     );
   });
 
+  it('should lease a job for a minute by default, and bound the lease', () => {
+    expect(validateEnv({})).toMatchObject({ OUTBOX_LEASE_MS: 60_000 });
+    expect(() => validateEnv({ OUTBOX_LEASE_MS: '299' })).toThrow(/OUTBOX_LEASE_MS/);
+    expect(() => validateEnv({ OUTBOX_LEASE_MS: '600001' })).toThrow(/OUTBOX_LEASE_MS/);
+  });
+
   it('should bound the image path by default', () => {
     expect(validateEnv({})).toMatchObject({
       S3_CONNECT_TIMEOUT_MS: 2000,

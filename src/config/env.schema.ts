@@ -441,6 +441,13 @@ export class EnvironmentVariables {
   @IntegerText(1, 100)
   OUTBOX_MAX_ATTEMPTS = 12;
 
+  /**
+   * How long a claim holds an outbox message before another instance may take it over; a
+   * running job's lease is renewed every third of it.
+   */
+  @IntegerText(300, 600_000)
+  OUTBOX_LEASE_MS = 60_000;
+
   /** Days an audit log entry is kept before the purge removes it. */
   @IntegerText(1, 36_500)
   AUDIT_RETENTION_DAYS = 365;

@@ -10,8 +10,11 @@ export const outboxConfig = registerAs('outbox', (env: EnvironmentVariables = lo
   maxRetryMs: 10 * 60 * 1000,
   /** Attempts per message; after the last one fails, the message is kept as failed. */
   maxAttempts: env.OUTBOX_MAX_ATTEMPTS,
-  /** How long a claim holds a message before another instance may take it over. */
-  leaseMs: 60_000,
+  /**
+   * How long a claim holds a message before another instance may take it over (its holder is
+   * then presumed dead): the holder renews it every third of it while the job runs.
+   */
+  leaseMs: env.OUTBOX_LEASE_MS,
 }));
 
 export type OutboxConfig = ConfigType<typeof outboxConfig>;

@@ -33,6 +33,8 @@ export interface OutboxHandlerMetadata extends OutboxHandlerOptions {
   types: readonly DomainEventType[];
   /** A recurring job's period. */
   everyMs?: number;
+  /** An `@EachJobHandler`'s jobs run at most this many at once, in a lane of their own. */
+  concurrency?: number;
 }
 
 /**
@@ -69,4 +71,24 @@ export const RecurringJob = (queue: string, everyMs: number) =>
     consumer: queue,
     types: [],
     everyMs,
+  });
+
+export interface EachJobHandlerOptions extends OutboxHandlerOptions {
+  /** Jobs of the queue running at once on an instance. */
+  concurrency: number;
+}
+
+/**
+ * Runs the method for each job queued to `queue`, one job per call with its own outcome
+ * (docs/jobs.md, "Queues of their own"): `(job, jobId) => Promise<JobOutcome>`. Up to
+ * `concurrency` jobs run at once, in a lane of the instance's worker of their own, so that
+ * slow jobs (an HTTP call up to its time-out) hold back no other queue. Returning
+ * `{ retryAt }` runs the job again then, without counting a failure; a throw is retried with
+ * the engine's back-off, as for any job.
+ */
+export const EachJobHandler = (queue: string, options: EachJobHandlerOptions) =>
+  SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, {
+    consumer: queue,
+    types: [],
+    ...options,
   });

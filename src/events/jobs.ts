@@ -17,17 +17,38 @@ export class Jobs {
   ) {}
 
   /**
-   * Queues `job` for the `@JobHandler` of `queue` inside the caller's transaction: it exists
+   * Queues `job` for the handler of `queue` inside the caller's transaction: it exists
    * exactly when the transaction commits, and runs after the commit, no sooner than
    * `due.runAt` (or `due.delayMs` from now), after the earlier jobs of its `subject` in that
    * queue. Outside a transaction, refused. Its id, the `jobIds` entry its handler gets.
    */
   async enqueue(queue: string, job: DomainEventBase, due: Due = {}): Promise<number> {
-    if (!this.txHost.isTransactionActive()) throw new Error('Jobs.enqueue() outside a transaction');
-    this.handlers.handlerOf(queue);
-    const [id] = await this.outbox.add([{ consumer: queue, event: job }], due);
-    afterCommit(() => this.worker.nudge());
+    const [id] = await this.enqueueAll(queue, [job], due);
     return id;
+  }
+
+  /** Queues `jobs`, in order, as `enqueue` queues one, in one statement; their ids. */
+  async enqueueAll(queue: string, jobs: DomainEventBase[], due: Due = {}): Promise<number[]> {
+    if (!this.txHost.isTransactionActive()) throw new Error('Jobs.enqueue() outside a transaction');
+    if (!this.handlers.serves(queue)) throw new Error(`No outbox handler is named ${queue}`);
+    if (jobs.length === 0) return [];
+    const ids = await this.outbox.add(
+      jobs.map((job) => ({ consumer: queue, event: job })),
+      due,
+    );
+    afterCommit(() => this.worker.nudge(queue));
+    return ids;
+  }
+
+  /**
+   * Makes the jobs of `queue` and `subject` whose payload contains `match` (`{ deliveryId: 7 }`)
+   * due now, once the caller's transaction commits; how many there are, waiting or running
+   * (0: none to hurry, queue one).
+   */
+  async runNow(queue: string, subject: string, match: object): Promise<number> {
+    const count = await this.outbox.runNow(queue, subject, match);
+    if (count > 0) afterCommit(() => this.worker.nudge(queue));
+    return count;
   }
 
   /**

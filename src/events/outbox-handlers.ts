@@ -11,6 +11,18 @@ import type { Schedule } from './outbox.repository.js';
  */
 export type OutboxHandlerFn = (events: DomainEventBase[], messageIds: number[]) => Promise<void>;
 
+/** What an `@EachJobHandler` says of its job: done (nothing), or to run again at `retryAt`. */
+export type JobOutcome = void | { retryAt: Date };
+
+/** Gets one job of its queue and the id of its outbox message. */
+export type EachJobHandlerFn = (job: DomainEventBase, jobId: number) => Promise<JobOutcome>;
+
+/** A queue whose jobs run one per call, up to `concurrency` at once, in a lane of its own. */
+export interface EachJobQueue {
+  queue: string;
+  concurrency: number;
+}
+
 /**
  * Every `@OutboxHandler`, `@JobHandler` and `@RecurringJob` method of the application, by
  * consumer (the queue), found at start-up.
@@ -18,6 +30,8 @@ export type OutboxHandlerFn = (events: DomainEventBase[], messageIds: number[]) 
 @Injectable()
 export class OutboxHandlers implements OnModuleInit {
   private readonly byConsumer = new Map<string, OutboxHandlerFn>();
+  private readonly eachByQueue = new Map<string, EachJobHandlerFn>();
+  private readonly eachQueues: EachJobQueue[] = [];
   private readonly retryForMsByConsumer = new Map<string, number>();
   private readonly consumersByType = new Map<DomainEventType, string[]>();
   private readonly recurring: Schedule[] = [];
@@ -43,7 +57,7 @@ export class OutboxHandlers implements OnModuleInit {
         if (metadata) {
           this.add(
             metadata,
-            (events, messageIds) => method.call(instance, events, messageIds) as Promise<void>,
+            (...args: unknown[]) => method.apply(instance, args) as Promise<never>,
           );
         }
       }
@@ -61,13 +75,30 @@ export class OutboxHandlers implements OnModuleInit {
     return handler;
   }
 
+  eachHandlerOf(queue: string): EachJobHandlerFn {
+    const handler = this.eachByQueue.get(queue);
+    if (!handler) throw new Error(`No @EachJobHandler is named ${queue}`);
+    return handler;
+  }
+
+  /** Whether a handler of this build serves `queue`. */
+  serves(queue: string): boolean {
+    return this.byConsumer.has(queue) || this.eachByQueue.has(queue);
+  }
+
   /** How long after it was written a message of `consumer` is retried at least; 0 if not said. */
   retryForMsOf(consumer: string): number {
     return this.retryForMsByConsumer.get(consumer) ?? 0;
   }
 
+  /** The consumers whose messages are handed over in batches, in the worker's main lane. */
   get consumers(): string[] {
     return [...this.byConsumer.keys()];
+  }
+
+  /** The queues of `@EachJobHandler`s, each drained in a lane of its own. */
+  get each(): readonly EachJobQueue[] {
+    return this.eachQueues;
   }
 
   /** The recurring jobs' schedules. */
@@ -76,13 +107,18 @@ export class OutboxHandlers implements OnModuleInit {
   }
 
   private add(
-    { consumer, types, retryForMs, everyMs }: OutboxHandlerMetadata,
-    handler: OutboxHandlerFn,
+    { consumer, types, retryForMs, everyMs, concurrency }: OutboxHandlerMetadata,
+    handler: OutboxHandlerFn & EachJobHandlerFn,
   ): void {
-    if (this.byConsumer.has(consumer)) {
+    if (this.serves(consumer)) {
       throw new Error(`Two outbox handlers are named ${consumer}: a consumer has one`);
     }
-    this.byConsumer.set(consumer, handler);
+    if (concurrency === undefined) {
+      this.byConsumer.set(consumer, handler);
+    } else {
+      this.eachByQueue.set(consumer, handler);
+      this.eachQueues.push({ queue: consumer, concurrency });
+    }
     if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
     if (everyMs !== undefined) this.recurring.push({ queue: consumer, everyMs });
     for (const type of types) {

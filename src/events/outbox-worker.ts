@@ -10,7 +10,7 @@ import { messageOf } from '../common/errors/message-of.js';
 import { PollingWorker } from '../common/scheduling/polling-worker.js';
 import { outboxConfig, type OutboxConfig } from '../config/outbox.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { OutboxHandlers } from './outbox-handlers.js';
+import { OutboxHandlers, type JobOutcome } from './outbox-handlers.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 
 /** Messages one claim takes; each consumer gets its share in one call. */
@@ -19,21 +19,35 @@ const BATCH = 100;
 const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 
+/** A queue of an `@EachJobHandler`, drained in a lane of its own. */
+interface EachLane {
+  queue: string;
+  concurrency: number;
+  claims: PollingWorker;
+  /** Its jobs whose handlers run now. */
+  inFlight: Set<Promise<void>>;
+}
+
 /**
- * Drains the outbox, the job engine, one worker per instance (docs/jobs.md): every poll
- * interval, or soon after a transaction that wrote messages commits, it queues the recurring
- * jobs' due runs (at most once a poll interval), claims due messages and hands them to their
- * consumers' handlers, a batch per consumer and claim, until none is due. One claim at a
- * time, and one handler at a time, so draining a backlog takes at most one of the database's
- * connections from the requests. The claim decides who handles what, so any number of
- * instances can run it.
+ * Drains the outbox, the job engine, one worker per instance (docs/jobs.md). Its main lane,
+ * every poll interval or soon after a transaction that wrote messages commits, queues the
+ * recurring jobs' due runs (at most once a poll interval), claims due messages and hands them
+ * to their consumers' handlers, a batch per consumer and claim, until none is due. Each
+ * `@EachJobHandler` queue has a lane of its own, which claims its jobs up to the queue's
+ * concurrency and claims again as each one ends, so that its slow jobs hold back no other
+ * queue. One claim at a time per lane, and one handler at a time in the main lane, so that
+ * draining a backlog takes few of the database's connections from the requests. The claim
+ * decides who handles what, so any number of instances can run it. While jobs run, their
+ * leases are renewed every third of a lease: a live instance's job is never taken over.
  */
 @Injectable()
 export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   private readonly drains: PollingWorker;
-  /** The claim token of each message whose handler runs here, for its progress reports. */
+  private readonly lanes = new Map<string, EachLane>();
+  /** The claim token of each message whose handler runs here, for its progress and lease. */
   private readonly running = new Map<number, string>();
+  private renewals?: NodeJS.Timeout;
   private schedulesWritten = false;
   private nextRecurringCheck = 0;
 
@@ -49,21 +63,81 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   onApplicationBootstrap(): void {
     if (this.handlers.consumers.length > 0) this.drains.start();
+    for (const { queue, concurrency } of this.handlers.each) {
+      const lane: EachLane = {
+        queue,
+        concurrency,
+        claims: new PollingWorker(
+          () => this.claimFor(lane),
+          this.config.pollIntervalMs,
+          NUDGE_DELAY_MS,
+        ),
+        inFlight: new Set(),
+      };
+      this.lanes.set(queue, lane);
+      lane.claims.start();
+    }
+    this.renewals = setInterval(() => void this.renewLeases(), this.config.leaseMs / 3).unref();
   }
 
-  /** Drains soon rather than at the next poll. */
-  nudge(): void {
-    this.drains.nudge();
+  /** Drains soon rather than at the next poll: the lane of `queue`, else the main lane. */
+  nudge(queue?: string): void {
+    const lane = queue === undefined ? undefined : this.lanes.get(queue);
+    (lane?.claims ?? this.drains).nudge();
   }
 
-  /** Stops claiming and waits for the handlers in progress; what is left waits for a start. */
+  /**
+   * Stops claiming and waits for the handlers in progress (each lane's too), renewing their
+   * leases meanwhile; what is left waits for a start.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.drains.stop();
+    const lanes = [...this.lanes.values()];
+    await Promise.all([this.drains.stop(), ...lanes.map((lane) => lane.claims.stop())]);
+    await Promise.allSettled(lanes.flatMap((lane) => [...lane.inFlight]));
+    clearInterval(this.renewals);
   }
 
   /** The claim under which message `id` runs on this instance; undefined if it does not. */
   claimTokenOf(id: number): string | undefined {
     return this.running.get(id);
+  }
+
+  /** Moves on the leases of the jobs running here; a failure is retried at the next turn. */
+  private async renewLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    const held = [...this.running].map(([id, claimToken]) => ({ id, claimToken }));
+    try {
+      await this.outbox.renew(held, this.config.leaseMs);
+    } catch (error) {
+      this.logger.warn(`Leases of running jobs not renewed: ${messageOf(error)}`);
+    }
+  }
+
+  /** Claims the lane's due jobs up to its free slots, and starts each. */
+  private async claimFor(lane: EachLane): Promise<void> {
+    try {
+      while (!lane.claims.stopping && lane.inFlight.size < lane.concurrency) {
+        const free = lane.concurrency - lane.inFlight.size;
+        const claimed = await this.outbox.claim(
+          [lane.queue],
+          free,
+          randomUUID(),
+          this.config.leaseMs,
+        );
+        for (const message of claimed) {
+          const run = this.handleOne(message).finally(() => {
+            lane.inFlight.delete(run);
+            // A slot is free: claim what else is due.
+            lane.claims.run();
+          });
+          lane.inFlight.add(run);
+        }
+        if (claimed.length < free) return;
+      }
+    } catch (error) {
+      // The database is unreachable, say: the next poll tries again.
+      this.logger.warn(`Jobs of ${lane.queue} not claimed: ${messageOf(error)}`);
+    }
   }
 
   private async drainAll(): Promise<void> {
@@ -138,22 +212,64 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
         this.metrics.countOutboxMessages(consumer, 'succeeded', done);
         return;
       }
-      const error = messageOf(failure).slice(0, MAX_ERROR_LENGTH);
-      const { retrying, failed } = await this.outbox.fail(messages, error, {
-        ...this.config,
-        retryForMs: this.handlers.retryForMsOf(consumer),
-      });
-      this.metrics.countOutboxMessages(consumer, 'retrying', retrying);
-      this.metrics.countOutboxMessages(consumer, 'failed', failed);
-      const about = `${consumer} failed on ${describe(messages)}: ${error}`;
-      if (failed > 0) {
-        this.logger.error(`${about}; ${failed} kept as failed, after their last attempt`);
-      } else {
-        this.logger.warn(`${about}; retried later`);
-      }
+      await this.recordFailure(messages, failure);
     } catch (error) {
       // The claims run out and another attempt follows.
       this.logger.warn(`Outbox messages of ${consumer}: outcome not recorded: ${messageOf(error)}`);
+    }
+  }
+
+  /** Another attempt later for each message, or kept as failed after its last one. */
+  private async recordFailure(messages: ClaimedMessage[], failure: unknown): Promise<void> {
+    const { consumer } = messages[0];
+    const error = messageOf(failure).slice(0, MAX_ERROR_LENGTH);
+    const { retrying, failed } = await this.outbox.fail(messages, error, {
+      ...this.config,
+      retryForMs: this.handlers.retryForMsOf(consumer),
+    });
+    this.metrics.countOutboxMessages(consumer, 'retrying', retrying);
+    this.metrics.countOutboxMessages(consumer, 'failed', failed);
+    const about = `${consumer} failed on ${describe(messages)}: ${error}`;
+    if (failed > 0) {
+      this.logger.error(`${about}; ${failed} kept as failed, after their last attempt`);
+    } else {
+      this.logger.warn(`${about}; retried later`);
+    }
+  }
+
+  /** Runs one job of an `@EachJobHandler` and records its own outcome; never rejects. */
+  private async handleOne(message: ClaimedMessage): Promise<void> {
+    const { consumer, id, claimToken } = message;
+    const started = performance.now();
+    let outcome: JobOutcome = undefined;
+    let failure: unknown;
+    this.running.set(id, claimToken);
+    this.metrics.countOutboxRunning(consumer, 1);
+    try {
+      outcome = await this.handlers.eachHandlerOf(consumer)(message.event, id);
+    } catch (error) {
+      failure = error;
+    } finally {
+      this.running.delete(id);
+      this.metrics.countOutboxRunning(consumer, -1);
+    }
+    this.metrics.observeOutboxHandler(consumer, (performance.now() - started) / 1000);
+    try {
+      if (failure !== undefined) {
+        await this.recordFailure([message], failure);
+      } else if (outcome) {
+        const recorded = await this.outbox.retryAt(message, outcome.retryAt);
+        this.metrics.countOutboxMessages(consumer, 'retrying', recorded ? 1 : 0);
+      } else {
+        this.metrics.countOutboxMessages(
+          consumer,
+          'succeeded',
+          await this.outbox.complete([message]),
+        );
+      }
+    } catch (error) {
+      // The claim runs out and another attempt follows.
+      this.logger.warn(`Job ${id} of ${consumer}: outcome not recorded: ${messageOf(error)}`);
     }
   }
 }

@@ -209,6 +209,67 @@ export class OutboxRepository {
   }
 
   /**
+   * Moves on the lease of each message still held by its claim, to `leaseMs` from now: a job
+   * that runs longer than a lease is not taken over while its instance lives. How many.
+   */
+  async renew(held: { id: number; claimToken: string }[], leaseMs: number): Promise<number> {
+    const [, count] = await this.txHost.tx.query<[unknown[], number]>(
+      `UPDATE outbox_messages o
+          SET claimed_until = now() + $3 * interval '1 millisecond'
+         FROM unnest($1::int8[], $2::uuid[]) AS h(id, claim_token)
+        WHERE o.id = h.id AND o.claim_token = h.claim_token`,
+      [held.map((h) => h.id), held.map((h) => h.claimToken), leaseMs],
+    );
+    return count;
+  }
+
+  /**
+   * The handler said when to try again: the message is unclaimed, due at `at`, its attempt
+   * counted but no error kept. Its subject's later messages for its consumer, which cannot go
+   * before it, are held until then too, so that claims do not read them meanwhile. False when
+   * its claim was lost meanwhile.
+   */
+  async retryAt(message: ClaimedMessage, at: Date): Promise<boolean> {
+    const [{ count }] = await this.txHost.tx.query<{ count: number }[]>(
+      `WITH retried AS (
+         UPDATE outbox_messages
+            SET claim_token = NULL, claimed_until = NULL, next_attempt_at = $3
+          WHERE id = $1 AND claim_token = $2
+         RETURNING id, consumer, subject),
+       held AS (
+         UPDATE outbox_messages later SET next_attempt_at = $3
+           FROM retried
+          WHERE later.consumer = retried.consumer AND later.subject = retried.subject
+            AND later.id > retried.id AND later.failed_at IS NULL AND later.next_attempt_at < $3)
+       SELECT count(*)::int AS count FROM retried`,
+      [message.id, message.claimToken, at],
+    );
+    return count === 1;
+  }
+
+  /**
+   * Makes the waiting messages of `consumer` and `subject` whose event contains `match` due
+   * now, with the subject's later messages held until their time (see retryAt); how many
+   * such messages are there, waiting or running (failed ones left out).
+   */
+  async runNow(consumer: string, subject: string, match: object): Promise<number> {
+    const [{ count }] = await this.txHost.tx.query<{ count: number }[]>(
+      `WITH matching AS (
+         SELECT id, next_attempt_at FROM outbox_messages
+          WHERE consumer = $1 AND subject = $2 AND event @> $3::jsonb AND failed_at IS NULL),
+       moved AS (
+         UPDATE outbox_messages o SET next_attempt_at = now()
+           FROM matching m
+          WHERE o.consumer = $1 AND o.subject = $2 AND o.failed_at IS NULL
+            AND o.next_attempt_at > now()
+            AND (o.id = m.id OR (o.id > m.id AND o.next_attempt_at <= m.next_attempt_at)))
+       SELECT count(*)::int AS count FROM matching`,
+      [consumer, subject, JSON.stringify(match)],
+    );
+    return count;
+  }
+
+  /**
    * The handler returned: the messages go. How many did: fewer than given when a claim was
    * lost meanwhile (taken over once its lease ran out).
    */

@@ -550,6 +550,133 @@ describe(OutboxRepository.name, () => {
     });
   });
 
+  describe('renew', () => {
+    it('should move on the lease of the messages still held by their claims, and no other', async () => {
+      const [held, lost] = [petEvent(newPetId()), petEvent(newPetId())];
+      await publish([held, lost]);
+      const [first, second] = await claimAll();
+      const [kept, gone] = first.event.subject === held.subject ? [first, second] : [second, first];
+      await endLease(gone);
+      const takeover = randomUUID();
+      await claimAll(takeover);
+      const leaseOf = async (event: PetEvent) =>
+        (
+          await harness.query<{ msLeft: number }>(
+            `SELECT (extract(epoch FROM claimed_until - now()) * 1000)::int AS "msLeft"
+               FROM outbox_messages WHERE event->>'id' = $1`,
+            [event.id],
+          )
+        )[0].msLeft;
+      await endLease(kept);
+      const takenOver = await messageOf(lost);
+
+      expect(await sut.renew([kept, gone], 5 * LEASE_MS)).toBe(1);
+
+      expect(await leaseOf(held)).toBeGreaterThan(4 * LEASE_MS);
+      expect(await messageOf(held)).toEqual(
+        expect.objectContaining({ claimToken: kept.claimToken }),
+      );
+      expect(await messageOf(lost)).toEqual(takenOver);
+    });
+  });
+
+  describe('retryAt', () => {
+    it('should unclaim the message, due at the time given, its attempt counted and no error kept', async () => {
+      const event = petEvent(newPetId());
+      await publish([event]);
+      const [claimed] = await claimAll();
+      const retry = at(60_000);
+
+      expect(await sut.retryAt(claimed, retry)).toBe(true);
+
+      expect(await messageOf(event)).toEqual(
+        expect.objectContaining({
+          attempts: 1,
+          nextAttemptAt: retry,
+          claimToken: null,
+          claimedUntil: null,
+          lastError: null,
+          failedAt: null,
+        }),
+      );
+      expect(await claimAll()).toEqual([]);
+    });
+
+    it('should hold the subject’s later messages for its consumer until then, and no others', async () => {
+      const rex = newPetId();
+      const [first, second, third] = [petEvent(rex), petEvent(rex), petEvent(rex)];
+      await publish([first, second, third], KNOWN);
+      const alreadyLater = at(120_000);
+      await setMessage((await messageOf(third)).id, 'next_attempt_at = $2', [alreadyLater]);
+      const before = (await messageOf(second, OTHER_CONSUMER)).nextAttemptAt;
+      const claimed = (await claimAll()).find((m) => m.consumer === CONSUMER)!;
+      const retry = at(60_000);
+
+      await sut.retryAt(claimed, retry);
+
+      expect((await messageOf(second)).nextAttemptAt).toEqual(retry);
+      expect((await messageOf(third)).nextAttemptAt).toEqual(alreadyLater);
+      expect((await messageOf(second, OTHER_CONSUMER)).nextAttemptAt).toEqual(before);
+    });
+
+    it('should change nothing for a claim that was taken over', async () => {
+      const event = petEvent(newPetId());
+      await publish([event]);
+      const [lost] = await claimAll();
+      await endLease(lost);
+      const takeover = randomUUID();
+      await claimAll(takeover);
+
+      expect(await sut.retryAt(lost, at(60_000))).toBe(false);
+
+      expect(await messageOf(event)).toEqual(expect.objectContaining({ claimToken: takeover }));
+    });
+  });
+
+  describe('runNow', () => {
+    it('should make the matching waiting messages of the consumer and subject due now, counting the running ones too', async () => {
+      const rex = newPetId();
+      const [waiting, running, otherSubject] = [
+        petEvent(rex),
+        petEvent(newPetId()),
+        petEvent(newPetId()),
+      ];
+      await publish([waiting, running, otherSubject]);
+      const later = `next_attempt_at = now() + interval '1 hour'`;
+      await setMessage((await messageOf(waiting)).id, later);
+      await setMessage((await messageOf(otherSubject)).id, later);
+      await claimAll();
+
+      expect(await sut.runNow(CONSUMER, waiting.subject, { id: waiting.id })).toBe(1);
+      expect(await sut.runNow(CONSUMER, running.subject, { id: running.id })).toBe(1);
+      expect(await sut.runNow(CONSUMER, waiting.subject, { id: 'evt_other' })).toBe(0);
+      expect(await sut.runNow(OTHER_CONSUMER, waiting.subject, { id: waiting.id })).toBe(0);
+
+      expect(taken(await claimAll())).toEqual(pairs([CONSUMER, waiting]));
+      expect((await messageOf(otherSubject)).claimToken).toBeNull();
+    });
+
+    it('should make the later messages held for a retried one due with it, not those due later still', async () => {
+      const rex = newPetId();
+      const [first, second, third] = [petEvent(rex), petEvent(rex), petEvent(rex)];
+      await publish([first, second, third]);
+      const [claimed] = await claimAll();
+      await sut.retryAt(claimed, at(60_000));
+      const alreadyLater = at(120_000);
+      await setMessage((await messageOf(third)).id, 'next_attempt_at = $2', [alreadyLater]);
+
+      expect(await sut.runNow(CONSUMER, first.subject, { id: first.id })).toBe(1);
+
+      expect(taken(await claimAll())).toEqual(pairs([CONSUMER, first]));
+      const [{ secondDue }] = await harness.query<{ secondDue: boolean }>(
+        `SELECT next_attempt_at <= now() AS "secondDue" FROM outbox_messages WHERE event->>'id' = $1`,
+        [second.id],
+      );
+      expect(secondDue).toBe(true);
+      expect((await messageOf(third)).nextAttemptAt).toEqual(alreadyLater);
+    });
+  });
+
   describe('fail', () => {
     it('should unclaim the message with its error, due again after the back-off, and hand it over then', async () => {
       const event = petEvent(newPetId());
