@@ -34,7 +34,6 @@ const SEED_INSTANCE_ENV = {
   LOG_LEVEL: 'warn',
   WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
   WEBHOOKS_RETRY_BASE_MS: '10',
-  WEBHOOKS_POLL_INTERVAL_MS: '50',
   OUTBOX_POLL_INTERVAL_MS: '50',
   RATE_LIMIT_USER_PER_MINUTE: '100000',
   RATE_LIMIT_USER_PER_HOUR: '100000',
@@ -121,7 +120,7 @@ async function withSeedInstance(
   });
   configureApp(app);
   try {
-    // Checked before listen(), which starts the webhook dispatcher.
+    // Checked before listen(), which starts the job worker and so the webhook deliveries.
     const dataSource = app.get(DataSource);
     const [known] = await dataSource.query<unknown[]>('SELECT 1 FROM users WHERE username = $1', [
       DEMO_STAFF.username,
@@ -311,7 +310,7 @@ async function maxId(dataSource: DataSource, table: 'audit_events'): Promise<num
 /**
  * Waits until every event is published and every demo delivery attempted. A refused delivery
  * is retried for a day before it is marked failed: its first attempt is moved a day back, so
- * that the dispatcher's next attempt, still refused, is its last.
+ * that its job's next attempt, still refused, is its last.
  */
 async function settleDeliveries(dataSource: DataSource, webhookIds: number[]): Promise<void> {
   await until(dataSource, async () => {

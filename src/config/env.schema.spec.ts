@@ -71,12 +71,8 @@ describe('validateEnv', () => {
     expect(validateEnv({})).toMatchObject({
       WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: false,
       WEBHOOKS_RETRY_BASE_MS: 10_000,
-      WEBHOOKS_POLL_INTERVAL_MS: 1_000,
     });
     expect(() => validateEnv({ WEBHOOKS_RETRY_BASE_MS: '9' })).toThrow(/WEBHOOKS_RETRY_BASE_MS/);
-    expect(() => validateEnv({ WEBHOOKS_POLL_INTERVAL_MS: '49' })).toThrow(
-      /WEBHOOKS_POLL_INTERVAL_MS/,
-    );
   });
 
   it('should lease a job for a minute by default, and bound the lease', () => {

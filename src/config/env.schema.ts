@@ -425,10 +425,6 @@ export class EnvironmentVariables {
   @IntegerText(10, 3_600_000)
   WEBHOOKS_RETRY_BASE_MS = 10_000;
 
-  /** How often each instance looks for due webhook deliveries when nothing nudged it. */
-  @IntegerText(50, 60_000)
-  WEBHOOKS_POLL_INTERVAL_MS = 1_000;
-
   /** How often each instance looks for due outbox messages when nothing nudged it. */
   @IntegerText(50, 60_000)
   OUTBOX_POLL_INTERVAL_MS = 1_000;

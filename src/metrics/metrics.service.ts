@@ -189,7 +189,7 @@ export class MetricsService {
     if (this.enabled) this.imageProcessing.observe(seconds);
   }
 
-  /** Recorded by webhooks' dispatcher for every attempt whose outcome it recorded. */
+  /** Recorded by a webhook delivery's job for every attempt whose outcome it recorded. */
   countWebhookDelivery(outcome: WebhookDeliveryOutcome): void {
     if (this.enabled) this.webhookDeliveries.inc({ outcome });
   }

@@ -10,7 +10,7 @@ import { PetsModule } from '../pets/pets.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
-import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
+import { WebhookDeliveryJobs } from './delivery/webhook-delivery-jobs.js';
 import { WebhookFanOut } from './delivery/webhook-fan-out.js';
 import { WebhookHttpClient } from './outbound/webhook-http-client.js';
 import { WebhooksController } from './webhooks.controller.js';
@@ -22,7 +22,7 @@ addDocumentPart('webhooks', webhookEventsPart);
 
 /**
  * Subscriptions (this folder), delivery of the pets' events to them (delivery/: fan-out,
- * the worker, signing, the delivery log) and the guarded HTTP client (outbound/).
+ * the delivery jobs, signing, the delivery log) and the guarded HTTP client (outbound/).
  */
 @Module({
   imports: [
@@ -36,7 +36,7 @@ addDocumentPart('webhooks', webhookEventsPart);
     WebhooksRepository,
     WebhookDeliveriesRepository,
     WebhookDeliveriesService,
-    WebhookDispatcher,
+    WebhookDeliveryJobs,
     WebhookFanOut,
     WebhookHttpClient,
   ],

@@ -38,7 +38,7 @@ describeInBrowser('Dashboard in the console', () => {
   // The webhook's receiver listens on loopback.
   const c = consoleInBrowser({
     WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
-    WEBHOOKS_POLL_INTERVAL_MS: '200',
+    OUTBOX_POLL_INTERVAL_MS: '200',
   });
 
   /** Each row of a table as the text of its cells. */

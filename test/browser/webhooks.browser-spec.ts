@@ -21,7 +21,7 @@ describeInBrowser('Webhooks in the console', () => {
   const c = consoleInBrowser({
     // The receiver listens on loopback.
     WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
-    WEBHOOKS_POLL_INTERVAL_MS: '200',
+    OUTBOX_POLL_INTERVAL_MS: '200',
     // A failed delivery waits for the Retry button rather than a timer.
     WEBHOOKS_RETRY_BASE_MS: '3600000',
   });

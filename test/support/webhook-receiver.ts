@@ -6,7 +6,6 @@ import standardWebhooks from 'standardwebhooks';
 export const FAST_DELIVERY = {
   WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
   WEBHOOKS_RETRY_BASE_MS: '10',
-  WEBHOOKS_POLL_INTERVAL_MS: '50',
   OUTBOX_RETRY_BASE_MS: '10',
   OUTBOX_POLL_INTERVAL_MS: '50',
 };

@@ -4,10 +4,6 @@ import type { TxHost } from '../../database/transactions.js';
 import type { PetEvent, PetEventType } from '../../pets/pet-events.js';
 import type { DeliveryStatus } from './webhook-delivery.entity.js';
 
-/**
- * A pet event to fan out, with the body sent for it, serialized once: the same bytes for
- * every receiver and every attempt.
- */
 /** Deliveries that ended on one UTC day (`YYYY-MM-DD`), by outcome. */
 export interface DeliveryDayCounts {
   date: string;
@@ -15,23 +11,40 @@ export interface DeliveryDayCounts {
   deliveriesFailed: number;
 }
 
+/**
+ * A pet event to fan out, with the body sent for it, serialized once: the same bytes for
+ * every receiver and every attempt.
+ */
 export interface PetEventFanOut {
   event: Pick<PetEvent, 'sequence' | 'id' | 'type' | 'petId' | 'occurredAt'>;
   body: string;
 }
 
-/** A delivery a worker holds: what it sends, and to whom, signed with which secrets. */
-export interface ClaimedDelivery {
+/** A delivery to send: which one, and the (subscription, pet) whose order it keeps. */
+export interface QueuedDelivery {
   id: number;
   subscriptionId: number;
+  petId: number;
+}
+
+/**
+ * A delivery as its job finds it: whether it is still to send (pending, of an enabled
+ * subscription) and when, what it sends, and to whom, signed with which secrets.
+ */
+export interface DeliveryToSend {
+  id: number;
+  subscriptionId: number;
+  status: DeliveryStatus;
+  enabled: boolean;
+  nextAttemptAt: Date;
+  /** Its next attempt is still ahead, by the database's clock. */
+  notDueYet: boolean;
   eventId: string;
   body: string;
   /** Attempts made before this one. */
   attempts: number;
   /** Null before the first attempt (and again after a retry by hand). */
   firstAttemptAt: Date | null;
-  /** Proves the claim when the attempt is recorded. */
-  leaseToken: string;
   url: string;
   secret: string;
   previousSecret: string | null;
@@ -108,9 +121,9 @@ const MOVE_FOLLOWERS = `
 
 /**
  * The only door to `webhook_deliveries` and `webhook_delivery_attempts`, and to the
- * subscription fields the delivery worker reads (URL, secrets) and keeps (failing since,
- * disabled). Each claim and each record is one short transaction; nothing is held while a
- * delivery is sent.
+ * subscription fields a delivery's job reads (URL, secrets) and keeps (failing since,
+ * disabled). Each read and each record is one short statement or transaction; nothing is held
+ * while a delivery is sent.
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
@@ -119,11 +132,11 @@ export class WebhookDeliveriesRepository {
   /**
    * One delivery per pet event and enabled subscription that asked for the event's type and
    * existed when it happened, in the caller's transaction if there is one. A pet event
-   * fanned out twice adds nothing. How many deliveries were added.
+   * fanned out twice adds nothing. The deliveries added, in event order.
    */
-  async insertForEvents(fanOuts: PetEventFanOut[]): Promise<number> {
-    if (fanOuts.length === 0) return 0;
-    const rows = await this.txHost.tx.query<unknown[]>(
+  async insertForEvents(fanOuts: PetEventFanOut[]): Promise<QueuedDelivery[]> {
+    if (fanOuts.length === 0) return [];
+    const rows = await this.txHost.tx.query<(QueuedDelivery & { eventSequence: number })[]>(
       // Not due before the pet's earlier delivery is (see holdFollowers).
       `INSERT INTO webhook_deliveries
               (subscription_id, event_sequence, event_id, event_type, pet_id, body, next_attempt_at)
@@ -138,7 +151,8 @@ export class WebhookDeliveriesRepository {
            ON s.enabled AND e.type = ANY (s.events) AND s.created_at <= e.occurred_at
         ORDER BY e.sequence, s.id
        ON CONFLICT (subscription_id, event_id) DO NOTHING
-       RETURNING 1`,
+       RETURNING id, subscription_id AS "subscriptionId", pet_id AS "petId",
+                 event_sequence AS "eventSequence"`,
       [
         fanOuts.map(({ event }) => event.sequence),
         fanOuts.map(({ event }) => event.id),
@@ -148,65 +162,46 @@ export class WebhookDeliveriesRepository {
         fanOuts.map(({ body }) => body),
       ],
     );
-    return rows.length;
+    // RETURNING promises no order; a pet's deliveries are queued in the order of its events.
+    return rows
+      .sort((a, b) => a.eventSequence - b.eventSequence || a.id - b.id)
+      .map(({ id, subscriptionId, petId }) => ({ id, subscriptionId, petId }));
   }
 
-  /**
-   * Takes up to `limit` due deliveries for `token` until `leaseMs` from now: pending, due, not
-   * held by a live lease, of an enabled subscription, and each the oldest pending delivery of
-   * its (subscription, pet), so a pet's later events wait for its earlier ones. SKIP LOCKED:
-   * concurrent workers take different rows instead of waiting for each other.
-   *
-   * It reads each enabled subscription's due range (a disabled one's backlog is not read),
-   * and a pet's later deliveries are kept out of that range while the earlier one waits for
-   * its retry (`holdFollowers`), so the cost of a claim does not grow with the deliveries
-   * that cannot be sent yet.
-   */
-  async claim(limit: number, token: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const [rows] = await this.txHost.tx.query<[ClaimedDelivery[], number]>(
-      `WITH due AS (
-         SELECT candidate.id
-           FROM webhook_subscriptions s
-           CROSS JOIN LATERAL (
-             SELECT c.id, c.next_attempt_at
-               FROM webhook_deliveries c
-              WHERE c.subscription_id = s.id AND c.status = 'pending'
-                AND c.next_attempt_at <= now()
-                AND (c.leased_until IS NULL OR c.leased_until <= now())
-                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries earlier
-                                 WHERE earlier.subscription_id = c.subscription_id
-                                   AND earlier.pet_id = c.pet_id
-                                   AND earlier.status = 'pending'
-                                   AND earlier.event_sequence < c.event_sequence)
-              ORDER BY c.next_attempt_at, c.id
-              LIMIT $1
-                FOR UPDATE SKIP LOCKED) candidate
-          WHERE s.enabled
-          ORDER BY candidate.next_attempt_at, candidate.id
-          LIMIT $1
-       )
-       UPDATE webhook_deliveries d
-          SET lease_token = $2, leased_until = now() + $3 * interval '1 millisecond'
-         FROM due, webhook_subscriptions s
-        WHERE d.id = due.id AND s.id = d.subscription_id
-       RETURNING d.id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId", d.body,
-                 d.attempts, d.first_attempt_at AS "firstAttemptAt", d.lease_token AS "leaseToken",
-                 s.url, s.secret,
-                 s.previous_secret AS "previousSecret",
-                 s.previous_secret_expires_at AS "previousSecretExpiresAt"`,
-      [limit, token, leaseMs],
+  /** Delivery `id` with its subscription's address and secrets; undefined once deleted. */
+  async findToSend(id: number): Promise<DeliveryToSend | undefined> {
+    const [row] = await this.txHost.tx.query<DeliveryToSend[]>(
+      `SELECT d.id, d.subscription_id AS "subscriptionId", d.status, s.enabled,
+              d.next_attempt_at AS "nextAttemptAt", d.next_attempt_at > now() AS "notDueYet",
+              d.event_id AS "eventId", d.body, d.attempts, d.first_attempt_at AS "firstAttemptAt",
+              s.url, s.secret, s.previous_secret AS "previousSecret",
+              s.previous_secret_expires_at AS "previousSecretExpiresAt"
+         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.id = $1`,
+      [id],
     );
-    return rows;
+    return row;
+  }
+
+  /** The subscription's pending deliveries, in event order: to queue again once re-enabled. */
+  findPending(subscriptionId: number): Promise<QueuedDelivery[]> {
+    return this.txHost.tx.query<QueuedDelivery[]>(
+      `SELECT id, subscription_id AS "subscriptionId", pet_id AS "petId"
+         FROM webhook_deliveries
+        WHERE subscription_id = $1 AND status = 'pending'
+        ORDER BY event_sequence, id`,
+      [subscriptionId],
+    );
   }
 
   /**
-   * Records an attempt of a delivery the caller claimed, and what it leads to;
-   * undefined (nothing written) when the lease was lost, to another worker or with the
-   * delivery. Keeps the subscription's failure streak: cleared by a success, started by a
+   * Records an attempt of a pending delivery, and what it leads to; undefined (nothing
+   * written) when it is no longer pending (ended meanwhile) or was deleted with its
+   * subscription. Keeps the subscription's failure streak: cleared by a success, started by a
    * failure, and the subscription disabled once it has lasted `disable.afterMs`.
    */
   recordAttempt(
-    delivery: Pick<ClaimedDelivery, 'id' | 'subscriptionId' | 'leaseToken'>,
+    delivery: Pick<DeliveryToSend, 'id' | 'subscriptionId'>,
     attempt: Omit<AttemptRow, 'attemptedAt'> & { attemptedAt: Date },
     outcome: AttemptOutcome,
     disable: DisableRule,
@@ -220,15 +215,13 @@ export class WebhookDeliveriesRepository {
       const finishedAt = new Date(attempt.attemptedAt.getTime() + attempt.durationMs);
       const [, updated] = await this.txHost.tx.query<[unknown[], number]>(
         `UPDATE webhook_deliveries
-            SET attempts = attempts + 1, status = $4::varchar,
-                first_attempt_at = coalesce(first_attempt_at, $3), last_attempt_at = $3,
-                next_attempt_at = coalesce($5, next_attempt_at),
-                completed_at = CASE WHEN $4::varchar = 'pending' THEN NULL ELSE $6::timestamptz END,
-                lease_token = NULL, leased_until = NULL
-          WHERE id = $1 AND lease_token = $2`,
+            SET attempts = attempts + 1, status = $3::varchar,
+                first_attempt_at = coalesce(first_attempt_at, $2), last_attempt_at = $2,
+                next_attempt_at = coalesce($4, next_attempt_at),
+                completed_at = CASE WHEN $3::varchar = 'pending' THEN NULL ELSE $5::timestamptz END
+          WHERE id = $1 AND status = 'pending'`,
         [
           delivery.id,
-          delivery.leaseToken,
           attempt.attemptedAt,
           outcome.status,
           outcome.status === 'pending' ? outcome.nextAttemptAt : null,
@@ -279,8 +272,8 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * A pet's later pending deliveries cannot go before its delivery `id` has: they become due
-   * no sooner than its next attempt, so that the claim does not read them meanwhile.
+   * A pet's later pending deliveries cannot go before its delivery `id` has (their jobs wait
+   * behind its job): the log shows them due no sooner than its next attempt.
    */
   private async holdFollowers(id: number, until: Date): Promise<void> {
     await this.txHost.tx.query(`${MOVE_FOLLOWERS} AND f.next_attempt_at < $2`, [id, until]);
@@ -385,18 +378,22 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Makes the delivery pending and due now, whatever its state (a delivery being sent keeps
-   * its lease: its worker records the attempt). False when the subscription has no such
-   * delivery.
+   * Makes the delivery pending and due now, whatever its state (a delivery being sent is
+   * recorded by its job when the attempt ends). The delivery, or undefined when the
+   * subscription has no such delivery.
    */
-  async makeDueNow(subscriptionId: number, deliveryId: number): Promise<boolean> {
-    const [, updated] = await this.txHost.tx.query<[unknown[], number]>(
+  async makeDueNow(
+    subscriptionId: number,
+    deliveryId: number,
+  ): Promise<QueuedDelivery | undefined> {
+    const [rows] = await this.txHost.tx.query<[QueuedDelivery[], number]>(
       `UPDATE webhook_deliveries
           SET status = 'pending', next_attempt_at = now(), completed_at = NULL,
               first_attempt_at = NULL
-        WHERE id = $2 AND subscription_id = $1`,
+        WHERE id = $2 AND subscription_id = $1
+       RETURNING id, subscription_id AS "subscriptionId", pet_id AS "petId"`,
       [subscriptionId, deliveryId],
     );
-    return updated === 1;
+    return rows[0];
   }
 }

@@ -2,7 +2,8 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { webhooksConfig } from '../../config/webhooks.config.js';
 import type { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
-import type { WebhookDispatcher } from './webhook-dispatcher.js';
+import type { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
+import type { TxHost } from '../../database/transactions.js';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -19,8 +20,9 @@ describe(WebhookDeliveriesService.name, () => {
       );
       const sut = new WebhookDeliveriesService(
         { deleteEndedBefore } as unknown as WebhookDeliveriesRepository,
-        {} as WebhookDispatcher,
+        {} as WebhookDeliveryJobs,
         webhooksConfig(),
+        {} as TxHost,
       );
       const now = new Date('2026-11-21T12:00:00.000Z');
 

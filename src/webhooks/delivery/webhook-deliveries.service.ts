@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { paginationOf, type Pagination } from '../../common/dto/pagination-query.dto.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
+import type { TxHost } from '../../database/transactions.js';
 import { RecurringJob } from '../../events/event-handlers.decorator.js';
 import { webhookNotFound } from '../webhooks.service.js';
 import { ATTEMPT_LOG_LENGTH } from './dto/delivery-response.dto.js';
@@ -13,7 +15,7 @@ import {
   type DeliveryDayCounts,
   type DeliveryRow,
 } from './webhook-deliveries.repository.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 // Deleted per statement, so that a large backlog never holds long locks.
@@ -38,8 +40,9 @@ export class WebhookDeliveriesService {
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly deliveryJobs: WebhookDeliveryJobs,
     @Inject(webhooksConfig.KEY) private readonly config: WebhooksConfig,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /** Deletes the deliveries that ended before the retention period; how many. */
@@ -92,18 +95,21 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Makes the delivery pending and due now, whatever its state, and wakes this instance's
-   * worker, which sends it within its nudge delay: after the pet's earlier pending deliveries,
-   * if any, and once the webhook is enabled.
+   * Makes the delivery pending and due now, whatever its state, and runs its job now (queuing
+   * one if it has none), which sends it soon after the commit: after the pet's earlier pending
+   * deliveries, if any, and once the webhook is enabled.
    */
   async retry(webhookId: number, deliveryId: number): Promise<DeliveryRow> {
-    if (!(await this.deliveries.makeDueNow(webhookId, deliveryId))) {
+    const retried = await this.txHost.withTransaction(async () => {
+      const delivery = await this.deliveries.makeDueNow(webhookId, deliveryId);
+      if (delivery) await this.deliveryJobs.queueNow(delivery);
+      return delivery;
+    });
+    if (!retried) {
       await this.assertWebhookExists(webhookId);
       throw webhookDeliveryNotFound(deliveryId);
     }
-    const delivery = await this.findDelivery(webhookId, deliveryId);
-    this.dispatcher.nudge();
-    return delivery;
+    return this.findDelivery(webhookId, deliveryId);
   }
 
   private async findDelivery(webhookId: number, deliveryId: number): Promise<DeliveryRow> {

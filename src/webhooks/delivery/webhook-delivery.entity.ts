@@ -15,8 +15,9 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
- * One event for one subscription: the outbox row a worker claims, sends and retries. `body`
- * is the exact JSON signed and sent, serialized once, so every attempt sends the same bytes.
+ * One event for one subscription, the record the delivery log shows; a job of the engine
+ * sends and retries it (webhook-delivery-jobs.ts). `body` is the exact JSON signed and sent,
+ * serialized once, so every attempt sends the same bytes.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Check('CHK_webhook_deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
@@ -70,14 +71,6 @@ export class WebhookDelivery {
 
   @Column({ name: 'next_attempt_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   nextAttemptAt: Date;
-
-  /** Who holds the claim: only its holder may record the attempt. */
-  @Column({ name: 'lease_token', type: 'uuid', nullable: true })
-  leaseToken: string | null;
-
-  /** While claimed: after this, another worker may take it (its instance is presumed dead). */
-  @Column({ name: 'leased_until', type: 'timestamptz', precision: 3, nullable: true })
-  leasedUntil: Date | null;
 
   /** Its 24 hours of retries count from here; a retry by hand starts them again. */
   @Column({ name: 'first_attempt_at', type: 'timestamptz', precision: 3, nullable: true })

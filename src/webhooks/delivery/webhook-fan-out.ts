@@ -1,33 +1,38 @@
 import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../../database/transactions.js';
 import { OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PET_EVENT_TYPES, type PetEvent } from '../../pets/pet-events.js';
 import { PetHistoryService } from '../../pets/pet-history.service.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 
 /** The outbox consumer name of the fan-out; the migration that made the outbox names it too. */
 export const WEBHOOK_FAN_OUT = 'webhook-fan-out';
 
 /**
  * The fan-out: turns each committed pet event into deliveries, one per interested
- * subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one statement.
- * The outbox hands a pet's events over one at a time, in order; a second hand-over of an
- * event adds nothing.
+ * subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one statement,
+ * and the deliveries' jobs in one more, in the same transaction. The outbox hands a pet's
+ * events over one at a time, in order; a second hand-over of an event adds nothing.
  */
 @Injectable()
 export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly deliveryJobs: WebhookDeliveryJobs,
     private readonly petHistory: PetHistoryService,
+    @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
   async fanOut(events: PetEvent[]): Promise<void> {
-    const added = await this.deliveries.insertForEvents(
-      events.map((event) => ({ event, body: this.payload(event) })),
-    );
-    if (added > 0) this.dispatcher.nudge();
+    await this.txHost.withTransaction(async () => {
+      const added = await this.deliveries.insertForEvents(
+        events.map((event) => ({ event, body: this.payload(event) })),
+      );
+      await this.deliveryJobs.queue(added);
+    });
   }
 
   /**

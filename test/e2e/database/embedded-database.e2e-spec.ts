@@ -15,7 +15,7 @@ embeddedOnly('The embedded database (e2e, PGlite)', () => {
     t = await createTestApp({
       DATABASE_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
       // No worker poll in between: the pool's connection is left idle.
-      WEBHOOKS_POLL_INTERVAL_MS: '60000',
+      OUTBOX_POLL_INTERVAL_MS: '60000',
     });
   });
   afterAll(async () => {

@@ -225,6 +225,22 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
     ).toEqual([undefined, 1, 2, 3, 4]);
   });
 
+  it('should fan out and deliver a later event to another webhook while a slow receiver holds its delivery', async () => {
+    const [slow, fast] = [await subscribe(), await subscribe()];
+    receiver.reply(slow.name, { status: 204, delayMs: 4_000 });
+    const [firstEvent] = await eventIdsOf((await newPet()).id);
+    await received(slow, 1);
+
+    const [laterEvent] = await eventIdsOf((await newPet()).id);
+
+    await waitFor(async () => (await deliveryOf(fast, laterEvent))?.status === 'succeeded', 3_000);
+    // The slow receiver has not answered yet: its attempt is still to be recorded.
+    expect(await deliveryOf(slow, firstEvent)).toEqual(
+      expect.objectContaining({ status: 'pending', attempts: 0 }),
+    );
+    await settled(slow, firstEvent);
+  });
+
   it('should sign with the old secret too after a rotation, so that either verifies', async () => {
     const s = await subscribe();
     const rotated = await t.http

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
 import type { PetEventType } from '../../../src/pets/pet-events.js';
 import {
   WebhookDeliveriesRepository,
   type AttemptRow,
-  type ClaimedDelivery,
+  type DeliveryToSend,
   type PetEventFanOut,
+  type QueuedDelivery,
 } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import type { DeliveryStatus } from '../../../src/webhooks/delivery/webhook-delivery.entity.js';
 import {
@@ -22,10 +22,13 @@ const bodyOf = (event: PetEventFanOut['event']) =>
   JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: { id: event.petId } });
 
 /**
- * Every delivery of this spec is made here: the fan-out of `events` in a transaction. How
- * many deliveries it added.
+ * Every delivery of this spec is made here: the fan-out of `events` in a transaction. The
+ * deliveries it added.
  */
-function fanOut(harness: RepositoryHarness, events: PetEventFanOut['event'][]): Promise<number> {
+function fanOut(
+  harness: RepositoryHarness,
+  events: PetEventFanOut['event'][],
+): Promise<QueuedDelivery[]> {
   const sut = harness.get(WebhookDeliveriesRepository);
   return harness.transaction(() =>
     sut.insertForEvents(events.map((event) => ({ event, body: bodyOf(event) }))),
@@ -47,7 +50,6 @@ function newEvent(petId: number, type: PetEventType = 'pet.updated'): PetEventFa
   };
 }
 
-const LEASE_MS = 60_000;
 const DAY_MS = 24 * 3_600_000;
 const disable = { afterMs: DAY_MS, reason: 'Every delivery failed for 24 hours (last: HTTP 500)' };
 const ok = { statusCode: 204, durationMs: 12, error: null, responseBody: null };
@@ -64,8 +66,6 @@ interface DeliveryState {
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: Date;
-  leaseToken: string | null;
-  leasedUntil: Date | null;
   firstAttemptAt: Date | null;
   lastAttemptAt: Date | null;
   completedAt: Date | null;
@@ -111,7 +111,6 @@ describe(WebhookDeliveriesRepository.name, () => {
   const deliveriesOf = (subscriptionId: number) =>
     harness.query<DeliveryState>(
       `SELECT id, event_id AS "eventId", status, attempts, next_attempt_at AS "nextAttemptAt",
-              lease_token AS "leaseToken", leased_until AS "leasedUntil",
               first_attempt_at AS "firstAttemptAt", last_attempt_at AS "lastAttemptAt",
               completed_at AS "completedAt"
          FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_sequence`,
@@ -137,26 +136,19 @@ describe(WebhookDeliveriesRepository.name, () => {
          FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
       [deliveryId],
     );
-  const claimAll = (token = randomUUID()) => sut.claim(100, token, LEASE_MS);
-  /**
-   * Claims the delivery of `event` (to `subscriptionId`, when given): the others the claim
-   * took are handed back, as if their leases had passed.
-   */
-  const claimOf = async (
+  /** The delivery of `event` (to `subscriptionId`, when given) as its job finds it. */
+  const toSend = async (
     event: PetEventFanOut['event'],
     subscriptionId?: number,
-  ): Promise<ClaimedDelivery> => {
-    const token = randomUUID();
-    const claimed = (await claimAll(token)).find(
-      (d) => d.eventId === event.id && (subscriptionId ?? d.subscriptionId) === d.subscriptionId,
+  ): Promise<DeliveryToSend> => {
+    const [row] = await harness.query<{ id: number }>(
+      `SELECT id FROM webhook_deliveries
+        WHERE event_id = $1 AND ($2::bigint IS NULL OR subscription_id = $2)`,
+      [event.id, subscriptionId ?? null],
     );
-    if (!claimed) throw new Error(`${event.id} was not claimed`);
-    await harness.query(
-      `UPDATE webhook_deliveries SET lease_token = NULL, leased_until = NULL
-        WHERE lease_token = $1 AND id <> $2`,
-      [token, claimed.id],
-    );
-    return claimed;
+    const delivery = row && (await sut.findToSend(row.id));
+    if (!delivery) throw new Error(`${event.id} has no delivery`);
+    return delivery;
   };
   /**
    * A delivery of `event` that has ended, with one attempt. Made a second ago: the pet's later
@@ -165,8 +157,9 @@ describe(WebhookDeliveriesRepository.name, () => {
   const ended = async (
     event: PetEventFanOut['event'],
     outcome: typeof succeeded | typeof failed,
+    subscriptionId?: number,
   ) => {
-    const claimed = await claimOf(event);
+    const claimed = await toSend(event, subscriptionId);
     await sut.recordAttempt(claimed, { ...ok, attemptedAt: at(-1_000) }, outcome, disable);
     return claimed;
   };
@@ -194,7 +187,9 @@ describe(WebhookDeliveriesRepository.name, () => {
       });
       const created = newEvent(newPetId(), 'pet.created');
 
-      expect(await fanOut(harness, [created])).toBe(1);
+      expect(await fanOut(harness, [created])).toEqual([
+        { id: expect.any(Number), subscriptionId: wanted, petId: created.petId },
+      ]);
 
       expect(await deliveriesOf(wanted)).toEqual([
         {
@@ -203,8 +198,6 @@ describe(WebhookDeliveriesRepository.name, () => {
           status: 'pending',
           attempts: 0,
           nextAttemptAt: expect.any(Date),
-          leaseToken: null,
-          leasedUntil: null,
           firstAttemptAt: null,
           lastAttemptAt: null,
           completedAt: null,
@@ -233,9 +226,30 @@ describe(WebhookDeliveriesRepository.name, () => {
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
 
-      expect(await fanOut(harness, [event])).toBe(0);
+      expect(await fanOut(harness, [event])).toEqual([]);
 
       expect(await deliveriesOf(id)).toHaveLength(1);
+    });
+
+    it('should answer the deliveries added in the order of their events', async () => {
+      const [first, second] = [await subscribe(), await subscribe()];
+      const [rex, fido] = [newPetId(), newPetId()];
+      const events = [newEvent(rex), newEvent(fido), newEvent(rex)];
+
+      const added = await fanOut(harness, events);
+
+      expect(added.map((d) => [d.subscriptionId, d.petId])).toEqual([
+        [first, rex],
+        [second, rex],
+        [first, fido],
+        [second, fido],
+        [first, rex],
+        [second, rex],
+      ]);
+      const ids = await Promise.all(
+        events.map(async (event) => (await deliveryOf(first, event)).id),
+      );
+      expect(added.filter((d) => d.subscriptionId === first).map((d) => d.id)).toEqual(ids);
     });
 
     it('should add nothing when the caller’s transaction rolls back', async () => {
@@ -268,193 +282,80 @@ describe(WebhookDeliveriesRepository.name, () => {
     });
   });
 
-  describe('claim', () => {
-    it('should lease due deliveries to the token for the lease, with the subscription’s URL and secrets', async () => {
+  describe('findToSend', () => {
+    it('should find the delivery with the subscription’s URL and secrets, due', async () => {
       const previousSecret = { secret: 'whsec_b2xk', expiresAt: at(DAY_MS) };
       const id = await subscribe({ previousSecret });
       const event = newEvent(newPetId());
-      await fanOut(harness, [event]);
-      const token = randomUUID();
+      const [{ id: deliveryId }] = await fanOut(harness, [event]);
 
-      const claimed = await sut.claim(10, token, LEASE_MS);
+      const found = await sut.findToSend(deliveryId);
 
       const [{ url }] = await harness.query<{ url: string }>(
         'SELECT url FROM webhook_subscriptions WHERE id = $1',
         [id],
       );
-      expect(claimed).toEqual([
-        {
-          id: (await deliveryOf(id, event)).id,
-          subscriptionId: id,
-          eventId: event.id,
-          body: bodyOf(event),
-          attempts: 0,
-          firstAttemptAt: null,
-          leaseToken: token,
-          url,
-          secret: 'whsec_c2VjcmV0',
-          previousSecret: previousSecret.secret,
-          previousSecretExpiresAt: previousSecret.expiresAt,
-        },
-      ]);
-      const [lease] = await harness.query<{ token: string; msLeft: number }>(
-        `SELECT lease_token AS token,
-                (extract(epoch FROM leased_until - now()) * 1000)::int AS "msLeft"
-           FROM webhook_deliveries WHERE subscription_id = $1`,
-        [id],
-      );
-      expect(lease.token).toBe(token);
-      expect(lease.msLeft).toBeLessThanOrEqual(LEASE_MS);
-      expect(lease.msLeft).toBeGreaterThan(LEASE_MS - 10_000);
+      expect(found).toEqual({
+        id: deliveryId,
+        subscriptionId: id,
+        status: 'pending',
+        enabled: true,
+        nextAttemptAt: (await deliveryOf(id, event)).nextAttemptAt,
+        notDueYet: false,
+        eventId: event.id,
+        body: bodyOf(event),
+        attempts: 0,
+        firstAttemptAt: null,
+        url,
+        secret: 'whsec_c2VjcmV0',
+        previousSecret: previousSecret.secret,
+        previousSecretExpiresAt: previousSecret.expiresAt,
+      });
     });
 
-    it('should take neither a delivery not due yet nor one that has ended', async () => {
+    it('should say when its next attempt is still ahead, its subscription disabled, or it ended', async () => {
       const id = await subscribe();
-      const [notDue, done, gaveUp] = [1, 2, 3].map(() => newEvent(newPetId()));
-      await fanOut(harness, [notDue, done, gaveUp]);
-      await setDelivery((await deliveryOf(id, notDue)).id, 'next_attempt_at = $2', [at(60_000)]);
-      await setDelivery((await deliveryOf(id, done)).id, `status = 'succeeded'`);
-      await setDelivery((await deliveryOf(id, gaveUp)).id, `status = 'failed'`);
-
-      expect(await claimAll()).toEqual([]);
-    });
-
-    it('should not take a delivery under a live lease, and take it over once the lease has passed', async () => {
-      const id = await subscribe();
-      const event = newEvent(newPetId());
-      await fanOut(harness, [event]);
-      const first = await claimOf(event);
-
-      expect(await claimAll()).toEqual([]);
-
-      await setDelivery(first.id, `leased_until = now() - interval '1 second'`);
-      const takeover = randomUUID();
-      const [second] = await claimAll(takeover);
-      expect(second).toEqual({ ...first, leaseToken: takeover });
-      expect((await deliveryOf(id, event)).leaseToken).toBe(takeover);
-    });
-
-    it('should leave a disabled subscription’s deliveries waiting, and take them once it is enabled again', async () => {
-      const id = await subscribe();
-      const event = newEvent(newPetId());
-      await fanOut(harness, [event]);
+      const [waiting, done] = [newEvent(newPetId()), newEvent(newPetId())];
+      await fanOut(harness, [waiting, done]);
+      await setDelivery((await deliveryOf(id, waiting)).id, 'next_attempt_at = $2', [at(60_000)]);
+      await ended(done, succeeded);
       await harness.query('UPDATE webhook_subscriptions SET enabled = false WHERE id = $1', [id]);
 
-      expect(await claimAll()).toEqual([]);
-
-      await harness.query('UPDATE webhook_subscriptions SET enabled = true WHERE id = $1', [id]);
-      expect((await claimAll()).map((d) => d.eventId)).toEqual([event.id]);
+      expect(await toSend(waiting)).toEqual(
+        expect.objectContaining({ status: 'pending', notDueYet: true, enabled: false }),
+      );
+      expect(await toSend(done)).toEqual(expect.objectContaining({ status: 'succeeded' }));
     });
 
-    it('should take only the oldest pending delivery of each subscription and pet', async () => {
-      const [first, second] = [await subscribe(), await subscribe()];
+    it('should find nothing once the subscription is deleted', async () => {
+      const id = await subscribe();
+      const [{ id: deliveryId }] = await fanOut(harness, [newEvent(newPetId())]);
+      await harness.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
+
+      expect(await sut.findToSend(deliveryId)).toBeUndefined();
+    });
+  });
+
+  describe('findPending', () => {
+    it('should list the subscription’s pending deliveries in event order, and no others', async () => {
+      const [id, otherId] = [await subscribe(), await subscribe()];
       const [rex, fido] = [newPetId(), newPetId()];
       const [rex1, fido1, rex2] = [newEvent(rex), newEvent(fido), newEvent(rex)];
       await fanOut(harness, [rex1, fido1, rex2]);
+      await ended(rex1, succeeded, id);
 
-      const claimed = await claimAll();
+      const pending = await sut.findPending(id);
 
-      expect(claimed.map((d) => [d.subscriptionId, d.eventId]).sort()).toEqual(
-        [
-          [first, rex1.id],
-          [first, fido1.id],
-          [second, rex1.id],
-          [second, fido1.id],
-        ].sort(),
-      );
+      expect(pending).toEqual([
+        { id: (await deliveryOf(id, fido1)).id, subscriptionId: id, petId: fido },
+        { id: (await deliveryOf(id, rex2)).id, subscriptionId: id, petId: rex },
+      ]);
+      expect(await sut.findPending(otherId)).toHaveLength(3);
     });
-
-    it('should keep a pet’s later delivery waiting while the earlier one waits for its retry, even when the later one is due first', async () => {
-      const id = await subscribe();
-      const rex = newPetId();
-      const [rex1, rex2] = [newEvent(rex), newEvent(rex)];
-      await fanOut(harness, [rex1, rex2]);
-      const earlier = await claimOf(rex1);
-      await sut.recordAttempt(
-        earlier,
-        { ...serverError, attemptedAt: at() },
-        retryAt(at(60_000)),
-        disable,
-      );
-      // Retried by hand: due now, behind rex1.
-      expect(await sut.makeDueNow(id, (await deliveryOf(id, rex2)).id)).toBe(true);
-
-      expect(await claimAll()).toEqual([]);
-
-      await setDelivery(earlier.id, 'next_attempt_at = now()');
-      const [again] = await claimAll();
-      expect(again.eventId).toBe(rex1.id);
-      await sut.recordAttempt(again, { ...ok, attemptedAt: at(-1_000) }, succeeded, disable);
-      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
-    });
-
-    it('should take at most `limit` deliveries, those due first, across subscriptions', async () => {
-      const [first, second] = [await subscribe(), await subscribe({ events: ['pet.deleted'] })];
-      const [dueFirst, dueLast] = [newEvent(newPetId()), newEvent(newPetId())];
-      const dueSecond = newEvent(newPetId(), 'pet.deleted');
-      await fanOut(harness, [dueFirst, dueLast, dueSecond]);
-      const dueAt = async (
-        subscriptionId: number,
-        event: PetEventFanOut['event'],
-        offsetMs: number,
-      ) =>
-        setDelivery((await deliveryOf(subscriptionId, event)).id, 'next_attempt_at = $2', [
-          at(offsetMs),
-        ]);
-      await dueAt(first, dueFirst, -3_000);
-      await dueAt(second, dueSecond, -2_000);
-      await dueAt(first, dueLast, -1_000);
-
-      const claimed = await sut.claim(2, randomUUID(), LEASE_MS);
-
-      expect(claimed.map((d) => d.eventId).sort()).toEqual([dueFirst.id, dueSecond.id].sort());
-    });
-
-    it('should hand each due delivery to one of several claims made at once', async () => {
-      const subscriptionId = await subscribe();
-      const events = Array.from({ length: 12 }, () => newEvent(newPetId()));
-      await fanOut(harness, events);
-
-      const claims = await Promise.all(
-        Array.from({ length: 4 }, () => sut.claim(5, randomUUID(), LEASE_MS)),
-      );
-
-      const claimed = claims.flat();
-      expect(new Set(claimed.map((d) => d.id)).size).toBe(claimed.length);
-      // Every delivery taken, each leased to the claim that returned it.
-      const leases = (rows: { id: number; leaseToken: string | null }[]) =>
-        rows.map(({ id, leaseToken }) => ({ id, leaseToken })).sort((a, b) => a.id - b.id);
-      expect(leases(claimed)).toEqual(leases(await deliveriesOf(subscriptionId)));
-    });
-
-    // A session of its own holds the row: PGlite serves one session at a time.
-    const onServer = process.env.DATABASE_URL ? it : it.skip;
-
-    onServer(
-      'should skip a delivery another session has locked, instead of waiting for it',
-      async () => {
-        const id = await subscribe();
-        const [held, free] = [newEvent(newPetId()), newEvent(newPetId())];
-        await fanOut(harness, [held, free]);
-        const other = new pg.Client({ connectionString: harness.database.env.DATABASE_URL });
-        await other.connect();
-        try {
-          await other.query('BEGIN');
-          await other.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [
-            (await deliveryOf(id, held)).id,
-          ]);
-
-          expect((await claimAll()).map((d) => d.eventId)).toEqual([free.id]);
-        } finally {
-          await other.query('ROLLBACK');
-          await other.end();
-        }
-      },
-    );
   });
 
   describe('recordAttempt', () => {
-    it('should record a success: the attempt kept, the delivery ended and unleased, the subscription’s failing streak over', async () => {
+    it('should record a success: the attempt kept, the delivery ended, the subscription’s failing streak over', async () => {
       const id = await subscribe();
       await harness.query('UPDATE webhook_subscriptions SET failing_since = $2 WHERE id = $1', [
         id,
@@ -463,7 +364,7 @@ describe(WebhookDeliveriesRepository.name, () => {
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
       const due = (await deliveryOf(id, event)).nextAttemptAt;
-      const claimed = await claimOf(event);
+      const claimed = await toSend(event);
       const attemptedAt = at(-1_000);
 
       const recorded = await sut.recordAttempt(claimed, { ...ok, attemptedAt }, succeeded, disable);
@@ -476,8 +377,6 @@ describe(WebhookDeliveriesRepository.name, () => {
           status: 'succeeded',
           attempts: 1,
           nextAttemptAt: due,
-          leaseToken: null,
-          leasedUntil: null,
           firstAttemptAt: attemptedAt,
           lastAttemptAt: attemptedAt,
           completedAt: new Date(attemptedAt.getTime() + ok.durationMs),
@@ -489,11 +388,11 @@ describe(WebhookDeliveriesRepository.name, () => {
       );
     });
 
-    it('should record a failure to retry: pending until the retry, unleased, and the subscription failing since the attempt', async () => {
+    it('should record a failure to retry: pending until the retry, and the subscription failing since the attempt', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
-      const claimed = await claimOf(event);
+      const claimed = await toSend(event);
       const attemptedAt = at(-1_000);
       const nextAttemptAt = at(30_000);
 
@@ -512,8 +411,6 @@ describe(WebhookDeliveriesRepository.name, () => {
           status: 'pending',
           attempts: 1,
           nextAttemptAt,
-          leaseToken: null,
-          leasedUntil: null,
           firstAttemptAt: attemptedAt,
           lastAttemptAt: attemptedAt,
           completedAt: null,
@@ -531,12 +428,12 @@ describe(WebhookDeliveriesRepository.name, () => {
       await fanOut(harness, [event]);
       const [first, second] = [at(-2_000), at(-1_000)];
       await sut.recordAttempt(
-        await claimOf(event),
+        await toSend(event),
         { ...serverError, attemptedAt: first },
         retryAt(first),
         disable,
       );
-      const again = await claimOf(event);
+      const again = await toSend(event);
       expect(again.attempts).toBe(1);
       expect(again.firstAttemptAt).toEqual(first);
 
@@ -572,7 +469,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         fido1: (await deliveryOf(id, fido1)).nextAttemptAt,
         otherRex2: (await deliveryOf(otherId, rex2)).nextAttemptAt,
       };
-      const claimed = await claimOf(rex1, id);
+      const claimed = await toSend(rex1, id);
 
       await sut.recordAttempt(
         claimed,
@@ -592,7 +489,7 @@ describe(WebhookDeliveriesRepository.name, () => {
       const rex = newPetId();
       const [rex1, rex2, rex3] = [newEvent(rex), newEvent(rex), newEvent(rex)];
       await fanOut(harness, [rex1, rex2, rex3]);
-      const claimed = await claimOf(rex1);
+      const claimed = await toSend(rex1);
       const retry = at(60_000);
       await sut.recordAttempt(
         claimed,
@@ -602,70 +499,42 @@ describe(WebhookDeliveriesRepository.name, () => {
       );
       // rex3 was sent once before (a retry by hand made an earlier delivery pending again).
       await setDelivery((await deliveryOf(id, rex3)).id, 'attempts = 1');
-      expect(await sut.makeDueNow(id, claimed.id)).toBe(true);
+      expect(await sut.makeDueNow(id, claimed.id)).toBeDefined();
       // A second ago, so that the delivery it releases is due at once.
       const attemptedAt = at(-1_000);
 
-      await sut.recordAttempt(await claimOf(rex1), { ...ok, attemptedAt }, succeeded, disable);
+      await sut.recordAttempt(await toSend(rex1), { ...ok, attemptedAt }, succeeded, disable);
 
       expect((await deliveryOf(id, rex2)).nextAttemptAt).toEqual(
         new Date(attemptedAt.getTime() + ok.durationMs),
       );
       expect((await deliveryOf(id, rex3)).nextAttemptAt).toEqual(retry);
-      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
+      expect((await toSend(rex2)).notDueYet).toBe(false);
     });
 
-    it('should let the pet’s next delivery go once the earlier one has failed for good', async () => {
-      await subscribe();
-      const rex = newPetId();
-      const [rex1, rex2] = [newEvent(rex), newEvent(rex)];
-      await fanOut(harness, [rex1, rex2]);
-
-      await ended(rex1, failed);
-
-      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex2.id]);
-    });
-
-    it('should write nothing for a worker whose lease was taken over', async () => {
+    it('should write nothing for a delivery that ended meanwhile (sent by another job)', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
-      const lost = await claimOf(event);
-      await setDelivery(lost.id, `leased_until = now() - interval '1 second'`);
-      const taken = await claimOf(event);
+      const [first, second] = [await toSend(event), await toSend(event)];
+      await sut.recordAttempt(first, { ...ok, attemptedAt: at() }, succeeded, disable);
 
       expect(
-        await sut.recordAttempt(lost, { ...serverError, attemptedAt: at() }, failed, disable),
+        await sut.recordAttempt(second, { ...serverError, attemptedAt: at() }, failed, disable),
       ).toBeUndefined();
 
       expect(await deliveryOf(id, event)).toEqual(
-        expect.objectContaining({ status: 'pending', attempts: 0, leaseToken: taken.leaseToken }),
+        expect.objectContaining({ status: 'succeeded', attempts: 1 }),
       );
-      expect(await attemptsOf(lost.id)).toEqual([]);
+      expect(await attemptsOf(first.id)).toHaveLength(1);
       expect((await subscriptionState(id)).failingSince).toBeNull();
-    });
-
-    it('should record the attempt of a lease that passed while no other worker took the delivery', async () => {
-      const id = await subscribe();
-      const event = newEvent(newPetId());
-      await fanOut(harness, [event]);
-      const claimed = await claimOf(event);
-      await setDelivery(claimed.id, `leased_until = now() - interval '1 second'`);
-
-      expect(
-        await sut.recordAttempt(claimed, { ...ok, attemptedAt: at() }, succeeded, disable),
-      ).toEqual({ disabledSubscription: false });
-
-      expect(await deliveryOf(id, event)).toEqual(
-        expect.objectContaining({ status: 'succeeded', attempts: 1, leaseToken: null }),
-      );
     });
 
     it('should write nothing for a delivery deleted with its subscription meanwhile', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
-      const claimed = await claimOf(event);
+      const claimed = await toSend(event);
       await harness.query('DELETE FROM webhook_subscriptions WHERE id = $1', [id]);
 
       expect(
@@ -689,7 +558,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         const event = newEvent(newPetId());
         await fanOut(harness, [event]);
         return sut.recordAttempt(
-          await claimOf(event, id),
+          await toSend(event, id),
           { ...serverError, attemptedAt },
           failed,
           disable,
@@ -725,7 +594,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         const id = await subscribe();
         const event = newEvent(newPetId());
         await fanOut(harness, [event]);
-        const claimed = await claimOf(event);
+        const claimed = await toSend(event);
         await failingSince(id, new Date(finishedAt.getTime() - 2 * disable.afterMs));
         await harness.query(
           `UPDATE webhook_subscriptions SET enabled = false, disabled_reason = 'Disabled by an admin'
@@ -746,7 +615,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         const id = await subscribe();
         const event = newEvent(newPetId());
         await fanOut(harness, [event]);
-        const claimed = await claimOf(event);
+        const claimed = await toSend(event);
         await failingSince(id, attemptedAt);
         await harness.query(
           `UPDATE webhook_subscriptions SET enabled = false, disabled_reason = 'Disabled by an admin'
@@ -811,7 +680,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         const rex = newPetId();
         const [tried, untried] = [newEvent(rex, 'pet.created'), newEvent(newPetId())];
         await fanOut(harness, [tried, untried]);
-        const first = await claimOf(tried);
+        const first = await toSend(tried);
         const [firstAt, latestAt] = [at(-2_000), at(-1_000)];
         await sut.recordAttempt(
           first,
@@ -820,7 +689,7 @@ describe(WebhookDeliveriesRepository.name, () => {
           disable,
         );
         await sut.recordAttempt(
-          await claimOf(tried),
+          await toSend(tried),
           { ...ok, statusCode: 200, attemptedAt: latestAt },
           succeeded,
           disable,
@@ -902,7 +771,7 @@ describe(WebhookDeliveriesRepository.name, () => {
         const times = [at(-3_000), at(-2_000), at(-1_000)];
         for (const attemptedAt of times) {
           await sut.recordAttempt(
-            await claimOf(event),
+            await toSend(event),
             { ...serverError, responseBody: `oops at ${attemptedAt.toISOString()}`, attemptedAt },
             retryAt(at(-1_000)),
             disable,
@@ -973,7 +842,11 @@ describe(WebhookDeliveriesRepository.name, () => {
       await fanOut(harness, [event]);
       const { id: deliveryId } = await ended(event, failed);
 
-      expect(await sut.makeDueNow(id, deliveryId)).toBe(true);
+      expect(await sut.makeDueNow(id, deliveryId)).toEqual({
+        id: deliveryId,
+        subscriptionId: id,
+        petId: event.petId,
+      });
 
       expect(await deliveryOf(id, event)).toEqual(
         expect.objectContaining({
@@ -981,18 +854,18 @@ describe(WebhookDeliveriesRepository.name, () => {
           attempts: 1,
           firstAttemptAt: null,
           completedAt: null,
-          leaseToken: null,
         }),
       );
-      const [again] = await claimAll();
-      expect(again).toEqual(expect.objectContaining({ id: deliveryId, attempts: 1 }));
+      expect(await toSend(event)).toEqual(
+        expect.objectContaining({ id: deliveryId, attempts: 1, notDueYet: false }),
+      );
     });
 
     it('should make a pending delivery waiting for its retry due now', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
-      const claimed = await claimOf(event);
+      const claimed = await toSend(event);
       await sut.recordAttempt(
         claimed,
         { ...serverError, attemptedAt: at() },
@@ -1000,36 +873,23 @@ describe(WebhookDeliveriesRepository.name, () => {
         disable,
       );
 
-      expect(await sut.makeDueNow(id, claimed.id)).toBe(true);
+      expect(await sut.makeDueNow(id, claimed.id)).toBeDefined();
 
-      expect((await claimAll()).map((d) => d.id)).toEqual([claimed.id]);
+      expect((await toSend(event)).notDueYet).toBe(false);
     });
 
-    it('should leave a delivery being sent to its worker, who records the attempt', async () => {
+    it('should leave a delivery being sent to its job, which records the attempt', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
       await fanOut(harness, [event]);
-      const claimed = await claimOf(event);
+      const claimed = await toSend(event);
 
-      expect(await sut.makeDueNow(id, claimed.id)).toBe(true);
+      expect(await sut.makeDueNow(id, claimed.id)).toBeDefined();
 
-      expect(await claimAll()).toEqual([]);
       expect(
         await sut.recordAttempt(claimed, { ...ok, attemptedAt: at() }, succeeded, disable),
       ).toEqual({ disabledSubscription: false });
       expect((await deliveryOf(id, event)).status).toBe('succeeded');
-    });
-
-    it('should make the pet’s later pending deliveries wait for the delivery retried', async () => {
-      const id = await subscribe();
-      const rex = newPetId();
-      const [rex1, rex2] = [newEvent(rex), newEvent(rex)];
-      await fanOut(harness, [rex1, rex2]);
-      const { id: deliveryId } = await ended(rex1, succeeded);
-
-      expect(await sut.makeDueNow(id, deliveryId)).toBe(true);
-
-      expect((await claimAll()).map((d) => d.eventId)).toEqual([rex1.id]);
     });
 
     it('should change nothing for another subscription’s delivery or an unknown one', async () => {
@@ -1038,8 +898,8 @@ describe(WebhookDeliveriesRepository.name, () => {
       await fanOut(harness, [event]);
       const { id: deliveryId } = await ended(event, failed);
 
-      expect(await sut.makeDueNow(otherId, deliveryId)).toBe(false);
-      expect(await sut.makeDueNow(id, deliveryId + 1_000)).toBe(false);
+      expect(await sut.makeDueNow(otherId, deliveryId)).toBeUndefined();
+      expect(await sut.makeDueNow(id, deliveryId + 1_000)).toBeUndefined();
 
       expect((await deliveryOf(id, event)).status).toBe('failed');
     });

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
+import type { Jobs } from '../../events/jobs.js';
 import type { MetricsService } from '../../metrics/metrics.service.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { BoundedLookup, type LookupAll } from '../outbound/bounded-lookup.js';
@@ -11,27 +12,26 @@ import { WebhookHttpClient, type AttemptResult } from '../outbound/webhook-http-
 import type {
   AttemptOutcome,
   AttemptRow,
-  ClaimedDelivery,
+  DeliveryToSend,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookDeliveryJobs, type WebhookDeliveryJob } from './webhook-delivery-jobs.js';
 
 const HOUR = 3_600_000;
-const config = {
-  retryBaseMs: 60_000,
-  retryForMs: 24 * HOUR,
-  pollIntervalMs: 60_000,
-} as WebhooksConfig;
+const config = { retryBaseMs: 60_000, retryForMs: 24 * HOUR } as WebhooksConfig;
 
-function claimed(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
+function toSend(fields: Partial<DeliveryToSend> = {}): DeliveryToSend {
   return {
     id: 7,
     subscriptionId: 3,
+    status: 'pending',
+    enabled: true,
+    nextAttemptAt: new Date(),
+    notDueYet: false,
     eventId: 'evt_0123456789abcdef0123456789abcdef',
     body: '{"type":"pet.created"}',
     attempts: 0,
     firstAttemptAt: null,
-    leaseToken: 'token',
     url: 'https://example.com/hook',
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     previousSecret: null,
@@ -40,6 +40,12 @@ function claimed(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
   };
 }
 
+const jobOf = (deliveryId: number): WebhookDeliveryJob => ({
+  type: 'webhook.deliver',
+  subject: `webhook:3:pet:1`,
+  deliveryId,
+});
+
 function metricsStub(countWebhookDelivery = jest.fn()): MetricsService {
   return {
     observeWebhookDelivery: jest.fn(),
@@ -47,77 +53,121 @@ function metricsStub(countWebhookDelivery = jest.fn()): MetricsService {
   } as unknown as MetricsService;
 }
 
-/** Runs one cycle that claims `delivery`, answered with `result`: what it recorded. */
-async function attempt(delivery: ClaimedDelivery, result: AttemptResult) {
+/** A job handler over `deliveries` (by id), sending with `client`. */
+function jobsOver(
+  deliveries: DeliveryToSend[],
+  client: WebhookHttpClient,
+  countDelivery = jest.fn(),
+) {
   const recordAttempt = jest.fn(
-    (_delivery: ClaimedDelivery, _attempt: AttemptRow, _outcome: AttemptOutcome) =>
+    (_delivery: DeliveryToSend, _attempt: AttemptRow, _outcome: AttemptOutcome) =>
       Promise.resolve({ disabledSubscription: false }),
   );
-  const claims = [[delivery]];
-  const deliveries = {
-    claim: () => Promise.resolve(claims.shift() ?? []),
+  const repository = {
+    findToSend: (id: number) => Promise.resolve(deliveries.find((d) => d.id === id)),
     recordAttempt,
   } as unknown as WebhookDeliveriesRepository;
-  const client = { post: () => Promise.resolve(result) } as unknown as WebhookHttpClient;
-  const countWebhookDelivery = jest.fn();
-  const dispatcher = new WebhookDispatcher(
-    deliveries,
+  const sut = new WebhookDeliveryJobs(
+    repository,
     client,
-    metricsStub(countWebhookDelivery),
+    metricsStub(countDelivery),
+    {} as Jobs,
     config,
   );
+  return { sut, recordAttempt };
+}
 
-  dispatcher.nudge();
-  await waitFor(() => Promise.resolve(recordAttempt.mock.calls.length > 0), 5_000);
-  await dispatcher.beforeApplicationShutdown();
-  await dispatcher.onApplicationShutdown();
+/** Runs the job of `delivery`, answered with `result`: what it recorded and returned. */
+async function attempt(delivery: DeliveryToSend, result: AttemptResult) {
+  const post = jest.fn(() => Promise.resolve(result));
+  const counted = jest.fn();
+  const { sut, recordAttempt } = jobsOver(
+    [delivery],
+    { post } as unknown as WebhookHttpClient,
+    counted,
+  );
+
+  const returned = await sut.deliver(jobOf(delivery.id));
+
   expect(recordAttempt).toHaveBeenCalledTimes(1);
   const [, record, outcome] = recordAttempt.mock.calls[0];
-  return { record, outcome, counted: countWebhookDelivery.mock.calls.map(([o]) => o) };
+  return { record, outcome, returned, counted: counted.mock.calls.map(([o]) => o as string) };
 }
 
 const failure: AttemptResult = { statusCode: 500, durationMs: 40, error: 'answered with 500' };
 
-describe(WebhookDispatcher.name, () => {
+describe(WebhookDeliveryJobs.name, () => {
   afterEach(() => {
     jest.restoreAllMocks();
   });
 
-  it('should record a 2xx as succeeded', async () => {
-    const { record, outcome, counted } = await attempt(claimed(), {
+  it('should record a 2xx as succeeded, the job done', async () => {
+    const { record, outcome, returned, counted } = await attempt(toSend(), {
       statusCode: 204,
       durationMs: 12,
     });
 
     expect(record).toMatchObject({ statusCode: 204, durationMs: 12, error: null });
     expect(outcome).toEqual({ status: 'succeeded' });
+    expect(returned).toBeUndefined();
     expect(counted).toEqual(['succeeded']);
   });
 
-  it('should schedule a failed attempt after a backoff drawn for the attempts made so far', async () => {
+  it('should schedule a failed attempt after a backoff drawn for the attempts made so far, the job run again then', async () => {
     // The third attempt fails: its retry is drawn below 4 × the base; half of it here.
     jest.spyOn(Math, 'random').mockReturnValue(0.5);
 
-    const { record, outcome, counted } = await attempt(claimed({ attempts: 2 }), failure);
+    const { record, outcome, returned, counted } = await attempt(toSend({ attempts: 2 }), failure);
 
     const ended = record.attemptedAt.getTime() + failure.durationMs;
-    expect(outcome).toEqual({ status: 'pending', nextAttemptAt: new Date(ended + 120_000) });
+    const nextAttemptAt = new Date(ended + 120_000);
+    expect(outcome).toEqual({ status: 'pending', nextAttemptAt });
+    expect(returned).toEqual({ retryAt: nextAttemptAt });
     expect(counted).toEqual(['retrying']);
   });
 
-  it('should mark failed a delivery whose attempt fails 24 hours after its first', async () => {
+  it('should mark failed a delivery whose attempt fails 24 hours after its first, the job done', async () => {
     const firstAttemptAt = new Date(Date.now() - 24 * HOUR);
 
-    const { outcome, counted } = await attempt(claimed({ attempts: 30, firstAttemptAt }), failure);
+    const { outcome, returned, counted } = await attempt(
+      toSend({ attempts: 30, firstAttemptAt }),
+      failure,
+    );
 
     expect(outcome).toEqual({ status: 'failed' });
+    expect(returned).toBeUndefined();
     expect(counted).toEqual(['failed']);
   });
 
   it('should give a first attempt its 24 hours of retries, however long the delivery waited', async () => {
-    const { outcome } = await attempt(claimed({ attempts: 0, firstAttemptAt: null }), failure);
+    const { outcome } = await attempt(toSend({ attempts: 0, firstAttemptAt: null }), failure);
 
     expect(outcome).toEqual({ status: 'pending', nextAttemptAt: expect.any(Date) });
+  });
+
+  it('should end without sending for a delivery that ended, was deleted, or whose subscription is disabled', async () => {
+    const post = jest.fn();
+    const { sut, recordAttempt } = jobsOver(
+      [toSend({ id: 1, status: 'succeeded' }), toSend({ id: 2, enabled: false })],
+      { post } as unknown as WebhookHttpClient,
+    );
+
+    for (const id of [1, 2, 3]) expect(await sut.deliver(jobOf(id))).toBeUndefined();
+
+    expect(post).not.toHaveBeenCalled();
+    expect(recordAttempt).not.toHaveBeenCalled();
+  });
+
+  it('should run again at its next attempt a job whose delivery is not due yet', async () => {
+    const post = jest.fn();
+    const nextAttemptAt = new Date(Date.now() + 60_000);
+    const { sut } = jobsOver([toSend({ notDueYet: true, nextAttemptAt })], {
+      post,
+    } as unknown as WebhookHttpClient);
+
+    expect(await sut.deliver(jobOf(7))).toEqual({ retryAt: nextAttemptAt });
+
+    expect(post).not.toHaveBeenCalled();
   });
 
   it('should send a second subscription’s delivery while the first one’s host never answers DNS', async () => {
@@ -139,27 +189,19 @@ describe(WebhookDispatcher.name, () => {
       { ...webhooksConfig(), allowPrivateAddresses: true, connectTimeoutMs: 1_000 },
       new BoundedLookup(2, lookup),
     );
-    const recordAttempt = jest.fn(
-      (_delivery: ClaimedDelivery, _attempt: AttemptRow, _outcome: AttemptOutcome) =>
-        Promise.resolve({ disabledSubscription: false }),
-    );
-    // Two pets' deliveries to the dead host, claimed together with the live one.
-    const claims = [
+    // Two pets' deliveries to the dead host, run at once with the live one, as a lane runs them.
+    const { sut, recordAttempt } = jobsOver(
       [
-        claimed({ id: 1, subscriptionId: 1, url: 'http://dead.test/hook' }),
-        claimed({ id: 2, subscriptionId: 1, url: 'http://dead.test/hook' }),
-        claimed({ id: 3, subscriptionId: 2, url: live }),
+        toSend({ id: 1, subscriptionId: 1, url: 'http://dead.test/hook' }),
+        toSend({ id: 2, subscriptionId: 1, url: 'http://dead.test/hook' }),
+        toSend({ id: 3, subscriptionId: 2, url: live }),
       ],
-    ];
-    const deliveries = {
-      claim: () => Promise.resolve(claims.shift() ?? []),
-      recordAttempt,
-    } as unknown as WebhookDeliveriesRepository;
-    const dispatcher = new WebhookDispatcher(deliveries, client, metricsStub(), config);
+      client,
+    );
     const recordOf = (id: number) => recordAttempt.mock.calls.find(([d]) => d.id === id);
 
+    const runs = [1, 2, 3].map((id) => sut.deliver(jobOf(id)));
     try {
-      dispatcher.nudge();
       await waitFor(() => Promise.resolve(recordOf(3) !== undefined));
 
       expect(recordOf(3)?.slice(1, 3)).toEqual([
@@ -177,8 +219,7 @@ describe(WebhookDispatcher.name, () => {
       }
       expect(held).toHaveLength(1);
     } finally {
-      await dispatcher.beforeApplicationShutdown();
-      await dispatcher.onApplicationShutdown();
+      await Promise.allSettled(runs);
       for (const answer of held) answer(Object.assign(new Error('gave up'), { code: 'ENOTFOUND' }));
       await client.close();
       receiver.close();
