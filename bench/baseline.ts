@@ -62,7 +62,7 @@ const repository = new PetsRepository(
 const outbox = new OutboxRepository(txHost);
 const events = {
   publish: async (...published) => {
-    await outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event })));
+    await outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event, gated: true })));
   },
 } as Pick<DomainEvents, 'publish'> as DomainEvents;
 // The app's cursor key, from the same secret the app resolves.

@@ -21,8 +21,9 @@ export class DomainEvents {
   /**
    * Publishes `events`, in order, inside the change's transaction: runs each `@OnDomainEvent`
    * handler (a throw fails the change), then writes one outbox row per event and
-   * `@OutboxHandler` consumer, which the worker hands over once the transaction has
-   * committed. Outside a transaction, refused: the events would not commit with the change.
+   * `@OutboxHandler` consumer (for a gated consumer, only if a subscriber wants the type),
+   * which the worker hands over once the transaction has committed. Outside a transaction,
+   * refused: the events would not commit with the change.
    */
   async publish(...events: DomainEvent[]): Promise<void> {
     await this.publishAfter(0, ...events);
@@ -39,10 +40,12 @@ export class DomainEvents {
     }
     for (const event of events) await this.emitter.emitAsync(event.type, event);
     const messages = events.flatMap((event) =>
-      this.handlers.consumersOf(event.type).map((consumer) => ({ consumer, event })),
+      this.handlers
+        .consumersOf(event.type)
+        .map((consumer) => ({ consumer, event, gated: this.handlers.isGated(consumer) })),
     );
     if (messages.length === 0) return;
-    await this.outbox.add(messages, { delayMs });
-    afterCommit(() => this.worker.nudge());
+    const written = await this.outbox.add(messages, { delayMs });
+    if (written.length > 0) afterCommit(() => this.worker.nudge());
   }
 }

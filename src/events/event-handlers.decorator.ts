@@ -26,6 +26,14 @@ export interface OutboxHandlerOptions {
    * for a while, such as mail (docs/mail.md, "The outbox consumer").
    */
   retryForMs?: number;
+  /**
+   * Writes the consumer's outbox row for an event only while a subscriber of the consumer
+   * wants the event's type, as `outbox_interests` counts them (docs/events.md, "Interest"):
+   * for a consumer that would do nothing with the others, such as the webhooks' fan-out
+   * without a subscription. The consumer's feature keeps the counts, by trigger, in the
+   * transaction of each change of its subscribers.
+   */
+  gated?: boolean;
 }
 
 export interface OutboxHandlerMetadata extends OutboxHandlerOptions {

@@ -4,6 +4,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DomainEvents } from './domain-events.js';
 import { JobSchedule } from './job-schedule.entity.js';
+import { OutboxInterest } from './outbox-interest.entity.js';
 import { Jobs } from './jobs.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { OutboxHandlers } from './outbox-handlers.js';
@@ -20,7 +21,7 @@ import { OutboxRepository } from './outbox.repository.js';
   imports: [
     EventEmitterModule.forRoot(),
     DiscoveryModule,
-    TypeOrmModule.forFeature([OutboxMessage, JobSchedule]),
+    TypeOrmModule.forFeature([OutboxMessage, JobSchedule, OutboxInterest]),
   ],
   providers: [DomainEvents, Jobs, OutboxHandlers, OutboxRepository, OutboxWorker],
   exports: [DomainEvents, Jobs],

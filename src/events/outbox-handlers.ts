@@ -33,6 +33,7 @@ export class OutboxHandlers implements OnModuleInit {
   private readonly eachByQueue = new Map<string, EachJobHandlerFn>();
   private readonly eachQueues: EachJobQueue[] = [];
   private readonly retryForMsByConsumer = new Map<string, number>();
+  private readonly gatedConsumers = new Set<string>();
   private readonly consumersByType = new Map<DomainEventType, string[]>();
   private readonly recurring: Schedule[] = [];
 
@@ -86,6 +87,11 @@ export class OutboxHandlers implements OnModuleInit {
     return this.byConsumer.has(queue) || this.eachByQueue.has(queue);
   }
 
+  /** Whether `consumer` gets rows only for the event types its subscribers want. */
+  isGated(consumer: string): boolean {
+    return this.gatedConsumers.has(consumer);
+  }
+
   /** How long after it was written a message of `consumer` is retried at least; 0 if not said. */
   retryForMsOf(consumer: string): number {
     return this.retryForMsByConsumer.get(consumer) ?? 0;
@@ -107,7 +113,7 @@ export class OutboxHandlers implements OnModuleInit {
   }
 
   private add(
-    { consumer, types, retryForMs, everyMs, concurrency }: OutboxHandlerMetadata,
+    { consumer, types, retryForMs, gated, everyMs, concurrency }: OutboxHandlerMetadata,
     handler: OutboxHandlerFn & EachJobHandlerFn,
   ): void {
     if (this.serves(consumer)) {
@@ -120,6 +126,7 @@ export class OutboxHandlers implements OnModuleInit {
       this.eachQueues.push({ queue: consumer, concurrency });
     }
     if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
+    if (gated) this.gatedConsumers.add(consumer);
     if (everyMs !== undefined) this.recurring.push({ queue: consumer, everyMs });
     for (const type of types) {
       this.consumersByType.set(type, [...this.consumersOf(type), consumer]);

@@ -52,20 +52,33 @@ export interface RecurringRun extends DomainEventBase {
 /** A failed message's last attempt: `maxAttempts` used, and `retryForMs` gone since it was written. */
 const GIVEN_UP = `attempts >= $6 AND created_at + $7 * interval '1 millisecond' <= now()`;
 
-/** The only door to `outbox_messages` and `job_schedules` (docs/jobs.md). */
+/**
+ * The only door to `outbox_messages` and `job_schedules` (docs/jobs.md), and the reader of
+ * `outbox_interests`, which triggers write.
+ */
 @Injectable()
 export class OutboxRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  /** One message per (consumer, event), in the caller's transaction; their ids, in order. */
+  /**
+   * One message per (consumer, event), in the caller's transaction, in one statement; a
+   * `gated` one only when `outbox_interests` counts a subscriber of its consumer for its
+   * event's type (docs/events.md, "Interest"). The ids of the messages written, in order.
+   */
   async add(
-    messages: { consumer: string; event: DomainEventBase }[],
+    messages: { consumer: string; event: DomainEventBase; gated?: boolean }[],
     { delayMs = 0, runAt }: Due = {},
   ): Promise<number[]> {
     const rows = await this.txHost.tx.query<{ id: number }[]>(
       `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
-       SELECT m.*, coalesce($6::timestamptz, now() + $5 * interval '1 millisecond')
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) AS m
+       SELECT m.consumer, m.subject, m.event_type, m.event,
+              coalesce($6::timestamptz, now() + $5 * interval '1 millisecond')
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $7::bool[])
+              AS m(consumer, subject, event_type, event, gated)
+        WHERE NOT m.gated
+           OR EXISTS (SELECT 1 FROM outbox_interests i
+                       WHERE i.consumer = m.consumer AND i.event_type = m.event_type
+                         AND i.subscribers > 0)
        RETURNING id`,
       [
         messages.map((m) => m.consumer),
@@ -74,6 +87,7 @@ export class OutboxRepository {
         messages.map((m) => JSON.stringify(m.event)),
         delayMs,
         runAt ?? null,
+        messages.map((m) => m.gated ?? false),
       ],
     );
     return rows.map((row) => row.id);

@@ -7,7 +7,10 @@ import { PetHistoryService } from '../../pets/pet-history.service.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 
-/** The outbox consumer name of the fan-out; the migration that made the outbox names it too. */
+/**
+ * The outbox consumer name of the fan-out; the migration that made the outbox and the
+ * interest trigger (src/database/schema/outbox-interests.sql) name it too.
+ */
 export const WEBHOOK_FAN_OUT = 'webhook-fan-out';
 
 /**
@@ -25,7 +28,7 @@ export class WebhookFanOut {
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
-  @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES)
+  @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES, { gated: true })
   async fanOut(events: PetEvent[]): Promise<void> {
     await this.txHost.withTransaction(async () => {
       const added = await this.deliveries.insertForEvents(

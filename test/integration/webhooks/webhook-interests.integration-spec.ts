@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { OutboxRepository } from '../../../src/events/outbox.repository.js';
+import { petSubject, type PetEventType } from '../../../src/pets/pet-events.js';
+import { WEBHOOK_FAN_OUT } from '../../../src/webhooks/delivery/webhook-fan-out.js';
+import { WebhookSubscription } from '../../../src/webhooks/webhook-subscription.entity.js';
+import { WebhooksRepository } from '../../../src/webhooks/webhooks.repository.js';
+import {
+  createRepositoryHarness,
+  type RepositoryHarness,
+} from '../../support/repository-harness.js';
+
+/** Another consumer of pet events, not gated by interest (as mail is not). */
+const UNGATED = 'search-index';
+
+/*
+ * The fan-out's outbox rows are written only for the event types some enabled subscription
+ * wants (docs/events.md, "Interest"): every change of the subscriptions, whatever statement
+ * makes it, keeps `outbox_interests` exact in its own transaction.
+ */
+describe('Webhook interests (the fan-out gated by outbox_interests)', () => {
+  let harness: RepositoryHarness;
+  let outbox: OutboxRepository;
+  let webhooks: WebhooksRepository;
+  let petId = 0;
+
+  /** Publishes an event of each type as DomainEvents does: the fan-out gated, UNGATED not. */
+  const publish = (...types: PetEventType[]) =>
+    harness.transaction(() =>
+      outbox.add(
+        types.flatMap((type) => {
+          petId += 1;
+          const event = { type, subject: petSubject(petId), id: randomUUID() };
+          return [
+            { consumer: WEBHOOK_FAN_OUT, event, gated: true },
+            { consumer: UNGATED, event },
+          ];
+        }),
+      ),
+    );
+  /** The event types the fan-out got a row for, in order. */
+  const fannedOut = async () =>
+    (
+      await harness.query<{ type: string }>(
+        `SELECT event_type AS type FROM outbox_messages WHERE consumer = $1 ORDER BY id`,
+        [WEBHOOK_FAN_OUT],
+      )
+    ).map((row) => row.type);
+  /** Publishes one event of each type and answers those the fan-out got, then forgets them. */
+  const fanOutOf = async (...types: PetEventType[]) => {
+    await publish(...types);
+    const written = await fannedOut();
+    await harness.query('DELETE FROM outbox_messages');
+    return written;
+  };
+  const subscribe = (events: PetEventType[]) =>
+    harness.transaction(() =>
+      webhooks.insertSubscription({
+        url: 'https://hooks.example.com/pets',
+        events,
+        description: null,
+        secret: 'whsec_test',
+      }),
+    );
+
+  beforeAll(async () => {
+    harness = await createRepositoryHarness([OutboxRepository, WebhooksRepository], {
+      entities: [WebhookSubscription],
+    });
+    outbox = harness.get(OutboxRepository);
+    webhooks = harness.get(WebhooksRepository);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  beforeEach(async () => {
+    await harness.query('DELETE FROM outbox_messages');
+    await harness.query('DELETE FROM webhook_subscriptions');
+  });
+
+  it('should write no fan-out row without a subscription, and the other consumers’ rows still', async () => {
+    const ids = await publish('pet.created', 'pet.updated', 'pet.deleted');
+
+    expect(await fannedOut()).toEqual([]);
+    const rows = await harness.query<{ id: number; consumer: string }>(
+      'SELECT id, consumer FROM outbox_messages ORDER BY id',
+    );
+    expect(rows.map((row) => row.consumer)).toEqual([UNGATED, UNGATED, UNGATED]);
+    expect(ids).toEqual(rows.map((row) => Number(row.id)));
+  });
+
+  it('should write the fan-out’s row for exactly the types an enabled subscription wants', async () => {
+    await subscribe(['pet.created', 'pet.deleted']);
+
+    expect(await fanOutOf('pet.created', 'pet.updated', 'pet.deleted', 'pet.created')).toEqual([
+      'pet.created',
+      'pet.deleted',
+      'pet.created',
+    ]);
+  });
+
+  it('should stop the rows when the subscription is disabled, and write them again once re-enabled', async () => {
+    const { id } = await subscribe(['pet.created']);
+
+    await harness.transaction(() => webhooks.updateSubscription(id, { enabled: false }));
+    expect(await fanOutOf('pet.created')).toEqual([]);
+
+    await harness.transaction(() => webhooks.updateSubscription(id, { enabled: true }));
+    expect(await fanOutOf('pet.created')).toEqual(['pet.created']);
+  });
+
+  it('should stop the rows when the service disables a failing subscription', async () => {
+    const { id } = await subscribe(['pet.created']);
+
+    // As the delivery worker's record of a last failure writes it.
+    await harness.query(
+      `UPDATE webhook_subscriptions SET enabled = false, disabled_reason = 'failing'
+        WHERE id = $1 AND enabled`,
+      [id],
+    );
+
+    expect(await fanOutOf('pet.created')).toEqual([]);
+  });
+
+  it('should follow the events a subscription narrows to or widens to', async () => {
+    const { id } = await subscribe(['pet.created', 'pet.updated']);
+
+    await harness.transaction(() => webhooks.updateSubscription(id, { events: ['pet.updated'] }));
+    expect(await fanOutOf('pet.created', 'pet.updated')).toEqual(['pet.updated']);
+
+    await harness.transaction(() =>
+      webhooks.updateSubscription(id, { events: ['pet.deleted', 'pet.created'] }),
+    );
+    expect(await fanOutOf('pet.created', 'pet.updated', 'pet.deleted')).toEqual([
+      'pet.created',
+      'pet.deleted',
+    ]);
+  });
+
+  it('should keep the rows while another subscription wants the type, and stop them with the last', async () => {
+    const first = await subscribe(['pet.created']);
+    const second = await subscribe(['pet.created', 'pet.updated']);
+
+    await harness.transaction(() => webhooks.deleteSubscription(first.id));
+    expect(await fanOutOf('pet.created', 'pet.updated')).toEqual(['pet.created', 'pet.updated']);
+
+    await harness.transaction(() => webhooks.deleteSubscription(second.id));
+    expect(await fanOutOf('pet.created', 'pet.updated')).toEqual([]);
+  });
+
+  it('should count a disabled subscription out once: deleting it leaves an enabled one’s rows', async () => {
+    await subscribe(['pet.created']);
+    const disabled = await subscribe(['pet.created']);
+    await harness.transaction(() => webhooks.updateSubscription(disabled.id, { enabled: false }));
+
+    await harness.transaction(() => webhooks.deleteSubscription(disabled.id));
+
+    expect(await fanOutOf('pet.created')).toEqual(['pet.created']);
+  });
+
+  it('should stop the rows when one statement deletes many subscriptions, as an owner’s cascade does', async () => {
+    await subscribe(['pet.created']);
+    await subscribe(['pet.created', 'pet.deleted']);
+    await subscribe(['pet.deleted']);
+
+    await harness.query('DELETE FROM webhook_subscriptions');
+
+    expect(await fanOutOf('pet.created', 'pet.deleted')).toEqual([]);
+  });
+
+  it('should leave the interest as it was when the subscription’s change rolls back', async () => {
+    const { id } = await subscribe(['pet.created']);
+
+    await expect(
+      harness.transaction(async () => {
+        await webhooks.deleteSubscription(id);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+
+    expect(await fanOutOf('pet.created')).toEqual(['pet.created']);
+  });
+});
