@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { GateFanOutByInterest1796600000000 } from '../../../src/database/migrations/1796600000000-GateFanOutByInterest.js';
 import { OutboxRepository } from '../../../src/events/outbox.repository.js';
 import { petSubject, type PetEventType } from '../../../src/pets/pet-events.js';
 import { WEBHOOK_FAN_OUT } from '../../../src/webhooks/delivery/webhook-fan-out.js';
@@ -9,6 +11,7 @@ import {
   createRepositoryHarness,
   type RepositoryHarness,
 } from '../../support/repository-harness.js';
+import { waitForLockWaiters } from '../../support/wait.js';
 
 /** Another consumer of pet events, not gated by interest (as mail is not). */
 const UNGATED = 'search-index';
@@ -179,5 +182,66 @@ describe('Webhook interests (the fan-out gated by outbox_interests)', () => {
     ).rejects.toThrow('rolled back');
 
     expect(await fanOutOf('pet.created')).toEqual(['pet.created']);
+  });
+
+  it('should count the subscriptions already there when the migration runs', async () => {
+    const migration = new GateFanOutByInterest1796600000000();
+    await harness.migrate(migration, 'down');
+    try {
+      await subscribe(['pet.created', 'pet.deleted']);
+      await subscribe(['pet.created']);
+      const disabled = await subscribe(['pet.updated']);
+      await harness.query('UPDATE webhook_subscriptions SET enabled = false WHERE id = $1', [
+        disabled.id,
+      ]);
+    } finally {
+      await harness.migrate(migration, 'up');
+    }
+
+    expect(await fanOutOf('pet.created', 'pet.updated', 'pet.deleted')).toEqual([
+      'pet.created',
+      'pet.deleted',
+    ]);
+    await harness.query('DELETE FROM webhook_subscriptions WHERE $1 = ANY(events)', [
+      'pet.deleted',
+    ]);
+    expect(await fanOutOf('pet.created', 'pet.deleted')).toEqual(['pet.created']);
+  });
+
+  // Sessions of their own: PGlite serves one session at a time.
+  const onServer = process.env.DATABASE_URL ? describe : describe.skip;
+
+  onServer('sessions of their own', () => {
+    let sessions: pg.Client[];
+
+    beforeEach(async () => {
+      sessions = [0, 1].map(
+        () => new pg.Client({ connectionString: harness.database.env.DATABASE_URL }),
+      );
+      await Promise.all(sessions.map((session) => session.connect()));
+    });
+    afterEach(async () => {
+      await Promise.all(sessions.map((session) => session.end()));
+    });
+
+    it('should count exactly when one subscription is created while another is deleted', async () => {
+      const [creating, deleting] = sessions;
+      const old = await subscribe(['pet.created']);
+
+      await creating.query('BEGIN');
+      await creating.query(
+        `INSERT INTO webhook_subscriptions (url, events, secret)
+         VALUES ('https://hooks.example.com/new', '{pet.created}', 'whsec_test')`,
+      );
+      // Waits for the count the uncommitted creation holds, then counts the old one out.
+      const deleted = deleting.query('DELETE FROM webhook_subscriptions WHERE id = $1', [old.id]);
+      await waitForLockWaiters(creating, 1, 'DELETE FROM webhook_subscriptions');
+      await creating.query('COMMIT');
+      await deleted;
+
+      expect(await fanOutOf('pet.created')).toEqual(['pet.created']);
+      await harness.query('DELETE FROM webhook_subscriptions');
+      expect(await fanOutOf('pet.created')).toEqual([]);
+    });
   });
 });
