@@ -27,6 +27,10 @@ LANGUAGE plpgsql AS $$
 DECLARE
   changed jsonb := '[]';
 BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM outbox_interests WHERE consumer = 'webhook-fan-out';
+    RETURN NULL;
+  END IF;
   IF TG_OP <> 'INSERT' THEN
     changed := changed || COALESCE((
       SELECT jsonb_agg(jsonb_build_object('types', to_jsonb(s.events), 'delta', -1))
@@ -48,6 +52,9 @@ ON webhook_subscriptions REFERENCING OLD TABLE AS removed NEW TABLE AS added
 FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest()`,
   `CREATE OR REPLACE TRIGGER webhook_subscriptions_interest_delete AFTER DELETE
 ON webhook_subscriptions REFERENCING OLD TABLE AS removed
+FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest()`,
+  `CREATE OR REPLACE TRIGGER webhook_subscriptions_interest_truncate AFTER TRUNCATE
+ON webhook_subscriptions
 FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest()`,
 ];
 
@@ -71,6 +78,9 @@ export class GateFanOutByInterest1796600000000 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      `DROP TRIGGER "webhook_subscriptions_interest_truncate" ON "webhook_subscriptions"`,
+    );
     await queryRunner.query(
       `DROP TRIGGER "webhook_subscriptions_interest_delete" ON "webhook_subscriptions"`,
     );

@@ -26,14 +26,18 @@ BEGIN
 END $$;
 
 -- The webhooks' fan-out (`WEBHOOK_FAN_OUT`): an enabled subscription wants its `events`; a
--- disabled one wants nothing until it is enabled again. Every UPDATE statement runs this (a
--- statement-level trigger takes no column list with its transition tables); one that
--- changes neither `enabled` nor `events` nets to zero and writes nothing.
+-- disabled one wants nothing until it is enabled again; a TRUNCATE leaves none. Every UPDATE
+-- statement runs this (a statement-level trigger takes no column list with its transition
+-- tables); one that changes neither `enabled` nor `events` nets to zero and writes nothing.
 CREATE OR REPLACE FUNCTION webhook_subscriptions_interest() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   changed jsonb := '[]';
 BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM outbox_interests WHERE consumer = 'webhook-fan-out';
+    RETURN NULL;
+  END IF;
   IF TG_OP <> 'INSERT' THEN
     changed := changed || COALESCE((
       SELECT jsonb_agg(jsonb_build_object('types', to_jsonb(s.events), 'delta', -1))
@@ -58,4 +62,8 @@ FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest();
 
 CREATE OR REPLACE TRIGGER webhook_subscriptions_interest_delete AFTER DELETE
 ON webhook_subscriptions REFERENCING OLD TABLE AS removed
+FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest();
+
+CREATE OR REPLACE TRIGGER webhook_subscriptions_interest_truncate AFTER TRUNCATE
+ON webhook_subscriptions
 FOR EACH STATEMENT EXECUTE FUNCTION webhook_subscriptions_interest();

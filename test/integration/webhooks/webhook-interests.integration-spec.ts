@@ -171,6 +171,14 @@ describe('Webhook interests (the fan-out gated by outbox_interests)', () => {
     expect(await fanOutOf('pet.created', 'pet.deleted')).toEqual([]);
   });
 
+  it('should stop the rows when the subscriptions are truncated', async () => {
+    await subscribe(['pet.created']);
+
+    await harness.query('TRUNCATE webhook_subscriptions CASCADE');
+
+    expect(await fanOutOf('pet.created')).toEqual([]);
+  });
+
   it('should leave the interest as it was when the subscription’s change rolls back', async () => {
     const { id } = await subscribe(['pet.created']);
 
