@@ -52,14 +52,11 @@ const txHost = {
           work,
         ),
 } as unknown as TxHost;
-const repository = new PetsRepository(
-  txHost,
-  new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false'),
-  databaseConfig(),
-);
+const prepared = new PreparedStatements(process.env.DATABASE_PREPARED_STATEMENTS !== 'false');
+const repository = new PetsRepository(txHost, prepared, databaseConfig());
 // Writes record and publish their events with the same SQL as the app's (the webhooks'
 // outbox rows, which no worker drains here); nothing authenticates here.
-const outbox = new OutboxRepository(txHost);
+const outbox = new OutboxRepository(txHost, prepared);
 const events = {
   publish: async (...published) => {
     await outbox.add(published.map((event) => ({ consumer: WEBHOOK_FAN_OUT, event, gated: true })));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { DomainEventBase } from './domain-event.js';
 
@@ -58,18 +59,24 @@ const GIVEN_UP = `attempts >= $6 AND created_at + $7 * interval '1 millisecond' 
  */
 @Injectable()
 export class OutboxRepository {
-  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
+  constructor(
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    private readonly prepared: PreparedStatements,
+  ) {}
 
   /**
    * One message per (consumer, event), in the caller's transaction, in one statement; a
    * `gated` one only when `outbox_interests` counts a subscriber of its consumer for its
    * event's type (docs/events.md, "Interest"). The ids of the messages written, in order.
+   * A named statement: every change that publishes runs it, and its plan, with the interest's
+   * look-up, cost more than its run.
    */
   async add(
     messages: { consumer: string; event: DomainEventBase; gated?: boolean }[],
     { delayMs = 0, runAt }: Due = {},
   ): Promise<number[]> {
-    const rows = await this.txHost.tx.query<{ id: number }[]>(
+    const rows = await this.prepared.query<{ id: number }[]>(
+      this.txHost.tx,
       `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
        SELECT m.consumer, m.subject, m.event_type, m.event,
               coalesce($6::timestamptz, now() + $5 * interval '1 millisecond')
