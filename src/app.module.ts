@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { ResolveCredentialsGuard } from './auth/guards/resolve-credentials.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
+import { AdoptionsModule } from './adoptions/adoptions.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ConsoleHostModule } from './console-host/console-host.module.js';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter.js';
@@ -47,6 +48,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     AccountsModule,
     CategoriesModule,
     PetsModule,
+    AdoptionsModule,
     MediaModule,
     MailModule,
     WebhooksModule,

@@ -20,6 +20,13 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'adoption.request',
+  'adoption.approve',
+  'adoption.complete',
+  'adoption.reject',
+  'adoption.cancel',
+  'adoption.return',
+  'adoption.extend',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -38,6 +45,7 @@ export const AUDIT_TARGET_TYPES = [
   'category',
   'pet',
   'webhook',
+  'adoption',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -6,6 +6,7 @@ import type {
   LoginFailed,
   SessionRevoked,
 } from '../auth/auth-events.js';
+import type { AdoptionEvent } from '../adoptions/adoption-events.js';
 import type { CategoryEvent } from '../categories/category-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { PetEvent } from '../pets/pet-events.js';
@@ -90,6 +91,30 @@ export class AuditReactions {
       action: event.type,
       target: { type: 'webhook', id: event.webhookId },
       changes,
+    });
+  }
+
+  /** Staff's requests and moves; a customer's own and the hold's expiry are not audited. */
+  @OnDomainEvent(
+    'adoption.requested',
+    'adoption.approved',
+    'adoption.completed',
+    'adoption.rejected',
+    'adoption.cancelled',
+    'adoption.returned',
+    'adoption.extended',
+  )
+  async onAdoptionMoved(event: AdoptionEvent): Promise<void> {
+    if (!event.byStaff || event.move === 'expire') return;
+    const { status, holdExpiresAt, reason } = event.adoption;
+    await this.audit.record({
+      action: `adoption.${event.move ?? 'request'}`,
+      target: { type: 'adoption', id: event.adoptionId },
+      changes: changesBetween(null, { status, holdExpiresAt, reason }, [
+        'status',
+        'holdExpiresAt',
+        'reason',
+      ]),
     });
   }
 

@@ -1,5 +1,6 @@
 import { ConfigModule } from '@nestjs/config';
 import { appConfig } from './app.config.js';
+import { adoptionsConfig } from './adoptions.config.js';
 import { auditConfig } from './audit.config.js';
 import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
@@ -21,6 +22,7 @@ export const AppConfigModule = ConfigModule.forRoot({
   ignoreEnvFile: true,
   load: [
     appConfig,
+    adoptionsConfig,
     auditConfig,
     authConfig,
     databaseConfig,

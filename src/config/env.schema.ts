@@ -447,6 +447,14 @@ export class EnvironmentVariables {
   /** Days an audit log entry is kept before the purge removes it. */
   @IntegerText(1, 36_500)
   AUDIT_RETENTION_DAYS = 365;
+
+  /** Open adoptions (requested or approved) one adopter may have at once. */
+  @IntegerText(1, 100)
+  ADOPTIONS_OPEN_PER_ADOPTER = 3;
+
+  /** Minutes a request (or an approval) holds the pet before the adoption expires; 72 h. */
+  @IntegerText(1, 525_600)
+  ADOPTION_HOLD_MINUTES = 4320;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

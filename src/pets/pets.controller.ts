@@ -142,12 +142,17 @@ export class PetsController {
     description:
       'Any non-empty subset of the write fields. Status moves: available → pending, ' +
       'pending → sold, pending → available, sold → available, and any status to itself; ' +
-      'anything else is 409 INVALID_STATUS_TRANSITION with details {from, to, allowed}.',
+      'anything else is 409 INVALID_STATUS_TRANSITION with details {from, to, allowed}. ' +
+      'A pet with an open adoption moves only through it: a status here is 409 ' +
+      'PET_HAS_OPEN_ADOPTION.',
   })
   @ApiIdParam('petId', 'Pet id')
   @ApiJsonBody()
   @ApiConditionalWrite()
-  @ApiErrors({ 404: ['PET_NOT_FOUND'], 409: ['INVALID_STATUS_TRANSITION'] })
+  @ApiErrors({
+    404: ['PET_NOT_FOUND'],
+    409: ['INVALID_STATUS_TRANSITION', 'PET_HAS_OPEN_ADOPTION'],
+  })
   @ApiOkResponse({
     type: PetResponse,
     description: 'The updated pet',
@@ -170,11 +175,13 @@ export class PetsController {
   @ApiOperation({
     operationId: 'deletePet',
     summary: 'Delete a pet',
-    description: 'Removes the pet and its stored images.',
+    description:
+      'Removes the pet and its stored images, and its closed adoptions. A pet with an open ' +
+      'adoption is 409 PET_HAS_OPEN_ADOPTION.',
   })
   @ApiIdParam('petId', 'Pet id')
   @ApiConditionalWrite()
-  @ApiErrors({ 404: ['PET_NOT_FOUND'] })
+  @ApiErrors({ 404: ['PET_NOT_FOUND'], 409: ['PET_HAS_OPEN_ADOPTION'] })
   @ApiOkResponse({ type: EmptyResponse, description: 'Deleted; the body is `{}`' })
   async remove(
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,

@@ -197,6 +197,24 @@ export class PetsService {
   }
 
   /**
+   * Moves the pet from status `from` (only) to `to` and records `pet.status_changed` by
+   * `actor`, within the caller's transaction: how an adoption moves its pet. Undefined when
+   * the pet is gone or its status is not `from` at the statement's start (a concurrent move
+   * won).
+   */
+  async moveStatus(
+    id: number,
+    from: PetStatus,
+    to: PetStatus,
+    actor: PetActor,
+  ): Promise<PetRow | undefined> {
+    return this.txHost.withTransaction(async () => {
+      const moved = await this.pets.update(id, { status: to }, { fromStatuses: [from] }, actor);
+      return moved && this.published(moved);
+    });
+  }
+
+  /**
    * Deletes the pet. The row lock comes first, so an upload that commits meanwhile is either
    * deleted with the pet or finds it gone, and `ifMatch` is checked against the pet's
    * version, which nothing can change before the delete.

@@ -21,15 +21,39 @@ interface ForeignKeyRule {
   stillReferenced: (key: string) => ApiException;
 }
 
+/** A rule the database's own code enforces (src/database/schema/): refused as it says. */
+interface RefusalRule {
+  refused: () => ApiException;
+}
+
 /**
  * The constraints a request can break, by the names the migrations give them, and what the
  * client is told: each declared once, here. Any other unique violation is a 409 naming no
  * field (a column is no API field); any other foreign key violation is a bug.
  */
-const CONSTRAINT_RULES = new Map<string | undefined, UniqueRule | ForeignKeyRule>([
+const CONSTRAINT_RULES = new Map<string | undefined, UniqueRule | ForeignKeyRule | RefusalRule>([
   ['UQ_users_username_lower', { taken: 'username' }],
   ['UQ_users_email_lower', { taken: 'email' }],
   ['UQ_categories_name_lower', { taken: 'name' }],
+  [
+    'pets_open_adoption',
+    {
+      refused: () =>
+        new ApiException(
+          'PET_HAS_OPEN_ADOPTION',
+          'The pet has an open adoption; its status moves only through it',
+        ),
+    },
+  ],
+  [
+    'FK_adoptions_adopter',
+    {
+      column: 'adopter_id',
+      missing: (key) =>
+        ApiException.validation([{ field: 'adopterId', message: `user ${key} does not exist` }]),
+      stillReferenced: (key) => new ApiException('CONFLICT', `User ${key} has adoptions`),
+    },
+  ],
   [
     'FK_pets_category',
     {
@@ -50,6 +74,7 @@ const CONSTRAINT_RULES = new Map<string | undefined, UniqueRule | ForeignKeyRule
 /** What a client is told of a constraint violation; undefined for any other error. */
 export function constraintErrorOf(error: unknown): ApiException | undefined {
   const rule = CONSTRAINT_RULES.get(violatedConstraint(error));
+  if (rule && 'refused' in rule) return rule.refused();
   if (isUniqueViolation(error)) {
     return ApiException.taken(rule && 'taken' in rule ? rule.taken : undefined);
   }

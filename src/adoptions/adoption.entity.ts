@@ -1,0 +1,73 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+  VersionColumn,
+} from 'typeorm';
+import { Pet } from '../pets/pet.entity.js';
+import { User } from '../users/user.entity.js';
+import { ADOPTION_STATUSES, type AdoptionStatus } from './adoption-status.js';
+
+@Entity({ name: 'adoptions' })
+// Written by hand in the migration: newest (highest id) first for the list's filters, and the
+// partial unique index that lets a pet have one open adoption.
+@Index('IDX_adoptions_adopter', { synchronize: false })
+@Index('IDX_adoptions_pet', { synchronize: false })
+@Index('IDX_adoptions_status', { synchronize: false })
+@Index('UQ_adoptions_open_pet', { synchronize: false })
+export class Adoption {
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    generatedIdentity: 'ALWAYS',
+    primaryKeyConstraintName: 'PK_adoptions',
+  })
+  id: number;
+
+  @Column({ name: 'pet_id', type: 'bigint' })
+  petId: number;
+
+  @ManyToOne(() => Pet, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'pet_id', foreignKeyConstraintName: 'FK_adoptions_pet' })
+  pet: Pet;
+
+  @Column({ name: 'adopter_id', type: 'bigint' })
+  adopterId: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'adopter_id', foreignKeyConstraintName: 'FK_adoptions_adopter' })
+  adopter: User;
+
+  @Column({ type: 'enum', enum: ADOPTION_STATUSES, enumName: 'adoption_status' })
+  status: AdoptionStatus;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  message: string | null;
+
+  @Column({ name: 'hold_expires_at', type: 'timestamptz', precision: 3, nullable: true })
+  holdExpiresAt: Date | null;
+
+  @Column({ name: 'decided_by_id', type: 'bigint', nullable: true })
+  decidedById: number | null;
+
+  @ManyToOne(() => User, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'decided_by_id', foreignKeyConstraintName: 'FK_adoptions_decided_by' })
+  decidedBy: User | null;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  reason: string | null;
+
+  /** Raised by every write of the row; the resource's ETag derives from it. */
+  @VersionColumn({ default: 1 })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}

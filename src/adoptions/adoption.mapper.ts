@@ -1,0 +1,24 @@
+import { rowEtag } from '../common/http/conditional-requests.js';
+import type { AdoptionRow } from './adoptions.repository.js';
+import type { AdoptionResponse } from './dto/adoption-response.dto.js';
+
+// Unset fields become undefined, which JSON leaves out (docs/api.md: never null).
+export function toAdoptionResponse(row: AdoptionRow): AdoptionResponse {
+  return {
+    id: row.id,
+    pet: { id: row.petId, name: row.petName, status: row.petStatus },
+    adopter: { id: row.adopterId, username: row.adopterUsername },
+    status: row.status,
+    message: row.message ?? undefined,
+    holdExpiresAt: row.holdExpiresAt?.toISOString(),
+    decidedBy:
+      row.decidedById === null || row.decidedByUsername === null
+        ? undefined
+        : { id: row.decidedById, username: row.decidedByUsername },
+    reason: row.reason ?? undefined,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export const adoptionEtag = rowEtag;

@@ -1,0 +1,246 @@
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
+import { AnyRole } from '../common/decorators/roles.decorator.js';
+import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Principal } from '../common/types/principal.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ApiErrors } from '../openapi/api-errors.decorator.js';
+import {
+  ApiAuth,
+  ApiConditionalRead,
+  ApiConditionalWrite,
+  ApiIdParam,
+  ApiJsonBody,
+  ApiValidatedQuery,
+  ETAG_RESPONSE_HEADERS,
+  NoBody,
+} from '../openapi/api-docs.decorators.js';
+import { adoptionEtag, toAdoptionResponse } from './adoption.mapper.js';
+import type { AdoptionMove } from './adoption-status.js';
+import type { AdoptionRow } from './adoptions.repository.js';
+import { adoptionNotFound, AdoptionsService } from './adoptions.service.js';
+import { AdoptionMoveDto, ExtendAdoptionDto } from './dto/adoption-move.dto.js';
+import { AdoptionListResponse, AdoptionResponse } from './dto/adoption-response.dto.js';
+import { CreateAdoptionDto } from './dto/create-adoption.dto.js';
+import { ListAdoptionsQueryDto } from './dto/list-adoptions-query.dto.js';
+
+const MOVE_ERRORS = {
+  404: ['ADOPTION_NOT_FOUND'],
+  409: ['INVALID_ADOPTION_TRANSITION', 'PET_NOT_AVAILABLE'],
+} as const;
+
+/** The documentation of a move's route: its table row in contract section 9. */
+const MoveDocs = (move: AdoptionMove, summary: string, description: string) =>
+  applyDecorators(
+    ApiOperation({ operationId: `${move}Adoption`, summary, description }),
+    ApiIdParam('adoptionId', 'Adoption id'),
+    ApiConditionalWrite(),
+    ApiErrors({ ...MOVE_ERRORS }),
+    ApiOkResponse({
+      type: AdoptionResponse,
+      description: 'The adoption after the move',
+      headers: ETAG_RESPONSE_HEADERS,
+    }),
+  );
+
+const adoptionId = () => Param('adoptionId', new ParseIdPipe(adoptionNotFound));
+
+@ApiTags('adoptions')
+@ApiAuth()
+@Controller('adoptions')
+export class AdoptionsController {
+  constructor(private readonly adoptions: AdoptionsService) {}
+
+  @Get()
+  @AnyRole()
+  @ApiOperation({
+    operationId: 'listAdoptions',
+    summary: 'List adoptions',
+    description:
+      'Newest first. Staff see every adoption, a customer its own. Filters: status ' +
+      '(repeatable), petId, adopterId (staff). Page with `cursor` = the previous page’s ' +
+      '`pagination.nextCursor`.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: AdoptionListResponse, description: 'One page of adoptions' })
+  async list(
+    @Query() query: ListAdoptionsQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<AdoptionListResponse> {
+    const page = await this.adoptions.list(query, principal);
+    return {
+      adoptions: page.adoptions.map(toAdoptionResponse),
+      pagination: { limit: page.limit, nextCursor: page.nextCursor },
+    };
+  }
+
+  @Post()
+  @AnyRole()
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'requestAdoption',
+    summary: 'Request an adoption',
+    description:
+      'The pet must be available; it becomes pending, held until holdExpiresAt. A customer ' +
+      'requests for itself; staff may name the adopter (adopterId).',
+  })
+  @ApiJsonBody()
+  @ApiErrors({
+    404: ['PET_NOT_FOUND'],
+    409: ['PET_NOT_AVAILABLE', 'ADOPTION_LIMIT_REACHED'],
+  })
+  @ApiCreatedResponse({ type: AdoptionResponse, description: 'The new adoption' })
+  async request(
+    @Body() dto: CreateAdoptionDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.answered(res, await this.adoptions.request(dto, principal));
+  }
+
+  @Get(':adoptionId')
+  @AnyRole()
+  @ApiOperation({
+    operationId: 'getAdoption',
+    summary: 'Get an adoption',
+    description: 'A customer sees its own only: someone else’s is 404.',
+  })
+  @ApiIdParam('adoptionId', 'Adoption id')
+  @ApiConditionalRead()
+  @ApiErrors({ 404: ['ADOPTION_NOT_FOUND'] })
+  @ApiOkResponse({
+    type: AdoptionResponse,
+    description: 'The adoption',
+    headers: ETAG_RESPONSE_HEADERS,
+  })
+  async findOne(
+    @adoptionId() id: number,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.answered(res, await this.adoptions.findOne(id, principal));
+  }
+
+  @Post(':adoptionId/approve')
+  @HttpCode(200)
+  @NoBody()
+  @MoveDocs('approve', 'Approve an adoption', 'Staff: requested → approved; the hold starts again.')
+  approve(
+    @adoptionId() id: number,
+    @Body() dto: AdoptionMoveDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'approve', dto, principal, ifMatch));
+  }
+
+  @Post(':adoptionId/complete')
+  @HttpCode(200)
+  @NoBody()
+  @MoveDocs('complete', 'Complete an adoption', 'Staff: approved → completed; the pet is sold.')
+  complete(
+    @adoptionId() id: number,
+    @Body() dto: AdoptionMoveDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'complete', dto, principal, ifMatch));
+  }
+
+  @Post(':adoptionId/reject')
+  @HttpCode(200)
+  @NoBody()
+  @MoveDocs(
+    'reject',
+    'Reject an adoption',
+    'Staff: requested or approved → rejected; the pet is available again.',
+  )
+  reject(
+    @adoptionId() id: number,
+    @Body() dto: AdoptionMoveDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'reject', dto, principal, ifMatch));
+  }
+
+  @Post(':adoptionId/cancel')
+  @AnyRole()
+  @HttpCode(200)
+  @NoBody()
+  @MoveDocs(
+    'cancel',
+    'Cancel an adoption',
+    'The adopter or staff: requested or approved → cancelled; the pet is available again.',
+  )
+  cancel(
+    @adoptionId() id: number,
+    @Body() dto: AdoptionMoveDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'cancel', dto, principal, ifMatch));
+  }
+
+  @Post(':adoptionId/return')
+  @HttpCode(200)
+  @NoBody()
+  @MoveDocs(
+    'return',
+    'Return an adopted pet',
+    'Staff: completed → returned; the pet moves sold → available.',
+  )
+  returnPet(
+    @adoptionId() id: number,
+    @Body() dto: AdoptionMoveDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'return', dto, principal, ifMatch));
+  }
+
+  @Post(':adoptionId/extend')
+  @HttpCode(200)
+  @ApiJsonBody()
+  @MoveDocs(
+    'extend',
+    'Extend an adoption’s hold',
+    'Staff: an open adoption’s holdExpiresAt moves `hours` (1..168) later.',
+  )
+  extend(
+    @adoptionId() id: number,
+    @Body() dto: ExtendAdoptionDto,
+    @IfMatchHeader() ifMatch: IfMatch | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AdoptionResponse> {
+    return this.moved(res, this.adoptions.move(id, 'extend', dto, principal, ifMatch));
+  }
+
+  private async moved(res: Response, row: Promise<AdoptionRow>): Promise<AdoptionResponse> {
+    return this.answered(res, await row);
+  }
+
+  private answered(res: Response, row: AdoptionRow): AdoptionResponse {
+    setEtag(res, adoptionEtag(row));
+    return toAdoptionResponse(row);
+  }
+}

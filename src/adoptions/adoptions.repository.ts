@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { TxHost } from '../database/transactions.js';
+import type { PetStatus } from '../pets/pet-status.js';
+import { OPEN_ADOPTION_STATUSES, type AdoptionStatus } from './adoption-status.js';
+
+/** An adoption as the API shows it, with its pet's and users' names. */
+export interface AdoptionRow {
+  id: number;
+  petId: number;
+  petName: string;
+  petStatus: PetStatus;
+  adopterId: number;
+  adopterUsername: string;
+  status: AdoptionStatus;
+  message: string | null;
+  holdExpiresAt: Date | null;
+  decidedById: number | null;
+  decidedByUsername: string | null;
+  reason: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What a move starts from, read under the row's lock. */
+export interface AdoptionState {
+  id: number;
+  petId: number;
+  adopterId: number;
+  status: AdoptionStatus;
+  holdExpiresAt: Date | null;
+  version: number;
+}
+
+export interface AdoptionFilters {
+  statuses?: AdoptionStatus[];
+  petId?: number;
+  adopterId?: number;
+}
+
+export interface AdoptionChange {
+  status: AdoptionStatus;
+  holdExpiresAt: Date | null;
+  decidedById?: number;
+  reason?: string;
+}
+
+const SELECT_ROW = `
+SELECT a.id AS id, a.pet_id AS "petId", p.name AS "petName",
+       p.status AS "petStatus", a.adopter_id AS "adopterId",
+       u.username AS "adopterUsername", a.status, a.message,
+       a.hold_expires_at AS "holdExpiresAt", a.decided_by_id AS "decidedById",
+       d.username AS "decidedByUsername", a.reason, a.version,
+       a.created_at AS "createdAt", a.updated_at AS "updatedAt"
+  FROM adoptions a
+  JOIN pets p ON p.id = a.pet_id
+  JOIN users u ON u.id = a.adopter_id
+  LEFT JOIN users d ON d.id = a.decided_by_id`;
+
+// An advisory lock's first key: the adopter's requests wait for each other, so that two at
+// once cannot both pass the per-adopter limit.
+const ADOPTER_LOCK_CLASS = 43;
+
+/** The adoptions module's door to `adoptions`; every method joins the transaction in progress. */
+@Injectable()
+export class AdoptionsRepository {
+  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
+
+  async findById(id: number): Promise<AdoptionRow | undefined> {
+    const [row] = await this.txHost.tx.query<AdoptionRow[]>(`${SELECT_ROW} WHERE a.id = $1`, [id]);
+    return row;
+  }
+
+  /** Newest first, at most `limit`, below `beforeId` when given. */
+  findPage(filters: AdoptionFilters, limit: number, beforeId?: number): Promise<AdoptionRow[]> {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where: string[] = [];
+    if (filters.statuses) {
+      where.push(`a.status = ANY(${param(filters.statuses)}::adoption_status[])`);
+    }
+    if (filters.petId !== undefined) where.push(`a.pet_id = ${param(filters.petId)}`);
+    if (filters.adopterId !== undefined) where.push(`a.adopter_id = ${param(filters.adopterId)}`);
+    if (beforeId !== undefined) where.push(`a.id < ${param(beforeId)}`);
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    return this.txHost.tx.query<AdoptionRow[]>(
+      `${SELECT_ROW} ${clause} ORDER BY a.id DESC LIMIT ${param(limit)}`,
+      params,
+    );
+  }
+
+  /** The open adoption of the pet, if it has one. */
+  async findOpenOfPet(petId: number): Promise<AdoptionRow | undefined> {
+    const [row] = await this.txHost.tx.query<AdoptionRow[]>(
+      `${SELECT_ROW} WHERE a.pet_id = $1 AND a.status = ANY($2::adoption_status[])`,
+      [petId, OPEN_ADOPTION_STATUSES],
+    );
+    return row;
+  }
+
+  /** Inside a transaction: the adoption, locked until it ends, as a move starts from it. */
+  async lock(id: number): Promise<AdoptionState | undefined> {
+    const [row] = await this.txHost.tx.query<AdoptionState[]>(
+      `SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
+              status, hold_expires_at AS "holdExpiresAt", version
+         FROM adoptions WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return row;
+  }
+
+  /**
+   * Inside a transaction: the adopter's open adoptions, counted after every other request of
+   * the adopter's that started before has ended (an advisory lock held until this one ends).
+   */
+  async countOpenOfAdopter(adopterId: number): Promise<number> {
+    await this.txHost.tx.query('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [
+      ADOPTER_LOCK_CLASS,
+      adopterId,
+    ]);
+    const [row] = await this.txHost.tx.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM adoptions
+        WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])`,
+      [adopterId, OPEN_ADOPTION_STATUSES],
+    );
+    return row.count;
+  }
+
+  async insert(fields: {
+    petId: number;
+    adopterId: number;
+    message: string | null;
+    holdExpiresAt: Date;
+  }): Promise<number> {
+    const [row] = await this.txHost.tx.query<{ id: number }[]>(
+      `INSERT INTO adoptions (pet_id, adopter_id, status, message, hold_expires_at)
+       VALUES ($1, $2, 'requested', $3, $4) RETURNING id AS id`,
+      [fields.petId, fields.adopterId, fields.message, fields.holdExpiresAt],
+    );
+    return row.id;
+  }
+
+  /** Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined. */
+  async update(id: number, change: AdoptionChange): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE adoptions
+          SET status = $2, hold_expires_at = $3,
+              decided_by_id = COALESCE($4, decided_by_id), reason = COALESCE($5, reason),
+              version = version + 1, updated_at = clock_timestamp()
+        WHERE id = $1`,
+      [id, change.status, change.holdExpiresAt, change.decidedById ?? null, change.reason ?? null],
+    );
+  }
+}

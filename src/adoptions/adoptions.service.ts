@@ -1,0 +1,287 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { CursorSigner } from '../common/dto/page-cursor.js';
+import { ApiException } from '../common/errors/api-exception.js';
+import {
+  preconditionFailed,
+  rowVersionTag,
+  satisfiesIfMatch,
+  type IfMatch,
+} from '../common/http/conditional-requests.js';
+import type { Principal } from '../common/types/principal.js';
+import { adoptionsConfig, type AdoptionsConfig } from '../config/adoptions.config.js';
+import type { TxHost } from '../database/transactions.js';
+import { DomainEvents } from '../events/domain-events.js';
+import { JobHandler } from '../events/event-handlers.decorator.js';
+import { Jobs } from '../events/jobs.js';
+import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
+import { PetsService } from '../pets/pets.service.js';
+import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
+import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
+import {
+  allowedNextStatuses,
+  isOpen,
+  MOVES,
+  type AdoptionMove,
+  type AdoptionStatus,
+} from './adoption-status.js';
+import {
+  AdoptionsRepository,
+  type AdoptionRow,
+  type AdoptionState,
+} from './adoptions.repository.js';
+import type { AdoptionMoveDto, ExtendAdoptionDto } from './dto/adoption-move.dto.js';
+import type { CreateAdoptionDto } from './dto/create-adoption.dto.js';
+import type { ListAdoptionsQueryDto } from './dto/list-adoptions-query.dto.js';
+
+/** The queue of the holds' expiries (docs/jobs.md); its name is kept in the outbox rows. */
+export const HOLD_EXPIRY_QUEUE = 'adoptions.hold-expiry';
+
+/** The job that ends a hold: it does nothing once the adoption is decided or its hold moved. */
+interface HoldExpiry {
+  type: 'adoption.hold_expiry';
+  subject: string;
+  adoptionId: number;
+  holdExpiresAt: string;
+}
+
+export interface AdoptionPage {
+  adoptions: AdoptionRow[];
+  limit: number;
+  nextCursor?: string;
+}
+
+/** Also ParseIdPipe's answer on the adoption routes, and a customer's for someone else's. */
+export const adoptionNotFound = (id: number | string) =>
+  new ApiException('ADOPTION_NOT_FOUND', `Adoption ${id} not found`);
+
+const isStaff = (principal: Principal) => principal.role !== 'customer';
+
+const petNotAvailable = (status: string) =>
+  new ApiException('PET_NOT_AVAILABLE', `The pet is ${status}, not available`, { status });
+
+function invalidTransition(from: AdoptionStatus, move: AdoptionMove): ApiException {
+  const to = MOVES[move].to ?? from;
+  return new ApiException(
+    'INVALID_ADOPTION_TRANSITION',
+    `An adoption cannot move from ${from} to ${to} (${move})`,
+    { from, to, allowed: allowedNextStatuses(from) },
+  );
+}
+
+/**
+ * Adoptions (docs/adoptions.md): a request holds the pet (`pending`), and each move changes
+ * the adoption and its pet in one transaction, through the pets module's service, publishing
+ * its event in it. A hold ends by a job queued with it.
+ */
+@Injectable()
+export class AdoptionsService {
+  constructor(
+    private readonly adoptions: AdoptionsRepository,
+    private readonly pets: PetsService,
+    private readonly events: DomainEvents,
+    private readonly jobs: Jobs,
+    private readonly cursors: CursorSigner,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    @Inject(adoptionsConfig.KEY) private readonly config: AdoptionsConfig,
+  ) {}
+
+  /** A customer sees its own only; staff all, by the filters. */
+  async list(query: ListAdoptionsQueryDto, principal: Principal): Promise<AdoptionPage> {
+    if (query.adopterId !== undefined && !isStaff(principal)) {
+      throw ApiException.forbidden('Only staff filter by adopterId');
+    }
+    const beforeId =
+      query.cursor === undefined
+        ? undefined
+        : decodeAdoptionCursor(this.cursors, query.cursor).beforeId;
+    const rows = await this.adoptions.findPage(
+      {
+        statuses: query.status,
+        petId: query.petId,
+        adopterId: isStaff(principal) ? query.adopterId : principal.userId,
+      },
+      query.limit + 1,
+      beforeId,
+    );
+    const adoptions = rows.slice(0, query.limit);
+    const last = adoptions.at(-1);
+    return {
+      adoptions,
+      limit: query.limit,
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeAdoptionCursor(this.cursors, { beforeId: last.id })
+          : undefined,
+    };
+  }
+
+  async findOne(id: number, principal: Principal): Promise<AdoptionRow> {
+    const row = await this.adoptions.findById(id);
+    if (!row || (!isStaff(principal) && row.adopterId !== principal.userId)) {
+      throw adoptionNotFound(id);
+    }
+    return row;
+  }
+
+  /** The pet's open adoption, if it has one (GET /pets/{id} shows it). */
+  findOpenOfPet(petId: number): Promise<AdoptionRow | undefined> {
+    return this.adoptions.findOpenOfPet(petId);
+  }
+
+  /**
+   * The pet moves available → pending, then the adoption is inserted with its hold and the
+   * hold's expiry queued: all or nothing. Of two requests for one pet, the second finds it
+   * pending (409 PET_NOT_AVAILABLE).
+   */
+  async request(dto: CreateAdoptionDto, principal: Principal): Promise<AdoptionRow> {
+    if (dto.adopterId !== undefined && !isStaff(principal)) {
+      throw ApiException.forbidden('Only staff request an adoption for someone else');
+    }
+    const adopterId = dto.adopterId ?? principal.userId;
+    return this.txHost.withTransaction(async () => {
+      if ((await this.adoptions.countOpenOfAdopter(adopterId)) >= this.config.openPerAdopter) {
+        throw new ApiException(
+          'ADOPTION_LIMIT_REACHED',
+          `An adopter may have at most ${this.config.openPerAdopter} open adoptions`,
+          { limit: this.config.openPerAdopter },
+        );
+      }
+      const pet = await this.pets.findOne(dto.petId);
+      if (pet.status !== 'available') throw petNotAvailable(pet.status);
+      const moved = await this.pets.moveStatus(
+        dto.petId,
+        'available',
+        'pending',
+        actorOf(principal),
+      );
+      if (!moved) throw petNotAvailable((await this.pets.findOne(dto.petId)).status);
+      const holdExpiresAt = new Date(Date.now() + this.config.holdMs);
+      const id = await this.adoptions.insert({
+        petId: dto.petId,
+        adopterId,
+        message: dto.message ?? null,
+        holdExpiresAt,
+      });
+      await this.queueExpiry(id, holdExpiresAt);
+      const row = await this.read(id);
+      await this.events.publish(
+        adoptionEvent('adoption.requested', row, {
+          userId: principal.userId,
+          byStaff: isStaff(principal),
+        }),
+      );
+      return row;
+    });
+  }
+
+  /**
+   * Makes `move` (not `expire`) on the adoption. A customer reaches only its own (others:
+   * 404); the route admits only staff to the staff's moves. With `ifMatch`, only at one of
+   * its versions (412 otherwise).
+   */
+  move(
+    id: number,
+    move: Exclude<AdoptionMove, 'expire'>,
+    dto: AdoptionMoveDto | ExtendAdoptionDto,
+    principal: Principal,
+    ifMatch?: IfMatch,
+  ): Promise<AdoptionRow> {
+    return this.txHost.withTransaction(async () => {
+      const state = await this.adoptions.lock(id);
+      if (!state || (!isStaff(principal) && state.adopterId !== principal.userId)) {
+        throw adoptionNotFound(id);
+      }
+      if (ifMatch && !satisfiesIfMatch(ifMatch, rowVersionTag(state))) {
+        throw preconditionFailed(rowVersionTag(state));
+      }
+      const hours = 'hours' in dto ? dto.hours : 0;
+      return this.apply(state, move, {
+        actor: actorOf(principal),
+        byStaff: isStaff(principal),
+        reason: dto.reason,
+        holdExpiresAt: this.holdAfter(state, move, hours),
+      });
+    });
+  }
+
+  /**
+   * Ends the holds that are due, each in a transaction of its own; an adoption decided since,
+   * or whose hold moved (approve, extend), is left as it is: the job of its new hold ends it.
+   */
+  @JobHandler(HOLD_EXPIRY_QUEUE)
+  async expire(jobs: HoldExpiry[]): Promise<void> {
+    for (const job of jobs) {
+      await this.txHost.withTransaction(async () => {
+        const state = await this.adoptions.lock(job.adoptionId);
+        if (!state || !isOpen(state.status)) return;
+        if (state.holdExpiresAt?.toISOString() !== job.holdExpiresAt) return;
+        await this.apply(state, 'expire', {
+          actor: NO_ACTOR,
+          byStaff: false,
+          holdExpiresAt: null,
+        });
+      });
+    }
+  }
+
+  /** The hold after the move: renewed by approve, moved by extend, none once closed. */
+  private holdAfter(state: AdoptionState, move: AdoptionMove, hours: number): Date | null {
+    if (move === 'approve') return new Date(Date.now() + this.config.holdMs);
+    if (move === 'extend') {
+      return new Date((state.holdExpiresAt?.getTime() ?? Date.now()) + hours * 3_600_000);
+    }
+    return null;
+  }
+
+  /**
+   * The move on the locked adoption: the adoption first, so that the pet (whose trigger
+   * refuses a move while an adoption is open) moves after it is closed.
+   */
+  private async apply(
+    state: AdoptionState,
+    move: AdoptionMove,
+    by: { actor: PetActor; byStaff: boolean; reason?: string; holdExpiresAt: Date | null },
+  ): Promise<AdoptionRow> {
+    const rule = MOVES[move];
+    if (!rule.from.includes(state.status)) throw invalidTransition(state.status, move);
+    await this.adoptions.update(state.id, {
+      status: rule.to ?? state.status,
+      holdExpiresAt: by.holdExpiresAt,
+      decidedById: by.byStaff && by.actor.userId !== null ? by.actor.userId : undefined,
+      reason: by.reason,
+    });
+    if (rule.pet) {
+      const moved = await this.pets.moveStatus(state.petId, rule.pet.from, rule.pet.to, by.actor);
+      // A completed adoption does not hold its pet: a PUT may have moved it since.
+      if (!moved) throw petNotAvailable((await this.pets.findOne(state.petId)).status);
+    }
+    if (by.holdExpiresAt) await this.queueExpiry(state.id, by.holdExpiresAt);
+    const row = await this.read(state.id);
+    await this.events.publish(
+      adoptionEvent(
+        EVENT_OF_MOVE[move],
+        row,
+        { userId: by.actor.userId, byStaff: by.byStaff },
+        move,
+      ),
+    );
+    return row;
+  }
+
+  private queueExpiry(adoptionId: number, holdExpiresAt: Date): Promise<number> {
+    const job: HoldExpiry = {
+      type: 'adoption.hold_expiry',
+      subject: adoptionSubject(adoptionId),
+      adoptionId,
+      holdExpiresAt: holdExpiresAt.toISOString(),
+    };
+    return this.jobs.enqueue(HOLD_EXPIRY_QUEUE, job, { runAt: holdExpiresAt });
+  }
+
+  private async read(id: number): Promise<AdoptionRow> {
+    const row = await this.adoptions.findById(id);
+    if (!row) throw adoptionNotFound(id);
+    return row;
+  }
+}

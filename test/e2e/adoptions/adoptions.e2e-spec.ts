@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Response } from 'supertest';
+import { HOLD_EXPIRY_QUEUE } from '../../../src/adoptions/adoptions.service.js';
+import { createUser, type CreatedUser } from '../../support/auth.js';
+import { errorBody, expectError } from '../../support/errors.js';
+import { createPet } from '../../support/pets.js';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { waitFor } from '../../support/wait.js';
+
+const OPEN_PER_ADOPTER = 2;
+const HOLD_MINUTES = 60;
+
+type Move = 'approve' | 'complete' | 'reject' | 'cancel' | 'return' | 'extend';
+type State = 'requested' | 'approved' | 'completed' | 'rejected' | 'cancelled' | 'returned';
+
+/** The moves that lead from a request to each state. */
+const PATHS: Record<State, Move[]> = {
+  requested: [],
+  approved: ['approve'],
+  completed: ['approve', 'complete'],
+  rejected: ['reject'],
+  cancelled: ['cancel'],
+  returned: ['approve', 'complete', 'return'],
+};
+
+/** Contract section 9's table: from each state, what each move leads to (adoption, pet). */
+const OUTCOMES: Record<Move, Partial<Record<State, [string, string]>>> = {
+  approve: { requested: ['approved', 'pending'] },
+  complete: { approved: ['completed', 'sold'] },
+  reject: { requested: ['rejected', 'available'], approved: ['rejected', 'available'] },
+  cancel: { requested: ['cancelled', 'available'], approved: ['cancelled', 'available'] },
+  return: { completed: ['returned', 'available'] },
+  extend: { requested: ['requested', 'pending'], approved: ['approved', 'pending'] },
+};
+
+const ALLOWED_FROM: Record<State, string[]> = {
+  requested: ['approved', 'rejected', 'cancelled', 'requested'],
+  approved: ['completed', 'rejected', 'cancelled', 'approved'],
+  completed: ['returned'],
+  rejected: [],
+  cancelled: [],
+  returned: [],
+};
+
+const STATES = Object.keys(PATHS) as State[];
+
+const idsOf = (res: Response) => (res.body.adoptions as { id: number }[]).map((a) => a.id);
+const MOVES = Object.keys(OUTCOMES) as Move[];
+
+describe('Adoptions (e2e)', () => {
+  let t: TestApp;
+  let customer: CreatedUser;
+  let other: CreatedUser;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      ADOPTIONS_OPEN_PER_ADOPTER: String(OPEN_PER_ADOPTER),
+      ADOPTION_HOLD_MINUTES: String(HOLD_MINUTES),
+      OUTBOX_POLL_INTERVAL_MS: '50',
+    });
+    customer = await createUser(t, { role: 'customer' });
+    other = await createUser(t, { role: 'customer' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const request = (headers: Record<string, string>, body: object) =>
+    t.http.post('/v1/adoptions').set(headers).send(body);
+  const move = (id: number, name: Move, headers = t.user, body?: object) => {
+    const req = t.http.post(`/v1/adoptions/${id}/${name}`).set(headers);
+    return body || name === 'extend' ? req.send(body ?? { hours: 2 }) : req;
+  };
+  const petStatus = async (petId: number) =>
+    (await t.http.get(`/v1/pets/${petId}`).set(t.user).expect(200)).body.status as string;
+
+  /** A new pet and an adoption of it requested by a new customer (within the limit). */
+  async function adoptionIn(state: State): Promise<{ id: number; petId: number }> {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const res = await request(adopter.headers, { petId }).expect(201);
+    for (const step of PATHS[state]) await move(res.body.id, step).expect(200);
+    return { id: res.body.id as number, petId };
+  }
+
+  it('should hold an available pet for the customer who requests it', async () => {
+    const petId = await createPet(t);
+    const before = Date.now();
+    const res = await request(customer.headers, { petId, message: 'I have a garden' });
+
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      pet: { id: petId, name: 'Rex', status: 'pending' },
+      adopter: { id: customer.id, username: customer.username },
+      status: 'requested',
+      message: 'I have a garden',
+      holdExpiresAt: expect.any(String),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const hold = Date.parse(res.body.holdExpiresAt) - before;
+    expect(hold).toBeGreaterThanOrEqual(HOLD_MINUTES * 60_000 - 1000);
+    expect(hold).toBeLessThanOrEqual(HOLD_MINUTES * 60_000 + 5000);
+    expect(await petStatus(petId)).toBe('pending');
+    await move(res.body.id, 'cancel', customer.headers).expect(200);
+  });
+
+  it('should refuse a pet that is not available with 409 PET_NOT_AVAILABLE naming its status', async () => {
+    const petId = await createPet(t, { status: 'sold' });
+    const res = await request(customer.headers, { petId });
+    expectError(res, 409, 'PET_NOT_AVAILABLE');
+    expect(res.body.details).toEqual({ status: 'sold' });
+  });
+
+  it('should answer 404 PET_NOT_FOUND for a pet that does not exist', async () => {
+    expectError(await request(customer.headers, { petId: 99_999_999 }), 404, 'PET_NOT_FOUND');
+  });
+
+  const cases = MOVES.flatMap((name) => STATES.map((state) => [name, state] as const));
+  it.each(cases)('should answer %s from %s as the table says', async (name, state) => {
+    const { id, petId } = await adoptionIn(state);
+    const petBefore = await petStatus(petId);
+    const res = await move(id, name);
+    const outcome = OUTCOMES[name][state];
+    if (outcome) {
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe(outcome[0]);
+      expect(res.body.pet.status).toBe(outcome[1]);
+      expect(await petStatus(petId)).toBe(outcome[1]);
+    } else {
+      expect(res.body).toEqual(
+        errorBody('INVALID_ADOPTION_TRANSITION', {
+          from: state,
+          to: expect.any(String),
+          allowed: expect.arrayContaining(ALLOWED_FROM[state]),
+        }),
+      );
+      expect(res.status).toBe(409);
+      expect(res.body.details.allowed).toHaveLength(ALLOWED_FROM[state].length);
+      expect(await petStatus(petId)).toBe(petBefore);
+    }
+  });
+
+  it('should move the hold by extend and start it again on approve', async () => {
+    const { id } = await adoptionIn('requested');
+    const requested = (await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200)).body;
+    const extended = await move(id, 'extend', t.user, { hours: 3 }).expect(200);
+    expect(Date.parse(extended.body.holdExpiresAt) - Date.parse(requested.holdExpiresAt)).toBe(
+      3 * 3_600_000,
+    );
+    const approved = await move(id, 'approve').expect(200);
+    expect(approved.body.holdExpiresAt).not.toBe(extended.body.holdExpiresAt);
+    expect(approved.body.decidedBy).toEqual({ id: t.plainUser.id, username: t.plainUser.username });
+    const completed = await move(id, 'complete').expect(200);
+    expect(completed.body.holdExpiresAt).toBeUndefined();
+  });
+
+  it('should let only staff make the staff moves (403 for the adopter)', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const { body } = await request(adopter.headers, { petId }).expect(201);
+    expectError(await move(body.id, 'approve', adopter.headers), 403, 'INSUFFICIENT_PERMISSIONS');
+    await move(body.id, 'cancel', adopter.headers).expect(200);
+  });
+
+  it('should answer a customer 404 ADOPTION_NOT_FOUND for someone else’s adoption', async () => {
+    const { id } = await adoptionIn('requested');
+    expectError(
+      await t.http.get(`/v1/adoptions/${id}`).set(other.headers),
+      404,
+      'ADOPTION_NOT_FOUND',
+    );
+    expectError(await move(id, 'cancel', other.headers), 404, 'ADOPTION_NOT_FOUND');
+    await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
+  });
+
+  it('should refuse more open adoptions than ADOPTIONS_OPEN_PER_ADOPTER', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const ids: number[] = [];
+    for (let i = 0; i < OPEN_PER_ADOPTER; i += 1) {
+      const res = await request(adopter.headers, { petId: await createPet(t) }).expect(201);
+      ids.push(res.body.id as number);
+    }
+    const petId = await createPet(t);
+    const refused = await request(adopter.headers, { petId });
+    expectError(refused, 409, 'ADOPTION_LIMIT_REACHED');
+    expect(await petStatus(petId)).toBe('available');
+
+    await move(ids[0], 'cancel', adopter.headers).expect(200);
+    await request(adopter.headers, { petId }).expect(201);
+  });
+
+  it('should let staff request for a customer, and refuse adopterId from a customer', async () => {
+    const petId = await createPet(t);
+    const res = await request(t.user, { petId, adopterId: other.id }).expect(201);
+    expect(res.body.adopter).toEqual({ id: other.id, username: other.username });
+    expectError(
+      await request(customer.headers, { petId: await createPet(t), adopterId: other.id }),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+    );
+    await move(res.body.id, 'cancel').expect(200);
+  });
+
+  it('should give one of two requests for one pet at once, and 409 to the other', async () => {
+    const petId = await createPet(t);
+    const [a, b] = await Promise.all([
+      request(customer.headers, { petId }),
+      request(other.headers, { petId }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    const lost = a.status === 409 ? a : b;
+    expectError(lost, 409, 'PET_NOT_AVAILABLE');
+    const won = a.status === 201 ? a : b;
+    await move(won.body.id, 'cancel').expect(200);
+  });
+
+  it('should let one of two moves of one adoption at once win', async () => {
+    const { id, petId } = await adoptionIn('approved');
+    const [a, b] = await Promise.all([move(id, 'complete'), move(id, 'reject')]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const won = a.status === 200 ? a : b;
+    expect(await petStatus(petId)).toBe(won.body.pet.status);
+  });
+
+  it('should honour If-Match on a move (412 on a stale ETag)', async () => {
+    const { id } = await adoptionIn('requested');
+    const read = await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
+    const etag = read.headers.etag;
+    await move(id, 'extend', t.user, { hours: 1 }).expect(200);
+    const stale = await t.http
+      .post(`/v1/adoptions/${id}/approve`)
+      .set(t.user)
+      .set('If-Match', etag);
+    expectError(stale, 412, 'PRECONDITION_FAILED');
+  });
+
+  it('should refuse a PUT of the status and a DELETE of a pet with an open adoption', async () => {
+    const { id, petId } = await adoptionIn('requested');
+    const put = await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ status: 'sold' });
+    expectError(put, 409, 'PET_HAS_OPEN_ADOPTION');
+    const same = await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ status: 'pending' });
+    expectError(same, 409, 'PET_HAS_OPEN_ADOPTION');
+    await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ name: 'Rexy' }).expect(200);
+    expectError(
+      await t.http.delete(`/v1/pets/${petId}`).set(t.admin),
+      409,
+      'PET_HAS_OPEN_ADOPTION',
+    );
+
+    await move(id, 'cancel').expect(200);
+    await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ status: 'pending' }).expect(200);
+  });
+
+  it('should refuse in the database a status write that bypasses the service', async () => {
+    const { petId } = await adoptionIn('approved');
+    await expect(
+      t.dataSource.query(`UPDATE pets SET status = 'available' WHERE id = $1`, [petId]),
+    ).rejects.toThrow(/open adoption/);
+    await expect(t.dataSource.query('DELETE FROM pets WHERE id = $1', [petId])).rejects.toThrow(
+      /open adoption/,
+    );
+  });
+
+  it('should list adoptions newest first with filters and cursor paging', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petIds = [await createPet(t), await createPet(t)];
+    const created: number[] = [];
+    for (const petId of petIds) {
+      created.push((await request(adopter.headers, { petId }).expect(201)).body.id as number);
+    }
+    await move(created[0], 'cancel', adopter.headers).expect(200);
+
+    const first = await t.http
+      .get('/v1/adoptions')
+      .query({ adopterId: adopter.id, limit: 1 })
+      .set(t.user)
+      .expect(200);
+    expect(idsOf(first)).toEqual([created[1]]);
+    const second = await t.http
+      .get('/v1/adoptions')
+      .query({ adopterId: adopter.id, limit: 1, cursor: first.body.pagination.nextCursor })
+      .set(t.user)
+      .expect(200);
+    expect(idsOf(second)).toEqual([created[0]]);
+    expect(second.body.pagination.nextCursor).toBeUndefined();
+
+    const open = await t.http
+      .get('/v1/adoptions?status=requested&status=approved')
+      .set(adopter.headers)
+      .expect(200);
+    expect(idsOf(open)).toEqual([created[1]]);
+    const mine = await t.http.get('/v1/adoptions').set(other.headers).expect(200);
+    const adopters = (mine.body.adoptions as { adopter: { id: number } }[]).map(
+      (a) => a.adopter.id,
+    );
+    expect(new Set(adopters)).toEqual(new Set([other.id]));
+    expectError(
+      await t.http.get(`/v1/adoptions?adopterId=${adopter.id}`).set(other.headers),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+    );
+    await move(created[1], 'cancel', adopter.headers).expect(200);
+  });
+
+  /**
+   * The clock moves past the hold: the adoption's hold and its queued expiry are moved into
+   * the past by the hold's length, as if that much time had gone by.
+   */
+  async function holdPasses(id: number): Promise<void> {
+    await t.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE adoptions SET hold_expires_at = hold_expires_at - $2 * interval '1 minute' WHERE id = $1`,
+        [id, HOLD_MINUTES + 1],
+      );
+      await manager.query(
+        `UPDATE outbox_messages
+            SET next_attempt_at = now(),
+                event = jsonb_set(event, '{holdExpiresAt}',
+                  to_jsonb(to_char((SELECT hold_expires_at FROM adoptions WHERE id = $2)
+                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+          WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2
+            AND event->>'holdExpiresAt' = (SELECT to_char((hold_expires_at + $3 * interval '1 minute')
+                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM adoptions WHERE id = $2)`,
+        [HOLD_EXPIRY_QUEUE, id, HOLD_MINUTES + 1],
+      );
+    });
+  }
+
+  const adoptionStatus = async (id: number) =>
+    (await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200)).body.status as string;
+
+  it('should expire an adoption whose hold passed, and free its pet', async () => {
+    const { id, petId } = await adoptionIn('requested');
+    await holdPasses(id);
+    await waitFor(async () => (await adoptionStatus(id)) === 'expired');
+    expect(await petStatus(petId)).toBe('available');
+    const res = await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
+    expect(res.body.holdExpiresAt).toBeUndefined();
+  });
+
+  it('should leave an adoption decided before its hold passed as it is', async () => {
+    const { id, petId } = await adoptionIn('approved');
+    await move(id, 'complete').expect(200);
+    await t.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now()
+        WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2`,
+      [HOLD_EXPIRY_QUEUE, id],
+    );
+    await waitFor(async () => (await pendingExpiries(id)) === 0);
+    expect(await adoptionStatus(id)).toBe('completed');
+    expect(await petStatus(petId)).toBe('sold');
+  });
+
+  const pendingExpiries = async (id: number) => {
+    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM outbox_messages
+        WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2`,
+      [HOLD_EXPIRY_QUEUE, id],
+    );
+    return count;
+  };
+
+  it('should not expire an adoption whose hold was moved by extend', async () => {
+    const { id } = await adoptionIn('requested');
+    await move(id, 'extend', t.user, { hours: 5 }).expect(200);
+    // The first hold's job comes due: the hold it was queued for is no longer the adoption's.
+    await t.dataSource.query(
+      `UPDATE outbox_messages SET next_attempt_at = now()
+        WHERE id = (SELECT min(id) FROM outbox_messages
+                     WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2)`,
+      [HOLD_EXPIRY_QUEUE, id],
+    );
+    await waitFor(async () => (await pendingExpiries(id)) === 1);
+    expect(await adoptionStatus(id)).toBe('requested');
+  });
+
+  it('should answer a replayed request with the same Idempotency-Key once', async () => {
+    const petId = await createPet(t);
+    const key = `adopt-${petId}`;
+    const send = (): Promise<Response> =>
+      t.http
+        .post('/v1/adoptions')
+        .set(customer.headers)
+        .set('Idempotency-Key', key)
+        .send({ petId });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    await move(first.body.id, 'cancel').expect(200);
+  });
+});
