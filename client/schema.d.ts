@@ -157,7 +157,7 @@ export interface paths {
     };
     /**
      * Get a pet
-     * @description One pet by id.
+     * @description One pet by id, with its open adoption (`adoption`) while it has one.
      */
     get: operations['getPet'];
     /**
@@ -1124,6 +1124,24 @@ export interface components {
       /** @description Tag name */
       name: string;
     };
+    PetAdoptionResponse: {
+      /**
+       * Format: int64
+       * @description Adoption id
+       */
+      id: number;
+      /**
+       * @description An open status
+       * @enum {string}
+       */
+      status: 'requested' | 'approved';
+      /**
+       * Format: date-time
+       * @description When the hold ends
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      holdExpiresAt?: string;
+    };
     PetResponse: {
       /**
        * Format: int64
@@ -1160,6 +1178,8 @@ export interface components {
        * @example 2026-11-21T22:27:03.123Z
        */
       updatedAt: string;
+      /** @description GET /pets/{petId} only: the pet’s open adoption, while it has one */
+      adoption?: components['schemas']['PetAdoptionResponse'];
     };
     PaginationResponse: {
       /** Format: int32 */
@@ -2296,6 +2316,8 @@ export interface components {
        * @example 2026-11-21T22:27:03.123Z
        */
       updatedAt: string;
+      /** @description GET /pets/{petId} only: the pet’s open adoption, while it has one */
+      adoption?: components['schemas']['PetAdoptionResponse'];
       /**
        * @description The status before the move
        * @enum {string}

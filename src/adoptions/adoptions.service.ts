@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { CursorSigner } from '../common/dto/page-cursor.js';
 import { ApiException } from '../common/errors/api-exception.js';
@@ -15,6 +15,7 @@ import { DomainEvents } from '../events/domain-events.js';
 import { JobHandler } from '../events/event-handlers.decorator.js';
 import { Jobs } from '../events/jobs.js';
 import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
+import { PetHoldsService } from '../pets/pet-holds.service.js';
 import { PetsService } from '../pets/pets.service.js';
 import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
 import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
@@ -75,10 +76,11 @@ function invalidTransition(from: AdoptionStatus, move: AdoptionMove): ApiExcepti
  * its event in it. A hold ends by a job queued with it.
  */
 @Injectable()
-export class AdoptionsService {
+export class AdoptionsService implements OnModuleInit {
   constructor(
     private readonly adoptions: AdoptionsRepository,
     private readonly pets: PetsService,
+    private readonly petHolds: PetHoldsService,
     private readonly events: DomainEvents,
     private readonly jobs: Jobs,
     private readonly cursors: CursorSigner,
@@ -124,9 +126,9 @@ export class AdoptionsService {
     return row;
   }
 
-  /** The pet's open adoption, if it has one (GET /pets/{id} shows it). */
-  findOpenOfPet(petId: number): Promise<AdoptionRow | undefined> {
-    return this.adoptions.findOpenOfPet(petId);
+  /** GET /pets/{id} shows the pet's open adoption. */
+  onModuleInit(): void {
+    this.petHolds.register((petId) => this.adoptions.findOpenOfPet(petId));
   }
 
   /**

@@ -1,7 +1,8 @@
 import { strongEtag } from '../common/http/conditional-requests.js';
 import type { Role } from '../common/types/principal.js';
 import type { PetHistoryEventResponse } from './dto/pet-history.dto.js';
-import { PetResponse } from './dto/pet-response.dto.js';
+import { PetResponse, type PetAdoptionResponse } from './dto/pet-response.dto.js';
+import type { PetHold } from './pet-holds.service.js';
 import { petRowOfSnapshot, type PetEvent } from './pet-events.js';
 import type { PetRow } from './sql/pet-reads.sql.js';
 
@@ -26,6 +27,12 @@ export function toPetResponse(pet: PetRow): PetResponse {
     updatedAt: pet.updatedAt.toISOString(),
   };
 }
+
+export const toPetAdoption = (hold: PetHold): PetAdoptionResponse => ({
+  id: hold.id,
+  status: hold.status,
+  holdExpiresAt: hold.holdExpiresAt?.toISOString(),
+});
 
 export const petEtag = (pet: PetRow): string => strongEtag(pet.versionTag);
 

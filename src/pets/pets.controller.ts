@@ -40,7 +40,8 @@ import { PetListResponse, PetResponse } from './dto/pet-response.dto.js';
 import { UpdatePetDto } from './dto/update-pet.dto.js';
 import { actorOf } from './pet-actor.js';
 import { PetHistoryService } from './pet-history.service.js';
-import { petEtag, toPetHistoryEvent, toPetResponse } from './pet.mapper.js';
+import { PetHoldsService } from './pet-holds.service.js';
+import { petEtag, toPetAdoption, toPetHistoryEvent, toPetResponse } from './pet.mapper.js';
 import { petNotFound } from './pet-not-found.js';
 import { PetsService } from './pets.service.js';
 
@@ -51,6 +52,7 @@ export class PetsController {
   constructor(
     private readonly petsService: PetsService,
     private readonly petHistory: PetHistoryService,
+    private readonly petHolds: PetHoldsService,
   ) {}
 
   @Get()
@@ -121,7 +123,11 @@ export class PetsController {
 
   @Get(':petId')
   @AnyRole()
-  @ApiOperation({ operationId: 'getPet', summary: 'Get a pet', description: 'One pet by id.' })
+  @ApiOperation({
+    operationId: 'getPet',
+    summary: 'Get a pet',
+    description: 'One pet by id, with its open adoption (`adoption`) while it has one.',
+  })
   @ApiIdParam('petId', 'Pet id')
   @ApiConditionalRead()
   @ApiErrors({ 404: ['PET_NOT_FOUND'] })
@@ -130,9 +136,12 @@ export class PetsController {
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
-    const pet = await this.petsService.findOne(petId);
+    const [pet, hold] = await Promise.all([
+      this.petsService.findOne(petId),
+      this.petHolds.of(petId),
+    ]);
     setEtag(res, petEtag(pet));
-    return toPetResponse(pet);
+    return { ...toPetResponse(pet), adoption: hold && toPetAdoption(hold) };
   }
 
   @Put(':petId')

@@ -12,6 +12,7 @@ import { JwtKeyModule } from '../auth/jwt-key.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetEventsRepository } from './pet-events.repository.js';
 import { PetHistoryService } from './pet-history.service.js';
+import { PetHoldsService } from './pet-holds.service.js';
 import { PetsController } from './pets.controller.js';
 import { PetsRepository } from './pets.repository.js';
 import { PetsService } from './pets.service.js';
@@ -32,7 +33,7 @@ import { PetsService } from './pets.service.js';
     JwtKeyModule,
   ],
   controllers: [PetsController],
-  providers: [PetsService, PetHistoryService, PetsRepository, PetEventsRepository],
-  exports: [PetsService, PetHistoryService],
+  providers: [PetsService, PetHistoryService, PetHoldsService, PetsRepository, PetEventsRepository],
+  exports: [PetsService, PetHistoryService, PetHoldsService],
 })
 export class PetsModule {}

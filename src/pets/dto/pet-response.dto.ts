@@ -11,6 +11,17 @@ import {
 import { PET_STATUSES, type PetStatus } from '../pet-status.js';
 import { MAX_TAGS } from './create-pet.dto.js';
 
+export class PetAdoptionResponse {
+  @ApiIdProperty('Adoption id')
+  id: number;
+
+  @ApiProperty({ type: 'string', enum: ['requested', 'approved'], description: 'An open status' })
+  status: string;
+
+  @ApiTimestampProperty('When the hold ends', { required: false })
+  holdExpiresAt?: string;
+}
+
 class TagResponse {
   @ApiIdProperty('Tag id')
   id: number;
@@ -63,6 +74,12 @@ export class PetResponse {
 
   @ApiTimestampProperty('Refreshed on every successful update')
   updatedAt: string;
+
+  @ApiPropertyOptional({
+    type: PetAdoptionResponse,
+    description: 'GET /pets/{petId} only: the pet’s open adoption, while it has one',
+  })
+  adoption?: PetAdoptionResponse;
 }
 
 export class PetListResponse {

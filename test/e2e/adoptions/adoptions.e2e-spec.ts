@@ -102,8 +102,18 @@ describe('Adoptions (e2e)', () => {
     const hold = Date.parse(res.body.holdExpiresAt) - before;
     expect(hold).toBeGreaterThanOrEqual(HOLD_MINUTES * 60_000 - 1000);
     expect(hold).toBeLessThanOrEqual(HOLD_MINUTES * 60_000 + 5000);
-    expect(await petStatus(petId)).toBe('pending');
+    const pet = await t.http.get(`/v1/pets/${petId}`).set(customer.headers).expect(200);
+    expect(pet.body.status).toBe('pending');
+    expect(pet.body.adoption).toEqual({
+      id: res.body.id,
+      status: 'requested',
+      holdExpiresAt: res.body.holdExpiresAt,
+    });
+
     await move(res.body.id, 'cancel', customer.headers).expect(200);
+    const freed = await t.http.get(`/v1/pets/${petId}`).set(customer.headers).expect(200);
+    expect(freed.body.status).toBe('available');
+    expect(freed.body.adoption).toBeUndefined();
   });
 
   it('should refuse a pet that is not available with 409 PET_NOT_AVAILABLE naming its status', async () => {
