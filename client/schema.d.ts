@@ -1395,6 +1395,11 @@ export interface components {
        * @enum {string}
        */
       to?: 'available' | 'pending' | 'sold';
+      /**
+       * Format: int64
+       * @description The adoption whose move (or request) changed the status, if one did
+       */
+      adoptionId?: number;
     };
     PetHistoryResponse: {
       /** @description Newest first */

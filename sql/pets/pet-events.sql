@@ -9,7 +9,8 @@ SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
                                 occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                 actor_api_key_prefix AS "actorApiKeyPrefix",
                                 changed_fields AS "changedFields",
-                                status_from AS "statusFrom", status_to AS "statusTo", pet
+                                status_from AS "statusFrom", status_to AS "statusTo",
+                                adoption_id AS "adoptionId", pet
                            FROM pet_events
                           WHERE pet_id = $1
                           ORDER BY sequence DESC LIMIT $3 OFFSET $2) e),
@@ -24,7 +25,8 @@ SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
                                 occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                 actor_api_key_prefix AS "actorApiKeyPrefix",
                                 changed_fields AS "changedFields",
-                                status_from AS "statusFrom", status_to AS "statusTo", pet
+                                status_from AS "statusFrom", status_to AS "statusTo",
+                                adoption_id AS "adoptionId", pet
                            FROM pet_events
                           WHERE pet_id = $1 AND sequence < $2
                           ORDER BY sequence DESC LIMIT $3) e),

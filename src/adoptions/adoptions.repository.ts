@@ -127,18 +127,26 @@ export class AdoptionsRepository {
     return row.count;
   }
 
+  /** An id for the adoption a request is about to insert. */
+  async nextId(): Promise<number> {
+    const [row] = await this.txHost.tx.query<{ id: number }[]>(
+      `SELECT nextval(pg_get_serial_sequence('adoptions', 'id')) AS id`,
+    );
+    return row.id;
+  }
+
   async insert(fields: {
+    id: number;
     petId: number;
     adopterId: number;
     message: string | null;
     holdExpiresAt: Date;
-  }): Promise<number> {
-    const [row] = await this.txHost.tx.query<{ id: number }[]>(
-      `INSERT INTO adoptions (pet_id, adopter_id, status, message, hold_expires_at)
-       VALUES ($1, $2, 'requested', $3, $4) RETURNING id AS id`,
-      [fields.petId, fields.adopterId, fields.message, fields.holdExpiresAt],
+  }): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO adoptions (id, pet_id, adopter_id, status, message, hold_expires_at)
+       OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, 'requested', $4, $5)`,
+      [fields.id, fields.petId, fields.adopterId, fields.message, fields.holdExpiresAt],
     );
-    return row.id;
   }
 
   /** Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined. */

@@ -151,15 +151,17 @@ export class AdoptionsService implements OnModuleInit {
       }
       const pet = await this.pets.findOne(dto.petId);
       if (pet.status !== 'available') throw petNotAvailable(pet.status);
-      const moved = await this.pets.moveStatus(
-        dto.petId,
-        'available',
-        'pending',
-        actorOf(principal),
-      );
+      // The id comes first, for the pet's history entry; the pet moves before the adoption
+      // is written (the trigger refuses a move of a pet with an open adoption).
+      const id = await this.adoptions.nextId();
+      const moved = await this.pets.moveStatus(dto.petId, 'available', 'pending', {
+        ...actorOf(principal),
+        adoptionId: id,
+      });
       if (!moved) throw petNotAvailable((await this.pets.findOne(dto.petId)).status);
       const holdExpiresAt = new Date(Date.now() + this.config.holdMs);
-      const id = await this.adoptions.insert({
+      await this.adoptions.insert({
+        id,
         petId: dto.petId,
         adopterId,
         message: dto.message ?? null,
@@ -254,7 +256,10 @@ export class AdoptionsService implements OnModuleInit {
       reason: by.reason,
     });
     if (rule.pet) {
-      const moved = await this.pets.moveStatus(state.petId, rule.pet.from, rule.pet.to, by.actor);
+      const moved = await this.pets.moveStatus(state.petId, rule.pet.from, rule.pet.to, {
+        ...by.actor,
+        adoptionId: state.id,
+      });
       // A completed adoption does not hold its pet: a PUT may have moved it since.
       if (!moved) throw petNotAvailable((await this.pets.findOne(state.petId)).status);
     }

@@ -6,6 +6,8 @@ export interface PetActor {
   userId: number | null;
   /** The API key's display prefix when the change was made with a key. */
   apiKeyPrefix: string | null;
+  /** The adoption the change was made through (its move of the pet's status), if any. */
+  adoptionId?: number;
 }
 
 export const actorOf = (principal: Principal): PetActor => ({

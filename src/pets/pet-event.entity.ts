@@ -64,6 +64,10 @@ export class PetEventRecord {
   })
   statusTo: PetStatus | null;
 
+  /** The adoption whose move made the change; kept when the adoption is gone. */
+  @Column({ name: 'adoption_id', type: 'bigint', nullable: true })
+  adoptionId: number | null;
+
   /** The pet after the change (before it, for a deletion), as a PetRow: see toPetResponse. */
   @Column({ type: 'jsonb' })
   pet: PetRow;

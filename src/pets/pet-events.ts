@@ -55,6 +55,8 @@ export interface PetEvent extends DomainEventBase {
   /** `pet.status_changed`: the move. */
   statusFrom: PetStatus | null;
   statusTo: PetStatus | null;
+  /** The adoption whose move made the change (pet.status_changed), else null. */
+  adoptionId: number | null;
   /** The pet after the change; as it was, for `pet.deleted`. */
   pet: PetSnapshot;
 }
@@ -74,7 +76,14 @@ export const petSubject = (petId: number) => `pet:${petId}`;
 /** What a write's `"recordedEvents"` column holds (pets/sql/pet-events.sql.ts). */
 export type RecordedPetEvent = Pick<
   PetEvent,
-  'sequence' | 'id' | 'type' | 'occurredAt' | 'changedFields' | 'statusFrom' | 'statusTo'
+  | 'sequence'
+  | 'id'
+  | 'type'
+  | 'occurredAt'
+  | 'changedFields'
+  | 'statusFrom'
+  | 'statusTo'
+  | 'adoptionId'
 >;
 
 /** The events a write of `pet` by `actor` recorded, as published. */

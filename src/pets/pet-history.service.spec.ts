@@ -24,6 +24,7 @@ function petEvent(sequence: number, fields: Partial<PetEvent> = {}): PetEvent {
     changedFields: ['name'],
     statusFrom: null,
     statusTo: null,
+    adoptionId: null,
     pet: {
       id: 4,
       name: 'Rex',

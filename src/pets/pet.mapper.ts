@@ -56,6 +56,7 @@ export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEven
     changedFields: event.changedFields ?? undefined,
     from: event.statusFrom ?? undefined,
     to: event.statusTo ?? undefined,
+    adoptionId: event.adoptionId ?? undefined,
   };
 }
 

@@ -54,6 +54,7 @@ function recorded(type: PetEventType, fields: Partial<RecordedPetEvent> = {}): R
     changedFields: null,
     statusFrom: null,
     statusTo: null,
+    adoptionId: null,
     ...fields,
   };
 }

@@ -198,7 +198,8 @@ export class PetsService {
 
   /**
    * Moves the pet from status `from` (only) to `to` and records `pet.status_changed` by
-   * `actor`, within the caller's transaction: how an adoption moves its pet. Undefined when
+   * `actor`, naming the adoption, within the caller's transaction: how an adoption moves its
+   * pet. Undefined when
    * the pet is gone or its status is not `from` at the statement's start (a concurrent move
    * won).
    */
@@ -206,7 +207,7 @@ export class PetsService {
     id: number,
     from: PetStatus,
     to: PetStatus,
-    actor: PetActor,
+    actor: PetActor & { adoptionId: number },
   ): Promise<PetRow | undefined> {
     return this.txHost.withTransaction(async () => {
       const moved = await this.pets.update(id, { status: to }, { fromStatuses: [from] }, actor);

@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Adoptions (docs/adoptions.md): the table, its list indexes (newest first, by id, alone
  * (the primary key) and by adopter, pet and status), one open adoption per pet, and the trigger that lets a pet with
- * an open adoption move only through it (src/database/schema/adoptions.sql).
+ * an open adoption move only through it (src/database/schema/adoptions.sql); a pet's history
+ * entry names the adoption whose move made it.
  */
 export class CreateAdoptions1796620000000 implements MigrationInterface {
   name = 'CreateAdoptions1796620000000';
@@ -33,6 +34,7 @@ export class CreateAdoptions1796620000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "IDX_adoptions_status" ON "adoptions" ("status", "id" DESC)`,
     );
+    await queryRunner.query(`ALTER TABLE "pet_events" ADD "adoption_id" bigint`);
     await queryRunner.query(
       `CREATE UNIQUE INDEX "UQ_adoptions_open_pet" ON "adoptions" ("pet_id") WHERE "status" IN ('requested', 'approved')`,
     );
@@ -59,6 +61,7 @@ END $$`);
     await queryRunner.query(`DROP TRIGGER pets_open_adoption_delete ON pets`);
     await queryRunner.query(`DROP TRIGGER pets_open_adoption_move ON pets`);
     await queryRunner.query(`DROP FUNCTION pets_refuse_open_adoption()`);
+    await queryRunner.query(`ALTER TABLE "pet_events" DROP COLUMN "adoption_id"`);
     await queryRunner.query(`DROP TABLE "adoptions"`);
     await queryRunner.query(`DROP TYPE "public"."adoption_status"`);
   }

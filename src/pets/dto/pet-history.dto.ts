@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { PaginationQueryDto } from '../../common/dto/pagination-query.dto.js';
 import { PaginationResponse } from '../../common/dto/pagination-response.dto.js';
-import { ApiIdProperty, ApiTimestampProperty } from '../../openapi/schemas.js';
+import { ApiIdProperty, ApiTimestampProperty, ID_SCHEMA } from '../../openapi/schemas.js';
 import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../../auth/api-key-format.js';
 import {
   PET_CHANGED_FIELDS,
@@ -73,6 +73,12 @@ export class PetHistoryEventResponse {
 
   @ApiPropertyOptional({ enum: PET_STATUSES, description: 'pet.status_changed only' })
   to?: PetStatus;
+
+  @ApiPropertyOptional({
+    ...ID_SCHEMA,
+    description: 'The adoption whose move (or request) changed the status, if one did',
+  })
+  adoptionId?: number;
 }
 
 export class PetHistoryResponse {

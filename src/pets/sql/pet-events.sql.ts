@@ -19,19 +19,22 @@ import { parameters, READ_BACK, type Param } from './statement-parts.js';
 function recordEvents(param: Param, actor: PetActor, events: string, occurredAt: string): string {
   return `recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
-                            changed_fields, status_from, status_to, pet)
+                            changed_fields, status_from, status_to, adoption_id, pet)
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, ${occurredAt},
            ${param(actor.userId)}::int8, ${param(actor.apiKeyPrefix)}::text,
-           e.changed_fields, e.status_from, e.status_to, to_jsonb(r)
+           e.changed_fields, e.status_from, e.status_to, ${param(actor.adoptionId ?? null)}::int8,
+           to_jsonb(r)
       FROM ${READ_BACK} r, ${events}
-    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to)`;
+    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+              adoption_id)`;
 }
 
 /** The events `recorded` wrote, oldest first, as a JSON column (see RecordedPetEvent). */
 export const RECORDED_EVENTS = `
   (SELECT json_agg(json_build_object(
             'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
-            'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to)
+            'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to,
+            'adoptionId', adoption_id)
           ORDER BY sequence)
      FROM recorded) AS "recordedEvents"`;
 
@@ -86,7 +89,8 @@ export function historyPageQuery(
                                     occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                     actor_api_key_prefix AS "actorApiKeyPrefix",
                                     changed_fields AS "changedFields",
-                                    status_from AS "statusFrom", status_to AS "statusTo", pet
+                                    status_from AS "statusFrom", status_to AS "statusTo",
+                                    adoption_id AS "adoptionId", pet
                                FROM pet_events
                               WHERE pet_id = $1${before}
                               ORDER BY sequence DESC LIMIT ${param(page.limit)}${offset}) e),

@@ -111,6 +111,14 @@ describe('Adoptions (e2e)', () => {
     });
 
     await move(res.body.id, 'cancel', customer.headers).expect(200);
+    const history = await t.http.get(`/v1/pets/${petId}/history`).set(t.user).expect(200);
+    const moves = (history.body.events as { type: string; to?: string; adoptionId?: number }[])
+      .filter((event) => event.type === 'pet.status_changed')
+      .map((event) => [event.to, event.adoptionId]);
+    expect(moves).toEqual([
+      ['available', res.body.id],
+      ['pending', res.body.id],
+    ]);
     const freed = await t.http.get(`/v1/pets/${petId}`).set(customer.headers).expect(200);
     expect(freed.body.status).toBe('available');
     expect(freed.body.adoption).toBeUndefined();

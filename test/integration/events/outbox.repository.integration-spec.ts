@@ -50,6 +50,7 @@ function petEvent(petId: number, type: PetEventType = 'pet.updated'): PetEvent {
     changedFields: type === 'pet.updated' ? ['name'] : null,
     statusFrom: null,
     statusTo: null,
+    adoptionId: null,
     pet: {
       id: petId,
       name: `Pet ${petId}`,

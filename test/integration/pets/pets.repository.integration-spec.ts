@@ -50,6 +50,7 @@ interface RecordedRow {
   changedFields: string[] | null;
   statusFrom: PetStatus | null;
   statusTo: PetStatus | null;
+  adoptionId: number | null;
   pet: PetRow;
 }
 
@@ -100,7 +101,7 @@ async function recorded(petId: number): Promise<RecordedRow[]> {
     `SELECT sequence, id, type, pet_id AS "petId", occurred_at AS "occurredAt",
             actor_user_id AS "actorUserId", actor_api_key_prefix AS "actorApiKeyPrefix",
             changed_fields AS "changedFields", status_from AS "statusFrom",
-            status_to AS "statusTo", pet
+            status_to AS "statusTo", adoption_id AS "adoptionId", pet
        FROM pet_events WHERE pet_id = $1 ORDER BY sequence`,
     [petId],
   );
@@ -339,6 +340,7 @@ describe(PetsRepository.name, () => {
           changedFields: null,
           statusFrom: null,
           statusTo: null,
+          adoptionId: null,
           pet: snapshotOf(pet),
         },
       ]);
@@ -446,6 +448,7 @@ describe(PetsRepository.name, () => {
           changedFields: ['name'],
           statusFrom: null,
           statusTo: null,
+          adoptionId: null,
         },
         {
           ...common,
@@ -453,6 +456,7 @@ describe(PetsRepository.name, () => {
           changedFields: null,
           statusFrom: 'available',
           statusTo: 'pending',
+          adoptionId: null,
         },
       ]);
       const [updatedEvent, moved] = updated!.events;
@@ -620,6 +624,7 @@ describe(PetsRepository.name, () => {
             changedFields: ['tags'],
             statusFrom: null,
             statusTo: null,
+            adoptionId: null,
           },
           {
             ...common,
@@ -627,6 +632,7 @@ describe(PetsRepository.name, () => {
             changedFields: null,
             statusFrom: 'pending',
             statusTo: 'sold',
+            adoptionId: null,
           },
         ],
       });
@@ -758,6 +764,7 @@ describe(PetsRepository.name, () => {
             changedFields: null,
             statusFrom: null,
             statusTo: null,
+            adoptionId: null,
             pet: snapshotOf(before),
           },
         ],
