@@ -8530,6 +8530,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -8550,6 +8552,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -8599,6 +8602,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8615,6 +8619,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8624,19 +8629,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -8647,6 +8655,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8679,12 +8688,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -8746,6 +8772,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -8766,6 +8794,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -8815,6 +8844,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8831,6 +8861,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8840,19 +8871,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -8863,6 +8897,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8895,12 +8930,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -8962,6 +9014,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -8982,6 +9036,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -9031,6 +9086,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9047,6 +9103,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9056,19 +9113,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -9079,6 +9139,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9111,12 +9172,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -9178,6 +9256,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -9198,6 +9278,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -9247,6 +9328,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9263,6 +9345,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9272,19 +9355,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -9295,6 +9381,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9327,12 +9414,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -9394,6 +9498,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -9414,6 +9520,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -9463,6 +9570,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9479,6 +9587,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9488,19 +9597,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -9511,6 +9623,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9543,12 +9656,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -9610,6 +9740,8 @@ export interface operations {
       header?: {
         /** @description Write only if the current ETag is one of these (or `*`); else 412 PRECONDITION_FAILED */
         'If-Match'?: string;
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description Adoption id */
@@ -9630,6 +9762,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
           ETag: string;
           [name: string]: unknown;
@@ -9679,6 +9812,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9695,6 +9829,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9704,19 +9839,22 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE */
+      /** @description Conflicts with the current state: INVALID_ADOPTION_TRANSITION, PET_NOT_AVAILABLE, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE';
+            code?:
+              'INVALID_ADOPTION_TRANSITION' | 'PET_NOT_AVAILABLE' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -9727,6 +9865,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -9759,12 +9898,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };

@@ -135,6 +135,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/approve')
+  @Idempotent()
   @HttpCode(200)
   @NoBody()
   @MoveDocs('approve', 'Approve an adoption', 'Staff: requested → approved; the hold starts again.')
@@ -149,6 +150,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/complete')
+  @Idempotent()
   @HttpCode(200)
   @NoBody()
   @MoveDocs('complete', 'Complete an adoption', 'Staff: approved → completed; the pet is sold.')
@@ -163,6 +165,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/reject')
+  @Idempotent()
   @HttpCode(200)
   @NoBody()
   @MoveDocs(
@@ -181,6 +184,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/cancel')
+  @Idempotent()
   @AnyRole()
   @HttpCode(200)
   @NoBody()
@@ -200,6 +204,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/return')
+  @Idempotent()
   @HttpCode(200)
   @NoBody()
   @MoveDocs(
@@ -218,6 +223,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/extend')
+  @Idempotent()
   @HttpCode(200)
   @ApiJsonBody()
   @MoveDocs(

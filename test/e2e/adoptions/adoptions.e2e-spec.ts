@@ -410,4 +410,27 @@ describe('Adoptions (e2e)', () => {
     expect(again.body.id).toBe(first.body.id);
     await move(first.body.id, 'cancel').expect(200);
   });
+  it('should answer a move replayed with the same Idempotency-Key as the first time', async () => {
+    const { id } = await adoptionIn('requested');
+    const send = () =>
+      t.http
+        .post(`/v1/adoptions/${id}/approve`)
+        .set(t.user)
+        .set('Idempotency-Key', `approve-${id}`);
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it.each([[{}], [{ hours: 0 }], [{ hours: 169 }], [{ hours: 1.5 }], [{ hours: 2, extra: 1 }]])(
+    'should refuse the extend body %j with 400 VALIDATION_ERROR',
+    async (body) => {
+      const { id } = await adoptionIn('requested');
+      const res = await t.http.post(`/v1/adoptions/${id}/extend`).set(t.user).send(body);
+      expectError(res, 400, 'VALIDATION_ERROR');
+    },
+  );
 });
