@@ -433,4 +433,21 @@ describe('Adoptions (e2e)', () => {
       expectError(res, 400, 'VALIDATION_ERROR');
     },
   );
+  it('should audit staff’s moves as adoption.<move>, and not a customer’s own cancel', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const { body } = await request(adopter.headers, { petId }).expect(201);
+    await move(body.id, 'approve').expect(200);
+    await move(body.id, 'cancel', adopter.headers).expect(200);
+
+    const res = await t.http
+      .get('/v1/audit-events')
+      .query({ targetType: 'adoption', targetId: body.id })
+      .set(t.admin)
+      .expect(200);
+    const entries = res.body.auditEvents as { action: string; actor: { userId?: number } }[];
+    expect(entries.map((entry) => [entry.action, entry.actor.userId])).toEqual([
+      ['adoption.approve', t.plainUser.id],
+    ]);
+  });
 });
