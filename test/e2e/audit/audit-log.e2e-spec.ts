@@ -23,7 +23,8 @@ describe('Audit log (e2e)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ METRICS_ENABLED: 'true' });
+    // A subscription makes a pet's deletion write an outbox row (docs/events.md, "Interest").
+    t = await createTestApp({ METRICS_ENABLED: 'true', WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -48,6 +49,20 @@ describe('Audit log (e2e)', () => {
     outcome: 'success',
     ...fields,
   });
+  /**
+   * A webhook that wants pet.deleted, so that a deletion writes an outbox row; nothing
+   * listens at its address. Resolves to its removal.
+   */
+  const subscribeToDeletions = async () => {
+    const res = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: 'http://127.0.0.1:9/audit', events: ['pet.deleted'] })
+      .expect(201);
+    return async () => {
+      await t.http.delete(`/v1/webhooks/${res.body.id}`).set(t.admin).expect(200);
+    };
+  };
   const createCategory = (name: string, headers = t.admin) =>
     t.http
       .post('/v1/categories')
@@ -336,6 +351,7 @@ describe('Audit log (e2e)', () => {
         .set(t.user)
         .send({ name: 'Slinky', categoryId: category.body.id, status: 'available' })
         .expect(201);
+      const unsubscribe = await subscribeToDeletions();
       await t.dataSource.query('TRUNCATE audit_events');
 
       const acceptMessages = await refuseInserts(t.dataSource, 'outbox_messages');
@@ -350,6 +366,7 @@ describe('Audit log (e2e)', () => {
 
       await t.http.get(`/v1/pets/${pet.body.id}`).set(t.user).expect(200);
       expect(await entries()).toEqual([]);
+      await unsubscribe();
     });
   });
 
@@ -566,6 +583,7 @@ describe('Audit log (e2e)', () => {
         .set(t.user)
         .send({ name: 'Counted', categoryId: category.body.id, status: 'available' })
         .expect(201);
+      const unsubscribe = await subscribeToDeletions();
       const acceptMessages = await refuseInserts(t.dataSource, 'outbox_messages');
       try {
         await expectInternalError(
@@ -574,6 +592,7 @@ describe('Audit log (e2e)', () => {
         );
       } finally {
         await acceptMessages();
+        await unsubscribe();
       }
       expect(await metric(deleted)).toBe(before.deleted);
       await t.http.delete(`/v1/pets/${pet.body.id}`).set(t.user).expect(200);
