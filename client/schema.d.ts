@@ -1022,6 +1022,146 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'adoption.requested': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An adoption was requested (its pet is now pending); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionRequestedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Staff approved an adoption (its hold starts again); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionApprovedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An adoption was completed (its pet is sold); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionCompletedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.rejected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Staff rejected an adoption (its pet is available); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionRejectedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An adoption was cancelled (its pet is available); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionCancelledWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An adoption’s hold passed (its pet is available); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionExpiredWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'adoption.returned': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An adopted pet was returned (it is available); data is the adoption
+     * @description Sent to every enabled subscription listing this type, for events after its creation, in order per adoption, at least once (retried with backoff for 24 h until a 2xx).
+     */
+    post: operations['adoptionReturnedWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1841,7 +1981,18 @@ export interface components {
       url: string;
       /** @description The event types sent to this URL */
       events: (
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned'
       )[];
       /** @description null: not set (on update, clears it) */
       description?: string | null;
@@ -1859,7 +2010,18 @@ export interface components {
       url: string;
       /** @description The event types sent to this URL */
       events: (
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned'
       )[];
       /** @description Description; absent when not set */
       description?: string;
@@ -1901,7 +2063,18 @@ export interface components {
       url: string;
       /** @description The event types sent to this URL */
       events: (
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned'
       )[];
       /** @description Description; absent when not set */
       description?: string;
@@ -1941,7 +2114,18 @@ export interface components {
       url?: string;
       /** @description The event types sent to this URL */
       events?: (
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added'
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned'
       )[];
       /** @description null: not set (on update, clears it) */
       description?: string | null;
@@ -1978,10 +2162,21 @@ export interface components {
       eventId: string;
       /** @enum {string} */
       eventType:
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added';
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned';
       /**
        * Format: int64
-       * @description The pet the event is about
+       * @description The pet the event is about (an adoption event: the adoption’s pet)
        */
       petId: number;
       /**
@@ -2052,10 +2247,21 @@ export interface components {
       eventId: string;
       /** @enum {string} */
       eventType:
-        'pet.created' | 'pet.updated' | 'pet.status_changed' | 'pet.deleted' | 'pet.image_added';
+        | 'pet.created'
+        | 'pet.updated'
+        | 'pet.status_changed'
+        | 'pet.deleted'
+        | 'pet.image_added'
+        | 'adoption.requested'
+        | 'adoption.approved'
+        | 'adoption.completed'
+        | 'adoption.rejected'
+        | 'adoption.cancelled'
+        | 'adoption.expired'
+        | 'adoption.returned';
       /**
        * Format: int64
-       * @description The pet the event is about
+       * @description The pet the event is about (an adoption event: the adoption’s pet)
        */
       petId: number;
       /**
@@ -12109,6 +12315,279 @@ export interface operations {
            */
           timestamp: string;
           data: components['schemas']['PetResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionRequestedWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.requested';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionApprovedWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.approved';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionCompletedWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.completed';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionRejectedWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.rejected';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionCancelledWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.cancelled';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionExpiredWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.expired';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 10 s, is retried */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adoptionReturnedWebhook: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s id: the same on every attempt, so receivers drop duplicates by it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds; refuse ones too far from now */
+        'webhook-timestamp': number;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the secret (the base64 after `whsec_`); within 24 h of a rotation, a second one made with the previous secret follows after a space. Any one that matches is enough. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          type: 'adoption.returned';
+          /**
+           * Format: date-time
+           * @description When the change was written
+           * @example 2026-11-21T22:27:03.123Z
+           */
+          timestamp: string;
+          data: components['schemas']['AdoptionResponse'];
         };
       };
     };

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { DomainEventBase } from '../events/domain-event.js';
+import { toAdoptionResponse } from './adoption.mapper.js';
 import type { AdoptionMove } from './adoption-status.js';
 import type { AdoptionRow } from './adoptions.repository.js';
+import type { AdoptionResponse } from './dto/adoption-response.dto.js';
 
 /** What an adoption's change publishes (docs/events.md), one type per move and the request. */
 export const ADOPTION_EVENT_TYPES = [
@@ -14,6 +17,18 @@ export const ADOPTION_EVENT_TYPES = [
   'adoption.extended',
 ] as const;
 export type AdoptionEventType = (typeof ADOPTION_EVENT_TYPES)[number];
+
+/** The events webhooks send (contract section 9): every one but the hold's extension. */
+export const ADOPTION_WEBHOOK_EVENT_TYPES = [
+  'adoption.requested',
+  'adoption.approved',
+  'adoption.completed',
+  'adoption.rejected',
+  'adoption.cancelled',
+  'adoption.expired',
+  'adoption.returned',
+] as const satisfies readonly AdoptionEventType[];
+export type AdoptionWebhookEventType = (typeof ADOPTION_WEBHOOK_EVENT_TYPES)[number];
 
 export const EVENT_OF_MOVE: Record<AdoptionMove, AdoptionEventType> = {
   approve: 'adoption.approved',
@@ -42,13 +57,19 @@ export interface AdoptionSnapshot {
  */
 export interface AdoptionEvent extends DomainEventBase {
   type: AdoptionEventType;
+  /** Stable id (`evt_` + 32 hex), the same on every delivery (Standard Webhooks' `webhook-id`). */
+  id: string;
   adoptionId: number;
+  /** ISO 8601, UTC: when the change was written (the adoption's `updatedAt`). */
+  occurredAt: string;
   /** The move made; undefined for the request. */
   move?: AdoptionMove;
   actorUserId: number | null;
   /** Made by staff (`user` or `admin`): the audit log records it. */
   byStaff: boolean;
   adoption: AdoptionSnapshot;
+  /** The adoption after it as the API shows it: what a webhook's `data` is. */
+  body: AdoptionResponse;
 }
 
 declare module '../events/domain-event.js' {
@@ -75,7 +96,9 @@ export function adoptionEvent(
   return {
     type,
     subject: adoptionSubject(row.id),
+    id: `evt_${randomBytes(16).toString('hex')}`,
     adoptionId: row.id,
+    occurredAt: row.updatedAt.toISOString(),
     move,
     actorUserId: actor.userId,
     byStaff: actor.byStaff,
@@ -88,5 +111,6 @@ export function adoptionEvent(
       decidedById: row.decidedById,
       reason: row.reason,
     },
+    body: toAdoptionResponse(row),
   };
 }

@@ -1,17 +1,30 @@
 import { getSchemaPath } from '@nestjs/swagger';
+import { AdoptionResponse } from '../adoptions/dto/adoption-response.dto.js';
 import type { DocumentPart } from '../openapi/document-parts.js';
 import { TIMESTAMP_SCHEMA } from '../openapi/schemas.js';
 import { PetResponse } from '../pets/dto/pet-response.dto.js';
-import { PET_EVENT_TYPES, type PetEventType } from '../pets/pet-events.js';
 import { PetStatusChangedData } from './dto/pet-event-payload.dto.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event-types.js';
 
-const SUMMARIES: Record<PetEventType, string> = {
+const SUMMARIES: Record<WebhookEventType, string> = {
   'pet.created': 'A pet was created; data is the new pet',
   'pet.updated': 'Fields of a pet other than its status changed; data is the pet after it',
   'pet.status_changed': 'A pet’s status moved; data is the pet after it, with from and to',
   'pet.deleted': 'A pet was deleted; data is the pet as it was',
   'pet.image_added': 'An image was uploaded for a pet; data is the pet with its new photo URL',
+  'adoption.requested': 'An adoption was requested (its pet is now pending); data is the adoption',
+  'adoption.approved': 'Staff approved an adoption (its hold starts again); data is the adoption',
+  'adoption.completed': 'An adoption was completed (its pet is sold); data is the adoption',
+  'adoption.rejected': 'Staff rejected an adoption (its pet is available); data is the adoption',
+  'adoption.cancelled': 'An adoption was cancelled (its pet is available); data is the adoption',
+  'adoption.expired': 'An adoption’s hold passed (its pet is available); data is the adoption',
+  'adoption.returned': 'An adopted pet was returned (it is available); data is the adoption',
 };
+
+function dataOf(type: WebhookEventType) {
+  if (type === 'pet.status_changed') return PetStatusChangedData;
+  return type.startsWith('adoption.') ? AdoptionResponse : PetResponse;
+}
 
 /** Standard Webhooks' headers, the same on every delivery of one event but the timestamp. */
 const HEADERS = [
@@ -39,15 +52,15 @@ const HEADERS = [
   },
 ];
 
-function operation(type: PetEventType) {
-  const data = type === 'pet.status_changed' ? PetStatusChangedData : PetResponse;
+function operation(type: WebhookEventType) {
+  const order = type.startsWith('adoption.') ? 'adoption' : 'pet';
   return {
     post: {
       operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
       summary: SUMMARIES[type],
       description:
         'Sent to every enabled subscription listing this type, for events after its creation, ' +
-        'in order per pet, at least once (retried with backoff for 24 h until a 2xx).',
+        `in order per ${order}, at least once (retried with backoff for 24 h until a 2xx).`,
       tags: ['webhooks'],
       parameters: HEADERS.map((header) => ({ ...header, in: 'header', required: true })),
       requestBody: {
@@ -61,7 +74,7 @@ function operation(type: PetEventType) {
               properties: {
                 type: { type: 'string', enum: [type] },
                 timestamp: { ...TIMESTAMP_SCHEMA, description: 'When the change was written' },
-                data: { $ref: getSchemaPath(data) },
+                data: { $ref: getSchemaPath(dataOf(type)) },
               },
             },
           },
@@ -81,6 +94,6 @@ function operation(type: PetEventType) {
 export function webhookEventsPart(): DocumentPart {
   return {
     extraModels: [PetStatusChangedData],
-    webhooks: Object.fromEntries(PET_EVENT_TYPES.map((type) => [type, operation(type)])),
+    webhooks: Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, operation(type)])),
   };
 }

@@ -5,7 +5,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { PetEventType } from '../pets/pet-events.js';
+import type { WebhookEventType } from './webhook-event-types.js';
 
 /** Where events go: one receiver URL and the event types it asked for. */
 @Entity({ name: 'webhook_subscriptions' })
@@ -21,7 +21,7 @@ export class WebhookSubscription {
   url: string;
 
   @Column({ type: 'text', array: true })
-  events: PetEventType[];
+  events: WebhookEventType[];
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   description: string | null;

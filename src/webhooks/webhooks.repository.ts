@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Repository } from 'typeorm';
 import type { TxHost } from '../database/transactions.js';
-import type { PetEventType } from '../pets/pet-events.js';
+import type { WebhookEventType } from './webhook-event-types.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 
 /** What a create records; the id and the times come from the database. */
 interface NewWebhookSubscription {
   url: string;
-  events: PetEventType[];
+  events: WebhookEventType[];
   description: string | null;
   secret: string;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../database/transactions.js';
-import type { PetEvent, PetEventType } from '../../pets/pet-events.js';
+import type { WebhookEventType } from '../webhook-event-types.js';
 import type { DeliveryStatus } from './webhook-delivery.entity.js';
 
 /** Deliveries that ended on one UTC day (`YYYY-MM-DD`), by outcome. */
@@ -12,11 +12,18 @@ export interface DeliveryDayCounts {
 }
 
 /**
- * A pet event to fan out, with the body sent for it, serialized once: the same bytes for
- * every receiver and every attempt.
+ * An event to fan out, with the body sent for it, serialized once: the same bytes for every
+ * receiver and every attempt. `petId` is the pet it is about (an adoption's pet); `sequence`
+ * orders it among the events of its own subject (a pet's log, or an adoption's outbox rows).
  */
-export interface PetEventFanOut {
-  event: Pick<PetEvent, 'sequence' | 'id' | 'type' | 'petId' | 'occurredAt'>;
+export interface EventFanOut {
+  event: {
+    sequence: number;
+    id: string;
+    type: WebhookEventType;
+    petId: number;
+    occurredAt: string;
+  };
   body: string;
 }
 
@@ -80,7 +87,7 @@ export interface DeliveryRow {
   id: number;
   subscriptionId: number;
   eventId: string;
-  eventType: PetEventType;
+  eventType: WebhookEventType;
   petId: number;
   status: DeliveryStatus;
   attempts: number;
@@ -130,11 +137,11 @@ export class WebhookDeliveriesRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
   /**
-   * One delivery per pet event and enabled subscription that asked for the event's type and
-   * existed when it happened, in the caller's transaction if there is one. A pet event
-   * fanned out twice adds nothing. The deliveries added, in event order.
+   * One delivery per event and enabled subscription that asked for the event's type and
+   * existed when it happened, in the caller's transaction if there is one. An event fanned
+   * out twice adds nothing. The deliveries added, in event order.
    */
-  async insertForEvents(fanOuts: PetEventFanOut[]): Promise<QueuedDelivery[]> {
+  async insertForEvents(fanOuts: EventFanOut[]): Promise<QueuedDelivery[]> {
     if (fanOuts.length === 0) return [];
     const rows = await this.txHost.tx.query<(QueuedDelivery & { eventSequence: number })[]>(
       // Not due before the pet's earlier delivery is (see holdFollowers).

@@ -8,7 +8,7 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
-import type { PetEventType } from '../../pets/pet-events.js';
+import type { WebhookEventType } from '../webhook-event-types.js';
 import { WebhookSubscription } from '../webhook-subscription.entity.js';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -55,7 +55,7 @@ export class WebhookDelivery {
   eventId: string;
 
   @Column({ name: 'event_type', type: 'varchar', length: 32 })
-  eventType: PetEventType;
+  eventType: WebhookEventType;
 
   @Column({ name: 'pet_id', type: 'bigint' })
   petId: number;

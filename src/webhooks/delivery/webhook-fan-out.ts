@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../database/transactions.js';
+import {
+  ADOPTION_WEBHOOK_EVENT_TYPES,
+  type AdoptionEvent,
+} from '../../adoptions/adoption-events.js';
 import { OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PET_EVENT_TYPES, type PetEvent } from '../../pets/pet-events.js';
 import { PetHistoryService } from '../../pets/pet-history.service.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import type { WebhookEventType } from '../webhook-event-types.js';
+import { WebhookDeliveriesRepository, type EventFanOut } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 
 /**
@@ -13,11 +18,15 @@ import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
  */
 export const WEBHOOK_FAN_OUT = 'webhook-fan-out';
 
+const isPetEvent = (event: PetEvent | AdoptionEvent): event is PetEvent =>
+  (PET_EVENT_TYPES as readonly string[]).includes(event.type);
+
 /**
- * The fan-out: turns each committed pet event into deliveries, one per interested
- * subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one statement,
- * and the deliveries' jobs in one more, in the same transaction. The outbox hands a pet's
- * events over one at a time, in order; a second hand-over of an event adds nothing.
+ * The fan-out: turns each committed pet or adoption event into deliveries, one per
+ * interested subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one
+ * statement, and the deliveries' jobs in one more, in the same transaction. The outbox hands
+ * a pet's, or an adoption's, events over one at a time, in order; a second hand-over of an
+ * event adds nothing.
  */
 @Injectable()
 export class WebhookFanOut {
@@ -28,25 +37,47 @@ export class WebhookFanOut {
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
-  @OutboxHandler(WEBHOOK_FAN_OUT, PET_EVENT_TYPES, { gated: true })
-  async fanOut(events: PetEvent[]): Promise<void> {
+  @OutboxHandler(WEBHOOK_FAN_OUT, [...PET_EVENT_TYPES, ...ADOPTION_WEBHOOK_EVENT_TYPES], {
+    gated: true,
+  })
+  async fanOut(events: (PetEvent | AdoptionEvent)[], messageIds: number[]): Promise<void> {
     await this.txHost.withTransaction(async () => {
       const added = await this.deliveries.insertForEvents(
-        events.map((event) => ({ event, body: this.payload(event) })),
+        events.map((event, i) => this.fanOutOf(event, messageIds[i])),
       );
       await this.deliveryJobs.queue(added);
     });
   }
 
   /**
+   * A pet event is ordered by its place in the pet's log; an adoption event, which has no log,
+   * by its outbox row, which the outbox hands over in order per adoption.
+   */
+  private fanOutOf(event: PetEvent | AdoptionEvent, messageId: number): EventFanOut {
+    if (isPetEvent(event)) {
+      return {
+        event,
+        body: this.payload(event.type, event.occurredAt, this.petHistory.webhookData(event)),
+      };
+    }
+    return {
+      event: {
+        sequence: messageId,
+        id: event.id,
+        // Handed only the types the handler names, none of them adoption.extended.
+        type: event.type as WebhookEventType,
+        petId: event.adoption.petId,
+        occurredAt: event.occurredAt,
+      },
+      body: this.payload(event.type, event.occurredAt, event.body),
+    };
+  }
+
+  /**
    * The exact body sent for an event (Standard Webhooks' shape), serialized once at fan-out so
    * that every attempt and every subscriber gets, and is signed over, the same bytes.
    */
-  private payload(event: PetEvent): string {
-    return JSON.stringify({
-      type: event.type,
-      timestamp: event.occurredAt,
-      data: this.petHistory.webhookData(event),
-    });
+  private payload(type: string, occurredAt: string, data: unknown): string {
+    return JSON.stringify({ type, timestamp: occurredAt, data });
   }
 }

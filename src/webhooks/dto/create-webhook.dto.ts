@@ -11,13 +11,13 @@ import {
 } from 'class-validator';
 import { OptionalText } from '../../common/dto/optional.js';
 import { URL_SCHEMA } from '../../openapi/schemas.js';
-import { PET_EVENT_TYPES, type PetEventType } from '../../pets/pet-events.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-event-types.js';
 
 export const EVENT_TYPES_SCHEMA: ApiPropertyOptions = {
   type: 'array',
-  items: { type: 'string', enum: [...PET_EVENT_TYPES] },
+  items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   minItems: 1,
-  maxItems: PET_EVENT_TYPES.length,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
   uniqueItems: true,
 };
 
@@ -44,13 +44,13 @@ export class CreateWebhookDto {
   @ApiProperty({ ...EVENT_TYPES_SCHEMA, description: 'The event types sent to this URL' })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(PET_EVENT_TYPES.length)
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
   @ArrayUnique({ message: 'events must not list a type twice' })
-  @IsIn(PET_EVENT_TYPES, {
+  @IsIn(WEBHOOK_EVENT_TYPES, {
     each: true,
-    message: `each value in events must be one of: ${PET_EVENT_TYPES.join(', ')}`,
+    message: `each value in events must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
   })
-  events: PetEventType[];
+  events: WebhookEventType[];
 
   @OptionalText(500)
   description?: string | null;

@@ -6,7 +6,7 @@ import {
   ApiTimestampProperty,
   URL_SCHEMA,
 } from '../../openapi/schemas.js';
-import type { PetEventType } from '../../pets/pet-events.js';
+import type { WebhookEventType } from '../webhook-event-types.js';
 import { EVENT_TYPES_SCHEMA } from './create-webhook.dto.js';
 
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' secret format). */
@@ -21,7 +21,7 @@ export class WebhookResponse {
   url: string;
 
   @ApiProperty({ ...EVENT_TYPES_SCHEMA, description: 'The event types sent to this URL' })
-  events: PetEventType[];
+  events: WebhookEventType[];
 
   @ApiTextProperty(500, 'Description; absent when not set', { required: false })
   description?: string;

@@ -5,7 +5,7 @@ import {
   WebhookDeliveriesRepository,
   type AttemptRow,
   type DeliveryToSend,
-  type PetEventFanOut,
+  type EventFanOut,
   type QueuedDelivery,
 } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import type { DeliveryStatus } from '../../../src/webhooks/delivery/webhook-delivery.entity.js';
@@ -18,7 +18,7 @@ import {
  * The body this spec fans out with a pet event: any body will do, as the repository keeps
  * it as given.
  */
-const bodyOf = (event: PetEventFanOut['event']) =>
+const bodyOf = (event: EventFanOut['event']) =>
   JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: { id: event.petId } });
 
 /**
@@ -27,7 +27,7 @@ const bodyOf = (event: PetEventFanOut['event']) =>
  */
 function fanOut(
   harness: RepositoryHarness,
-  events: PetEventFanOut['event'][],
+  events: EventFanOut['event'][],
 ): Promise<QueuedDelivery[]> {
   const sut = harness.get(WebhookDeliveriesRepository);
   return harness.transaction(() =>
@@ -39,7 +39,7 @@ let sequence = 0;
 let petIds = 1_000;
 const newPetId = () => (petIds += 1);
 
-function newEvent(petId: number, type: PetEventType = 'pet.updated'): PetEventFanOut['event'] {
+function newEvent(petId: number, type: PetEventType = 'pet.updated'): EventFanOut['event'] {
   sequence += 1;
   return {
     sequence,
@@ -116,7 +116,7 @@ describe(WebhookDeliveriesRepository.name, () => {
          FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_sequence`,
       [subscriptionId],
     );
-  const deliveryOf = async (subscriptionId: number, event: PetEventFanOut['event']) =>
+  const deliveryOf = async (subscriptionId: number, event: EventFanOut['event']) =>
     (await deliveriesOf(subscriptionId)).find((d) => d.eventId === event.id)!;
   const setDelivery = (id: number, assignment: string, params: unknown[] = []) =>
     harness.query(`UPDATE webhook_deliveries SET ${assignment} WHERE id = $1`, [id, ...params]);
@@ -138,7 +138,7 @@ describe(WebhookDeliveriesRepository.name, () => {
     );
   /** The delivery of `event` (to `subscriptionId`, when given) as its job finds it. */
   const toSend = async (
-    event: PetEventFanOut['event'],
+    event: EventFanOut['event'],
     subscriptionId?: number,
   ): Promise<DeliveryToSend> => {
     const [row] = await harness.query<{ id: number }>(
@@ -155,7 +155,7 @@ describe(WebhookDeliveriesRepository.name, () => {
    * deliveries it releases are due at once.
    */
   const ended = async (
-    event: PetEventFanOut['event'],
+    event: EventFanOut['event'],
     outcome: typeof succeeded | typeof failed,
     subscriptionId?: number,
   ) => {

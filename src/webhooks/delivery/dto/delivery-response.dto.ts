@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { COUNT_SCHEMA } from '../../../common/dto/count-schema.js';
 import { PaginationResponse } from '../../../common/dto/pagination-response.dto.js';
 import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../../openapi/schemas.js';
-import { PET_EVENT_TYPES, type PetEventType } from '../../../pets/pet-events.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../webhook-event-types.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity.js';
 
 /** The attempts a delivery's detail lists, newest first. */
@@ -54,10 +54,10 @@ export class DeliveryResponse {
   @ApiTextProperty(64, 'The event’s id, sent as `webhook-id` on every attempt')
   eventId: string;
 
-  @ApiProperty({ enum: PET_EVENT_TYPES })
-  eventType: PetEventType;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES })
+  eventType: WebhookEventType;
 
-  @ApiIdProperty('The pet the event is about')
+  @ApiIdProperty('The pet the event is about (an adoption event: the adoption’s pet)')
   petId: number;
 
   @ApiProperty({
