@@ -1,19 +1,29 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { PET_EVENT_TYPES, type PetEventType } from '../../../src/pets/pet-events.js';
+import type { Webhook } from '../api';
 import { ErrorAlert, Field, formErrors, StatusMessage, useAnnouncement, useSubmit } from '../ui';
 
-/** What each event type reports, beside its name in the checkboxes. */
-const EVENT_TYPE_HINTS: Record<PetEventType, string> = {
+type WebhookEventType = Webhook['events'][number];
+
+/** What each event type reports, beside its name in the checkboxes (every type: the client's). */
+const EVENT_TYPE_HINTS: Record<WebhookEventType, string> = {
   'pet.created': 'a pet is added',
   'pet.updated': 'a pet’s details are edited',
   'pet.status_changed': 'a pet becomes available, pending or sold',
   'pet.image_added': 'a photo is uploaded',
   'pet.deleted': 'a pet is deleted',
+  'adoption.requested': 'an adoption is requested',
+  'adoption.approved': 'staff approve an adoption',
+  'adoption.completed': 'an adoption is completed',
+  'adoption.rejected': 'staff reject an adoption',
+  'adoption.cancelled': 'an adoption is cancelled',
+  'adoption.expired': 'an adoption’s hold runs out',
+  'adoption.returned': 'an adopted pet is returned',
 };
+const WEBHOOK_EVENT_TYPES = Object.keys(EVENT_TYPE_HINTS) as WebhookEventType[];
 
 export interface WebhookValues {
   url: string;
-  events: PetEventType[];
+  events: WebhookEventType[];
   description: string;
 }
 
@@ -51,11 +61,11 @@ export function WebhookForm({
     form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [error]);
 
-  const toggle = (type: PetEventType, on: boolean) =>
+  const toggle = (type: WebhookEventType, on: boolean) =>
     setValues({
       ...values,
       // Kept in the order of the checkboxes.
-      events: PET_EVENT_TYPES.filter((t) => (t === type ? on : values.events.includes(t))),
+      events: WEBHOOK_EVENT_TYPES.filter((t) => (t === type ? on : values.events.includes(t))),
     });
 
   const onSubmit = (event: SubmitEvent) => {
@@ -100,7 +110,7 @@ export function WebhookForm({
       </Field>
       <fieldset class={fields.events ? 'field field-invalid' : 'field'}>
         <legend>Events</legend>
-        {PET_EVENT_TYPES.map((type) => (
+        {WEBHOOK_EVENT_TYPES.map((type) => (
           <label class="choice" key={type}>
             <input
               type="checkbox"
