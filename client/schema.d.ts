@@ -1939,7 +1939,10 @@ export interface components {
       updatedAt: string;
     };
     AdoptionPagination: {
-      /** @description The page size asked for */
+      /**
+       * Format: int32
+       * @description The page size asked for
+       */
       limit: number;
       /** @description Present when another page follows: pass it as `cursor` */
       nextCursor?: string;
@@ -1970,7 +1973,10 @@ export interface components {
     ExtendAdoptionDto: {
       /** @description Why; kept on the adoption */
       reason?: string;
-      /** @description Hours added to the hold */
+      /**
+       * Format: int32
+       * @description Hours added to the hold
+       */
       hours: number;
     };
     CreateWebhookDto: {

@@ -224,6 +224,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       'webhooks',
       'Subscriptions to pet events (admins), the events POSTed to them, and their delivery log',
     )
+    .addTag('adoptions', 'Adoptions: a customer’s request, staff decisions, the pet held meanwhile')
     .addTag('audit', 'The audit log of account, credential and admin actions (admins)')
     .addTag('stats', 'Activity per day (admins)')
     .addTag('rate-limit', 'Your rate-limit budget')

@@ -13,6 +13,7 @@ export class AdoptionMoveDto {
 export class ExtendAdoptionDto extends AdoptionMoveDto {
   @ApiProperty({
     type: 'integer',
+    format: 'int32',
     minimum: 1,
     maximum: 168,
     description: 'Hours added to the hold',

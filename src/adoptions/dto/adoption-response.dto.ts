@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { MAX_CURSOR_LENGTH } from '../../common/dto/page-cursor.js';
 import { PET_STATUSES, type PetStatus } from '../../pets/pet-status.js';
 import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../openapi/schemas.js';
 import { ADOPTION_STATUSES, type AdoptionStatus } from '../adoption-status.js';
@@ -64,19 +65,27 @@ export class AdoptionResponse {
 }
 
 export class AdoptionPagination {
-  @ApiProperty({ type: 'integer', description: 'The page size asked for' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: 100,
+    description: 'The page size asked for',
+  })
   limit: number;
 
   @ApiProperty({
     type: 'string',
     required: false,
+    maxLength: MAX_CURSOR_LENGTH,
+    pattern: '^[A-Za-z0-9_-]+$',
     description: 'Present when another page follows: pass it as `cursor`',
   })
   nextCursor?: string;
 }
 
 export class AdoptionListResponse {
-  @ApiProperty({ type: [AdoptionResponse], description: 'Newest first' })
+  @ApiProperty({ type: [AdoptionResponse], maxItems: 100, description: 'Newest first' })
   adoptions: AdoptionResponse[];
 
   @ApiProperty({ type: AdoptionPagination })

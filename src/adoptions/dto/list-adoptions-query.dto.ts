@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsArray, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional } from 'class-validator';
 import { CursorQuery } from '../../common/dto/page-cursor.js';
 import { IntegerText } from '../../common/dto/transforms.js';
 import { ID_SCHEMA } from '../../openapi/schemas.js';
@@ -21,12 +21,14 @@ export class ListAdoptionsQueryDto {
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'string', enum: [...ADOPTION_STATUSES] },
+    maxItems: ADOPTION_STATUSES.length,
     description:
       'Only adoptions in one of these statuses (repeatable: status=requested&status=approved)',
   })
   @IsOptional()
   @Transform(({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value : [value]))
   @IsArray()
+  @ArrayMaxSize(ADOPTION_STATUSES.length)
   @IsIn(ADOPTION_STATUSES, { each: true })
   status?: AdoptionStatus[];
 

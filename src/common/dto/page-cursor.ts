@@ -6,7 +6,7 @@ import { ApiException } from '../errors/api-exception.js';
 
 // Room for a sort key of 100 characters of up to 4 bytes each, as base64url JSON, and the
 // signature after it.
-const MAX_CURSOR_LENGTH = 1024;
+export const MAX_CURSOR_LENGTH = 1024;
 
 /** The `cursor` query parameter of a keyset-paged list: an earlier page's `nextCursor`. */
 export const CursorQuery = (description: string) =>
