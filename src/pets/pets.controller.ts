@@ -136,10 +136,10 @@ export class PetsController {
     @Param('petId', new ParseIdPipe(petNotFound)) petId: number,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
-    const [pet, hold] = await Promise.all([
-      this.petsService.findOne(petId),
-      this.petHolds.of(petId),
-    ]);
+    const pet = await this.petsService.findOne(petId);
+    // Only a pending pet can be held (an open adoption moves it there and nothing else moves
+    // it meanwhile): the others cost no second statement.
+    const hold = pet.status === 'pending' ? await this.petHolds.of(petId) : undefined;
     setEtag(res, petEtag(pet));
     return { ...toPetResponse(pet), adoption: hold && toPetAdoption(hold) };
   }
