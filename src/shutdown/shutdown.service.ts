@@ -150,19 +150,27 @@ export class ShutdownService implements BeforeApplicationShutdown {
     server.closeAllConnections();
   }
 
-  /** Resolves once no connection has come for HAND_OFF_QUIET_MS, or HAND_OFF_MAX_MS passed. */
+  /**
+   * Resolves once no connection has come for HAND_OFF_QUIET_MS, or HAND_OFF_MAX_MS passed.
+   * The 503s end with it: what still comes, on connections accepted before the listener
+   * closes, is served, since nothing is there to be told any more.
+   */
   private async handOff(): Promise<void> {
     this.handingOff = true;
     const deadline = performance.now() + HAND_OFF_MAX_MS;
-    for (;;) {
-      const quietAt = this.lastConnectionAt + HAND_OFF_QUIET_MS;
-      const now = performance.now();
-      if (now >= quietAt) return;
-      if (now >= deadline) {
-        this.logger.warn('Connections still arriving after the drain: closing the listener');
-        return;
+    try {
+      for (;;) {
+        const quietAt = this.lastConnectionAt + HAND_OFF_QUIET_MS;
+        const now = performance.now();
+        if (now >= quietAt) return;
+        if (now >= deadline) {
+          this.logger.warn('Connections still arriving after the drain: closing the listener');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(quietAt, deadline) - now));
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(quietAt, deadline) - now));
+    } finally {
+      this.handingOff = false;
     }
   }
 
