@@ -45,7 +45,10 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly logger = new Logger('Outbox');
   private readonly drains: PollingWorker;
   private readonly lanes = new Map<string, EachLane>();
-  /** The claim token of each message whose handler runs here, for its progress and lease. */
+  /**
+   * The claim token of each message held here, from its claim until its handler is done: its
+   * lease is renewed meanwhile, and its handler reports progress under it.
+   */
   private readonly running = new Map<number, string>();
   private renewals?: NodeJS.Timeout;
   private schedulesWritten = false;
@@ -156,6 +159,8 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
           this.config.leaseMs,
         );
         if (claimed.length === 0) return;
+        // Held from the claim on, so that the batches waiting their turn keep their leases.
+        for (const { id, claimToken } of claimed) this.running.set(id, claimToken);
         for (const batch of byConsumer(claimed)) await this.handle(batch);
         if (claimed.length < BATCH) {
           // What arrived meanwhile, or was held behind its subject's message just handled,
@@ -192,7 +197,6 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     const { consumer } = messages[0];
     const started = performance.now();
     let failure: unknown;
-    for (const { id, claimToken } of messages) this.running.set(id, claimToken);
     this.metrics.countOutboxRunning(consumer, messages.length);
     try {
       await this.handlers.handlerOf(consumer)(

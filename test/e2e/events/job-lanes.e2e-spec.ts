@@ -16,6 +16,7 @@ import { waitFor } from '../../support/wait.js';
 
 const LANE = 'test.lane';
 const MAIN = 'test.main';
+const MAIN_SLOW = 'test.main-slow';
 const CONCURRENCY = 2;
 /** Short, so that a job outlives its lease several times within a test. */
 const LEASE_MS = 600;
@@ -39,6 +40,8 @@ const ended = new Map<string, number>();
 const releases = new Map<string, () => void>();
 let running = 0;
 let mostRunning = 0;
+/** When the main lane's slow batch last returned. */
+let slowEndedAt = Infinity;
 
 const attemptsOf = (name: string) => starts.filter((s) => s.name === name).length;
 
@@ -67,6 +70,15 @@ class LaneProbe {
   main(jobs: LaneJob[]): Promise<void> {
     for (const job of jobs) starts.push({ queue: MAIN, name: job.name, at: Date.now() });
     return Promise.resolve();
+  }
+
+  @JobHandler(MAIN_SLOW)
+  async mainSlow(jobs: LaneJob[]): Promise<void> {
+    for (const job of jobs) starts.push({ queue: MAIN_SLOW, name: job.name, at: Date.now() });
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(...jobs.map((j) => j.runsMs ?? 0))),
+    );
+    slowEndedAt = Date.now();
   }
 }
 
@@ -176,6 +188,37 @@ describe('Jobs in a lane of their own (e2e)', () => {
       await waitFor(() => Promise.resolve(ended.has(long.name)), 10_000);
 
       expect(attemptsOf(long.name)).toBe(1);
+    } finally {
+      await second.beforeApplicationShutdown();
+    }
+  });
+
+  it('should renew the lease of a main-lane job claimed with a slow batch of another queue, so that it runs once', async () => {
+    const slow = job({ runsMs: 4 * LEASE_MS });
+    const waiting = job();
+    // One claim takes both; the slow batch runs first, the other waits its turn.
+    await txHost.withTransaction(async () => {
+      await jobs.enqueue(MAIN_SLOW, slow);
+      await jobs.enqueue(MAIN, waiting);
+    });
+    await waitFor(() => Promise.resolve(attemptsOf(slow.name) === 1));
+    // A second worker on the same database, started once the first holds both.
+    const second = new OutboxWorker(
+      t.app.get(OutboxRepository),
+      t.app.get(OutboxHandlers),
+      t.app.get(MetricsService),
+      t.app.get<OutboxConfig>(outboxConfig.KEY),
+    );
+    second.onApplicationBootstrap();
+    try {
+      // Its holder runs it after the slow batch; taken over, it would have run before too.
+      await waitFor(
+        () => Promise.resolve(starts.some((s) => s.name === waiting.name && s.at >= slowEndedAt)),
+        10_000,
+      );
+
+      expect(attemptsOf(slow.name)).toBe(1);
+      expect(attemptsOf(waiting.name)).toBe(1);
     } finally {
       await second.beforeApplicationShutdown();
     }
