@@ -8751,7 +8751,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['AdoptionMoveDto'];
       };
@@ -8993,7 +8993,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['AdoptionMoveDto'];
       };
@@ -9235,7 +9235,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['AdoptionMoveDto'];
       };
@@ -9477,7 +9477,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['AdoptionMoveDto'];
       };
@@ -9719,7 +9719,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': components['schemas']['AdoptionMoveDto'];
       };

@@ -26,7 +26,7 @@ import {
   ApiJsonBody,
   ApiValidatedQuery,
   ETAG_RESPONSE_HEADERS,
-  NoBody,
+  OptionalJsonBody,
 } from '../openapi/api-docs.decorators.js';
 import { adoptionEtag, toAdoptionResponse } from './adoption.mapper.js';
 import type { AdoptionMove } from './adoption-status.js';
@@ -137,7 +137,7 @@ export class AdoptionsController {
   @Post(':adoptionId/approve')
   @Idempotent()
   @HttpCode(200)
-  @NoBody()
+  @OptionalJsonBody(AdoptionMoveDto)
   @MoveDocs('approve', 'Approve an adoption', 'Staff: requested → approved; the hold starts again.')
   approve(
     @adoptionId() id: number,
@@ -152,7 +152,7 @@ export class AdoptionsController {
   @Post(':adoptionId/complete')
   @Idempotent()
   @HttpCode(200)
-  @NoBody()
+  @OptionalJsonBody(AdoptionMoveDto)
   @MoveDocs('complete', 'Complete an adoption', 'Staff: approved → completed; the pet is sold.')
   complete(
     @adoptionId() id: number,
@@ -167,7 +167,7 @@ export class AdoptionsController {
   @Post(':adoptionId/reject')
   @Idempotent()
   @HttpCode(200)
-  @NoBody()
+  @OptionalJsonBody(AdoptionMoveDto)
   @MoveDocs(
     'reject',
     'Reject an adoption',
@@ -187,7 +187,7 @@ export class AdoptionsController {
   @Idempotent()
   @AnyRole()
   @HttpCode(200)
-  @NoBody()
+  @OptionalJsonBody(AdoptionMoveDto)
   @MoveDocs(
     'cancel',
     'Cancel an adoption',
@@ -206,7 +206,7 @@ export class AdoptionsController {
   @Post(':adoptionId/return')
   @Idempotent()
   @HttpCode(200)
-  @NoBody()
+  @OptionalJsonBody(AdoptionMoveDto)
   @MoveDocs(
     'return',
     'Return an adopted pet',

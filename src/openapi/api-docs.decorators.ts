@@ -1,6 +1,13 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiParam, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { CONSUMES_KEY, NO_BODY } from '../common/decorators/consumes.decorator.js';
+import { applyDecorators, SetMetadata, type Type } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiParam,
+  ApiResponse,
+  ApiSecurity,
+} from '@nestjs/swagger';
+import { CONSUMES_KEY, NO_BODY, OPTIONAL_JSON } from '../common/decorators/consumes.decorator.js';
 import { MAX_IF_MATCH_LENGTH } from '../common/http/conditional-requests.js';
 import { ApiErrors } from './api-errors.decorator.js';
 import { ID_SCHEMA } from './schemas.js';
@@ -56,6 +63,14 @@ export const ApiJsonBody = () =>
  * and hold no field (ContentTypeGuard): `{}`.
  */
 export const NoBody = () => applyDecorators(SetMetadata(CONSUMES_KEY, NO_BODY), ApiJsonBody());
+
+/** A POST whose JSON body may be left out: sent, it must be JSON and pass `type`'s rules. */
+export const OptionalJsonBody = (type: Type) =>
+  applyDecorators(
+    SetMetadata(CONSUMES_KEY, OPTIONAL_JSON),
+    ApiBody({ type, required: false }),
+    ApiJsonBody(),
+  );
 
 /** A query DTO: out-of-range, non-integer or unknown parameters are refused, never clamped. */
 export const ApiValidatedQuery = () => ApiErrors({ 400: ['VALIDATION_ERROR'] });

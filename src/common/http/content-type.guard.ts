@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { CONSUMES_KEY, NO_BODY } from '../decorators/consumes.decorator.js';
+import { CONSUMES_KEY, NO_BODY, OPTIONAL_JSON } from '../decorators/consumes.decorator.js';
 import { ApiException } from '../errors/api-exception.js';
 import { RouteMetadata } from '../metadata/route-metadata.js';
 
@@ -42,8 +42,9 @@ export class ContentTypeGuard implements CanActivate {
     if (request.bodyError) throw request.bodyError;
     if (!METHODS_WITH_BODY.has(request.method)) return true;
     const consumes = this.reflector.get<string | undefined>(CONSUMES_KEY, context.getHandler());
-    if (consumes === NO_BODY && !hasBody(request)) return true;
-    const expected = consumes === undefined || consumes === NO_BODY ? 'application/json' : consumes;
+    const bodyOptional = consumes === NO_BODY || consumes === OPTIONAL_JSON;
+    if (bodyOptional && !hasBody(request)) return true;
+    const expected = consumes === undefined || bodyOptional ? 'application/json' : consumes;
     if (mediaTypeOf(request) !== expected) {
       throw new ApiException('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${expected}`);
     }

@@ -174,6 +174,23 @@ describe('Adoptions (e2e)', () => {
     expect(completed.body.holdExpiresAt).toBeUndefined();
   });
 
+  it('should take a move with no body, or with a reason it keeps, and refuse any other field', async () => {
+    const { id } = await adoptionIn('requested');
+    const unknownField = await move(id, 'reject', t.user, { reason: 'x', hours: 2 });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.code).toBe('VALIDATION_ERROR');
+    expectError(
+      await move(id, 'reject', t.user, { reason: 'x'.repeat(501) }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const rejected = await move(id, 'reject', t.user, { reason: 'No garden for a collie' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({ status: 'rejected', reason: 'No garden for a collie' });
+    const other = await adoptionIn('requested');
+    expect((await move(other.id, 'approve').expect(200)).body.reason).toBeUndefined();
+  });
+
   it('should let only staff make the staff moves (403 for the adopter)', async () => {
     const adopter = await createUser(t, { role: 'customer' });
     const petId = await createPet(t);
