@@ -32,43 +32,36 @@ interface MoveRule {
   to?: AdoptionStatus;
   /** Undefined: the pet keeps its status. */
   pet?: { from: 'pending' | 'sold'; to: 'available' | 'sold' };
-  /** Only staff may make it; the adopter may cancel its own. */
-  staffOnly: boolean;
 }
 
 /** The adoption's machine: contract section 9, "Adoptions", as one table. */
 export const MOVES: Record<AdoptionMove, MoveRule> = {
-  approve: { from: ['requested'], to: 'approved', staffOnly: true },
+  approve: { from: ['requested'], to: 'approved' },
   complete: {
     from: ['approved'],
     to: 'completed',
     pet: { from: 'pending', to: 'sold' },
-    staffOnly: true,
   },
   reject: {
     from: OPEN_ADOPTION_STATUSES,
     to: 'rejected',
     pet: { from: 'pending', to: 'available' },
-    staffOnly: true,
   },
   cancel: {
     from: OPEN_ADOPTION_STATUSES,
     to: 'cancelled',
     pet: { from: 'pending', to: 'available' },
-    staffOnly: false,
   },
   return: {
     from: ['completed'],
     to: 'returned',
     pet: { from: 'sold', to: 'available' },
-    staffOnly: true,
   },
-  extend: { from: OPEN_ADOPTION_STATUSES, staffOnly: true },
+  extend: { from: OPEN_ADOPTION_STATUSES },
   expire: {
     from: OPEN_ADOPTION_STATUSES,
     to: 'expired',
     pet: { from: 'pending', to: 'available' },
-    staffOnly: true,
   },
 };
 

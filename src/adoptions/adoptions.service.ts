@@ -24,6 +24,7 @@ import {
   isOpen,
   MOVES,
   type AdoptionMove,
+  type RequestedMove,
   type AdoptionStatus,
 } from './adoption-status.js';
 import {
@@ -186,7 +187,7 @@ export class AdoptionsService implements OnModuleInit {
    */
   move(
     id: number,
-    move: Exclude<AdoptionMove, 'expire'>,
+    move: RequestedMove,
     dto: AdoptionMoveDto | ExtendAdoptionDto,
     principal: Principal,
     ifMatch?: IfMatch,
