@@ -51,8 +51,10 @@ describe(CreateOutbox1795700000000.name, () => {
     ]);
     const [moved] = pending.events;
     const { event } = messages[0];
+    // This migration predates adoptions: its events name none (a later write's say null).
     expect({ ...event, occurredAt: new Date(event.occurredAt).toISOString() }).toEqual({
       ...moved,
+      adoptionId: undefined,
       pet: expect.any(Object),
     });
     // What the fan-out sends: the pet as the API showed it.
