@@ -404,7 +404,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a user
-     * @description Admin only; revokes the user’s API keys. An admin cannot delete itself (409).
+     * @description Admin only; revokes the user’s API keys and cancels its open adoptions (its adoptions are kept, without it). An admin cannot delete itself (409).
      */
     delete: operations['deleteUser'];
     options?: never;
@@ -1905,8 +1905,8 @@ export interface components {
        */
       id: number;
       pet: components['schemas']['AdoptionPetResponse'];
-      /** @description Who adopts */
-      adopter: components['schemas']['AdoptionUserResponse'];
+      /** @description Who adopts; absent once the adopter’s account is deleted */
+      adopter?: components['schemas']['AdoptionUserResponse'];
       /**
        * @description requested and approved are open: the pet is held (pending)
        * @enum {string}

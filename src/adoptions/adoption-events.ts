@@ -44,7 +44,7 @@ export const EVENT_OF_MOVE: Record<AdoptionMove, AdoptionEventType> = {
 export interface AdoptionSnapshot {
   id: number;
   petId: number;
-  adopterId: number;
+  adopterId: number | null;
   status: AdoptionRow['status'];
   holdExpiresAt: string | null;
   decidedById: number | null;

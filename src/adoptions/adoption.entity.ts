@@ -35,12 +35,16 @@ export class Adoption {
   @JoinColumn({ name: 'pet_id', foreignKeyConstraintName: 'FK_adoptions_pet' })
   pet: Pet;
 
-  @Column({ name: 'adopter_id', type: 'bigint' })
-  adopterId: number;
+  /**
+   * Null once the adopter's account is deleted. The deletion cancels the open adoptions and
+   * clears this first (AdoptionsService.onAdopterDeleting); the key refuses any other way.
+   */
+  @Column({ name: 'adopter_id', type: 'bigint', nullable: true })
+  adopterId: number | null;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: false })
+  @ManyToOne(() => User, { onDelete: 'RESTRICT', nullable: true })
   @JoinColumn({ name: 'adopter_id', foreignKeyConstraintName: 'FK_adoptions_adopter' })
-  adopter: User;
+  adopter: User | null;
 
   @Column({ type: 'enum', enum: ADOPTION_STATUSES, enumName: 'adoption_status' })
   status: AdoptionStatus;

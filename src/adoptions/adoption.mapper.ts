@@ -7,7 +7,10 @@ export function toAdoptionResponse(row: AdoptionRow): AdoptionResponse {
   return {
     id: row.id,
     pet: { id: row.petId, name: row.petName, status: row.petStatus },
-    adopter: { id: row.adopterId, username: row.adopterUsername },
+    adopter:
+      row.adopterId === null || row.adopterUsername === null
+        ? undefined
+        : { id: row.adopterId, username: row.adopterUsername },
     status: row.status,
     message: row.message ?? undefined,
     holdExpiresAt: row.holdExpiresAt?.toISOString(),

@@ -10,8 +10,9 @@ export interface AdoptionRow {
   petId: number;
   petName: string;
   petStatus: PetStatus;
-  adopterId: number;
-  adopterUsername: string;
+  /** Null once the adopter's account is deleted (docs/adoptions.md). */
+  adopterId: number | null;
+  adopterUsername: string | null;
   status: AdoptionStatus;
   message: string | null;
   holdExpiresAt: Date | null;
@@ -27,7 +28,7 @@ export interface AdoptionRow {
 export interface AdoptionState {
   id: number;
   petId: number;
-  adopterId: number;
+  adopterId: number | null;
   status: AdoptionStatus;
   holdExpiresAt: Date | null;
   version: number;
@@ -55,8 +56,13 @@ SELECT a.id AS id, a.pet_id AS "petId", p.name AS "petName",
        a.created_at AS "createdAt", a.updated_at AS "updatedAt"
   FROM adoptions a
   JOIN pets p ON p.id = a.pet_id
-  JOIN users u ON u.id = a.adopter_id
+  LEFT JOIN users u ON u.id = a.adopter_id
   LEFT JOIN users d ON d.id = a.decided_by_id`;
+
+const SELECT_STATE = `
+SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
+       status, hold_expires_at AS "holdExpiresAt", version
+  FROM adoptions`;
 
 // An advisory lock's first key: the adopter's requests wait for each other, so that two at
 // once cannot both pass the per-adopter limit.
@@ -102,12 +108,28 @@ export class AdoptionsRepository {
   /** Inside a transaction: the adoption, locked until it ends, as a move starts from it. */
   async lock(id: number): Promise<AdoptionState | undefined> {
     const [row] = await this.txHost.tx.query<AdoptionState[]>(
-      `SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
-              status, hold_expires_at AS "holdExpiresAt", version
-         FROM adoptions WHERE id = $1 FOR UPDATE`,
+      `${SELECT_STATE} WHERE id = $1 FOR UPDATE`,
       [id],
     );
     return row;
+  }
+
+  /** Inside a transaction: the adopter's open adoptions, locked until it ends, oldest first. */
+  lockOpenOfAdopter(adopterId: number): Promise<AdoptionState[]> {
+    return this.txHost.tx.query<AdoptionState[]>(
+      `${SELECT_STATE} WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])
+        ORDER BY id FOR UPDATE`,
+      [adopterId, OPEN_ADOPTION_STATUSES],
+    );
+  }
+
+  /** The adopter's adoptions name no adopter any more: its account is being deleted. */
+  async forgetAdopter(adopterId: number): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE adoptions SET adopter_id = NULL, version = version + 1, updated_at = clock_timestamp()
+        WHERE adopter_id = $1`,
+      [adopterId],
+    );
   }
 
   /**

@@ -12,11 +12,12 @@ import type { Principal } from '../common/types/principal.js';
 import { adoptionsConfig, type AdoptionsConfig } from '../config/adoptions.config.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
-import { JobHandler } from '../events/event-handlers.decorator.js';
+import { JobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
 import { Jobs } from '../events/jobs.js';
 import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
 import { PetHoldsService } from '../pets/pet-holds.service.js';
 import { PetsService } from '../pets/pets.service.js';
+import type { UserDeleting } from '../users/user-events.js';
 import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
 import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
 import {
@@ -58,6 +59,9 @@ export const adoptionNotFound = (id: number | string) =>
   new ApiException('ADOPTION_NOT_FOUND', `Adoption ${id} not found`);
 
 const isStaff = (principal: Principal) => principal.role !== 'customer';
+
+/** The reason of the cancel that a deletion of the adopter's account makes. */
+const ADOPTER_DELETED = 'The adopter’s account was deleted';
 
 const petNotAvailable = (status: string) =>
   new ApiException('PET_NOT_AVAILABLE', `The pet is ${status}, not available`, { status });
@@ -228,6 +232,24 @@ export class AdoptionsService implements OnModuleInit {
         });
       });
     }
+  }
+
+  /**
+   * In the deletion's transaction, before the adopter's row goes (its foreign key refuses it
+   * while an adoption names it): each open adoption is cancelled, freeing its pet, and every
+   * adoption of the adopter is kept without it (docs/adoptions.md, "A deleted adopter").
+   */
+  @OnDomainEvent('user.deleting')
+  async onAdopterDeleting(event: UserDeleting): Promise<void> {
+    for (const state of await this.adoptions.lockOpenOfAdopter(event.userId)) {
+      await this.apply(state, 'cancel', {
+        actor: NO_ACTOR,
+        byStaff: false,
+        reason: ADOPTER_DELETED,
+        holdExpiresAt: null,
+      });
+    }
+    await this.adoptions.forgetAdopter(event.userId);
   }
 
   /** The hold after the move: renewed by approve, moved by extend, none once closed. */

@@ -41,6 +41,15 @@ export class UserEventPublisher {
     });
   }
 
+  /** Before the user's row is deleted, in the same transaction. */
+  deleting(userId: number): Promise<void> {
+    return this.events.publish({
+      type: 'user.deleting',
+      subject: subjectOf(userId),
+      userId,
+    });
+  }
+
   deleted(before: UserSnapshot): Promise<void> {
     return this.events.publish({
       type: 'user.deleted',

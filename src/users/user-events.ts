@@ -66,6 +66,16 @@ export interface UserCreated extends DomainEventBase {
   after: UserSnapshot;
 }
 
+/**
+ * An account is about to be deleted, in the deletion's transaction before its row goes: for
+ * the modules whose rows refer to it and must be settled first (docs/events.md, "Domain
+ * events"). Published only for in-transaction reactions: no outbox consumer takes it.
+ */
+export interface UserDeleting extends DomainEventBase {
+  type: 'user.deleting';
+  userId: number;
+}
+
 /** An account was deleted, with its sessions and API keys (docs/events.md, "Domain events"). */
 export interface UserDeleted extends DomainEventBase {
   type: 'user.deleted';
@@ -88,6 +98,7 @@ declare module '../events/domain-event.js' {
   interface DomainEventMap {
     'user.created': UserCreated;
     'user.updated': UserUpdated;
+    'user.deleting': UserDeleting;
     'user.deleted': UserDeleted;
     'user.password_reset_requested': PasswordResetRequested;
   }

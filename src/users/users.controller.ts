@@ -165,7 +165,9 @@ export class UsersController {
   @ApiOperation({
     operationId: 'deleteUser',
     summary: 'Delete a user',
-    description: 'Admin only; revokes the user’s API keys. An admin cannot delete itself (409).',
+    description:
+      'Admin only; revokes the user’s API keys and cancels its open adoptions (its adoptions ' +
+      'are kept, without it). An admin cannot delete itself (409).',
   })
   @ApiIdParam('id', 'User id')
   @ApiConditionalWrite()

@@ -133,20 +133,28 @@ export class UsersRepository {
   }
 
   /**
-   * Deletes up to `limit` sign-ups still unverified and pending more than `olderThanSeconds`
-   * after their creation, skipping the rows another transaction holds (another instance's
-   * sweep, a verification in progress); the users as they were.
+   * Inside a transaction: up to `limit` sign-ups still unverified and pending more than
+   * `olderThanSeconds` after their creation, locked until it ends, skipping the rows another
+   * transaction holds (another instance's sweep, a verification in progress).
    */
-  async deleteUnverifiedSignUps(olderThanSeconds: number, limit: number): Promise<UserSnapshot[]> {
+  async lockUnverifiedSignUps(olderThanSeconds: number, limit: number): Promise<number[]> {
+    const rows = await this.txHost.tx.query<{ id: number }[]>(
+      `SELECT id FROM users
+        WHERE unverified_sign_up AND user_status = $1
+          AND created_at < now() - $2 * interval '1 second'
+        ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [UserStatus.Pending, olderThanSeconds, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes the users `ids`; the users as they were. */
+  async deleteAll(ids: number[]): Promise<UserSnapshot[]> {
     const [rows] = await this.txHost.tx.query<[UserSnapshot[], number]>(
-      `DELETE FROM users WHERE id IN (
-         SELECT id FROM users
-          WHERE unverified_sign_up AND user_status = $1
-            AND created_at < now() - $2 * interval '1 second'
-          ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      `DELETE FROM users WHERE id = ANY($1::int8[])
        RETURNING id, username, email, first_name AS "firstName", last_name AS "lastName", phone,
                  user_status AS "userStatus", role, pending_email AS "pendingEmail"`,
-      [UserStatus.Pending, olderThanSeconds, limit],
+      [ids],
     );
     return rows;
   }

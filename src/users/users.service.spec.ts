@@ -53,7 +53,8 @@ function fakeRepository() {
     updateWhere: jest.fn<UsersRepository['updateWhere']>(),
     delete: jest.fn<UsersRepository['delete']>(),
     lock: jest.fn<UsersRepository['lock']>(),
-    deleteUnverifiedSignUps: jest.fn<UsersRepository['deleteUnverifiedSignUps']>(),
+    lockUnverifiedSignUps: jest.fn<UsersRepository['lockUnverifiedSignUps']>(),
+    deleteAll: jest.fn<UsersRepository['deleteAll']>(),
   } satisfies Record<keyof UsersRepository, unknown>;
 }
 
@@ -374,13 +375,14 @@ describe(UsersService.name, () => {
       expect(error.code).toBe('USER_NOT_FOUND');
     });
 
-    it('should publish user.deleted with the user as it was', async () => {
+    it('should publish user.deleting, then user.deleted with the user as it was', async () => {
       repository.findById.mockResolvedValue(user(7));
       repository.delete.mockResolvedValue(true);
 
       await sut.remove(7);
 
       expect(published).toEqual([
+        { type: 'user.deleting', subject: 'user:7', userId: 7 },
         {
           type: 'user.deleted',
           subject: 'user:7',
@@ -388,7 +390,7 @@ describe(UsersService.name, () => {
           before: expect.objectContaining({ id: 7, username: user(7).username }),
         },
       ]);
-      expect(published[0]).not.toHaveProperty('before.passwordHash');
+      expect(published[1]).not.toHaveProperty('before.passwordHash');
     });
   });
 

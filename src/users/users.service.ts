@@ -259,14 +259,16 @@ export class UsersService {
   }
 
   /**
-   * Its API keys go with it (foreign key ON DELETE CASCADE); user.deleted is published in
-   * the same transaction. With `ifMatch`, only if the user's version is one of it (412
+   * Its API keys go with it (foreign key ON DELETE CASCADE); user.deleting is published
+   * before the delete, for the rows that refer to it (adoptions), and user.deleted after it,
+   * in the same transaction. With `ifMatch`, only if the user's version is one of it (412
    * otherwise).
    */
   async remove(id: number, ifMatch?: IfMatch): Promise<void> {
     await this.txHost.withTransaction(async () => {
       const before = await this.users.findForUpdate(id);
       if (!before) throw userNotFound(id);
+      await this.events.deleting(id);
       if (!(await this.users.delete(id, rowVersionsIn(ifMatch)))) {
         throw preconditionFailed(rowVersionTag(before));
       }
@@ -276,12 +278,16 @@ export class UsersService {
 
   /**
    * Deletes up to `limit` sign-ups left unverified for `ttlSeconds`, each published as
-   * user.deleted in one transaction (its tokens and sessions go with it, by the foreign
-   * keys); how many. Safe on several instances at once: each row is deleted once.
+   * user.deleting and user.deleted in one transaction, as `remove` does (its tokens and
+   * sessions go with it, by the foreign keys); how many. Safe on several instances at once:
+   * each row is locked, and deleted, once.
    */
   async removeUnverifiedSignUps(ttlSeconds: number, limit: number): Promise<number> {
     const removed = await this.txHost.withTransaction(async () => {
-      const users = await this.users.deleteUnverifiedSignUps(ttlSeconds, limit);
+      const ids = await this.users.lockUnverifiedSignUps(ttlSeconds, limit);
+      if (ids.length === 0) return [];
+      for (const id of ids) await this.events.deleting(id);
+      const users = await this.users.deleteAll(ids);
       for (const before of users) {
         await this.events.deleted(before);
       }

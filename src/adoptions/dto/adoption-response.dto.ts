@@ -30,8 +30,12 @@ export class AdoptionResponse {
   @ApiProperty({ type: AdoptionPetResponse })
   pet: AdoptionPetResponse;
 
-  @ApiProperty({ type: AdoptionUserResponse, description: 'Who adopts' })
-  adopter: AdoptionUserResponse;
+  @ApiProperty({
+    type: AdoptionUserResponse,
+    required: false,
+    description: 'Who adopts; absent once the adopter’s account is deleted',
+  })
+  adopter?: AdoptionUserResponse;
 
   @ApiProperty({
     enum: ADOPTION_STATUSES,

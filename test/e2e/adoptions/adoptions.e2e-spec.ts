@@ -450,6 +450,43 @@ describe('Adoptions (e2e)', () => {
       expectError(res, 400, 'VALIDATION_ERROR');
     },
   );
+  it('should cancel a deleted adopter’s open adoptions, free their pets, and keep the closed ones without the adopter', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const openPet = await createPet(t);
+    const closedPet = await createPet(t);
+    const open = (await request(adopter.headers, { petId: openPet }).expect(201)).body;
+    const closed = (await request(adopter.headers, { petId: closedPet }).expect(201)).body;
+    await move(closed.id, 'approve').expect(200);
+    await move(closed.id, 'complete').expect(200);
+
+    await t.http.delete(`/v1/users/${adopter.id}`).set(t.admin).expect(200);
+
+    const freed = await t.http.get(`/v1/pets/${openPet}`).set(t.user).expect(200);
+    expect(freed.body.status).toBe('available');
+    expect(freed.body.adoption).toBeUndefined();
+    const cancelled = await t.http.get(`/v1/adoptions/${open.id}`).set(t.user).expect(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', pet: { status: 'available' } });
+    expect(cancelled.body.adopter).toBeUndefined();
+    expect(cancelled.body.holdExpiresAt).toBeUndefined();
+    const completed = await t.http.get(`/v1/adoptions/${closed.id}`).set(t.user).expect(200);
+    expect(completed.body).toMatchObject({ status: 'completed', pet: { status: 'sold' } });
+    expect(completed.body.adopter).toBeUndefined();
+    const history = await t.http.get(`/v1/pets/${openPet}/history`).set(t.user).expect(200);
+    expect(history.body.events[0]).toMatchObject({
+      type: 'pet.status_changed',
+      from: 'pending',
+      to: 'available',
+      adoptionId: open.id,
+    });
+    const listed = await t.http
+      .get('/v1/adoptions')
+      .query({ petId: closedPet })
+      .set(t.user)
+      .expect(200);
+    expect(idsOf(listed)).toEqual([closed.id]);
+    await move(closed.id, 'return').expect(200);
+  });
+
   it('should audit staff’s moves as adoption.<move>, and not a customer’s own cancel', async () => {
     const adopter = await createUser(t, { role: 'customer' });
     const petId = await createPet(t);

@@ -94,6 +94,29 @@ describe('Webhooks of adoptions (e2e, a real receiver)', () => {
     ]);
   });
 
+  it('sends adoption.cancelled for an open adoption whose adopter is deleted', async () => {
+    const adoptions = await subscribe(ADOPTION_TYPES);
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const requested = (
+      await t.http.post('/v1/adoptions').set(adopter.headers).send({ petId }).expect(201)
+    ).body;
+
+    await t.http.delete(`/v1/users/${adopter.id}`).set(t.admin).expect(200);
+    await waitFor(() => Promise.resolve(receiver.to(adoptions.name).length >= 2), 10_000);
+
+    const payloads = receiver
+      .to(adoptions.name)
+      .map((r) => verified(adoptions.secret, r) as { type: string; data: Record<string, unknown> });
+    expect(payloads.map((p) => p.type)).toEqual(['adoption.requested', 'adoption.cancelled']);
+    expect(payloads[1].data).toMatchObject({
+      id: requested.id,
+      status: 'cancelled',
+      pet: { id: petId, status: 'available' },
+      adopter: { id: adopter.id, username: adopter.username },
+    });
+  });
+
   it('takes the adoption.* types in a subscription, and no other adoption event', async () => {
     const res = await t.http
       .post('/v1/webhooks')
