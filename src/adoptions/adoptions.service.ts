@@ -40,6 +40,13 @@ import type { ListAdoptionsQueryDto } from './dto/list-adoptions-query.dto.js';
 /** The queue of the holds' expiries (docs/jobs.md); its name is kept in the outbox rows. */
 export const HOLD_EXPIRY_QUEUE = 'adoptions.hold-expiry';
 
+/**
+ * A failing expiry is retried this long after its job was queued, past OUTBOX_MAX_ATTEMPTS,
+ * so that a held pet is not kept held by a failure: longer than the longest hold
+ * (ADOPTION_HOLD_MINUTES, at most a year) by more than a month.
+ */
+const HOLD_EXPIRY_RETRY_FOR_MS = 400 * 24 * 3_600_000;
+
 /** The job that ends a hold: it does nothing once the adoption is decided or its hold moved. */
 interface HoldExpiry {
   type: 'adoption.hold_expiry';
@@ -218,7 +225,7 @@ export class AdoptionsService implements OnModuleInit {
    * Ends the holds that are due, each in a transaction of its own; an adoption decided since,
    * or whose hold moved (approve, extend), is left as it is: the job of its new hold ends it.
    */
-  @JobHandler(HOLD_EXPIRY_QUEUE)
+  @JobHandler(HOLD_EXPIRY_QUEUE, { retryForMs: HOLD_EXPIRY_RETRY_FOR_MS })
   async expire(jobs: HoldExpiry[]): Promise<void> {
     for (const job of jobs) {
       await this.txHost.withTransaction(async () => {

@@ -5,6 +5,7 @@ import { createUser, type CreatedUser } from '../../support/auth.js';
 import { errorBody, expectError } from '../../support/errors.js';
 import { createPet } from '../../support/pets.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { testLogs } from '../../support/test-logs.js';
 import { waitFor } from '../../support/wait.js';
 
 const OPEN_PER_ADOPTER = 2;
@@ -57,6 +58,9 @@ describe('Adoptions (e2e)', () => {
       ADOPTIONS_OPEN_PER_ADOPTER: String(OPEN_PER_ADOPTER),
       ADOPTION_HOLD_MINUTES: String(HOLD_MINUTES),
       OUTBOX_POLL_INTERVAL_MS: '50',
+      // A failing hold expiry is given up after one attempt unless its queue retries for longer.
+      OUTBOX_MAX_ATTEMPTS: '1',
+      OUTBOX_RETRY_BASE_MS: '10',
     });
     customer = await createUser(t, { role: 'customer' });
     other = await createUser(t, { role: 'customer' });
@@ -373,6 +377,37 @@ describe('Adoptions (e2e)', () => {
     expect(await petStatus(petId)).toBe('available');
     const res = await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
     expect(res.body.holdExpiresAt).toBeUndefined();
+  });
+
+  it('should keep trying a hold’s expiry that fails, past OUTBOX_MAX_ATTEMPTS, until it expires', async () => {
+    const { id, petId } = await adoptionIn('requested');
+    // The pet is moved out from under its open adoption (no path of the service can): the
+    // expiry, which moves it pending → available, fails until it is back.
+    const setPetStatus = (status: string) =>
+      t.dataSource.transaction(async (manager) => {
+        await manager.query(`SET LOCAL session_replication_role = replica`);
+        await manager.query(`UPDATE pets SET status = $2 WHERE id = $1`, [petId, status]);
+      });
+    await setPetStatus('sold');
+    await holdPasses(id);
+    const expiryAttempts = async () => {
+      const [job] = await t.dataSource.query<{ attempts: number; failed: boolean }[]>(
+        `SELECT attempts, failed_at IS NOT NULL AS failed FROM outbox_messages
+          WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2`,
+        [HOLD_EXPIRY_QUEUE, id],
+      );
+      return job;
+    };
+    await waitFor(async () => (await expiryAttempts()).attempts >= 3);
+    expect((await expiryAttempts()).failed).toBe(false);
+    expect(await adoptionStatus(id)).toBe('requested');
+
+    await setPetStatus('pending');
+    await waitFor(async () => (await adoptionStatus(id)) === 'expired');
+    expect(await petStatus(petId)).toBe('available');
+    testLogs.take(
+      (line) => line.context === 'Outbox' && String(line.msg).includes(`adoption:${id},`),
+    );
   });
 
   it('should leave an adoption decided before its hold passed as it is', async () => {
