@@ -1503,10 +1503,10 @@ export interface components {
       /** @description The prefix of the API key the change was made with; absent for a bearer token */
       apiKeyPrefix?: string;
       /**
-       * @description Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the change was made by staff
+       * @description Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the change was made by staff, or by a customer (an adoption’s request or cancel)
        * @enum {string}
        */
-      role?: 'staff';
+      role?: 'staff' | 'customer';
     };
     PetHistoryEventResponse: {
       /** @description Event id, the same as the `webhook-id` of its deliveries */

@@ -8,7 +8,7 @@ SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
                    FROM (SELECT sequence, id, type, pet_id AS "petId",
                                 occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                 actor_api_key_prefix AS "actorApiKeyPrefix",
-                                changed_fields AS "changedFields",
+                                actor_role AS "actorRole", changed_fields AS "changedFields",
                                 status_from AS "statusFrom", status_to AS "statusTo",
                                 adoption_id AS "adoptionId", pet
                            FROM pet_events
@@ -24,7 +24,7 @@ SELECT (SELECT count(*) FROM pet_events WHERE pet_id = $1)::int8 AS total,
                    FROM (SELECT sequence, id, type, pet_id AS "petId",
                                 occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                 actor_api_key_prefix AS "actorApiKeyPrefix",
-                                changed_fields AS "changedFields",
+                                actor_role AS "actorRole", changed_fields AS "changedFields",
                                 status_from AS "statusFrom", status_to AS "statusTo",
                                 adoption_id AS "adoptionId", pet
                            FROM pet_events

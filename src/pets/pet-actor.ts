@@ -1,4 +1,4 @@
-import type { Principal } from '../common/types/principal.js';
+import type { Principal, Role } from '../common/types/principal.js';
 
 /** Who made a change of a pet, as its history records it. */
 export interface PetActor {
@@ -6,6 +6,11 @@ export interface PetActor {
   userId: number | null;
   /** The API key's display prefix when the change was made with a key. */
   apiKeyPrefix: string | null;
+  /**
+   * The role the user had: a customer's own adoption moves are the only customer changes, and
+   * the history names them so (pet.mapper.ts). Absent outside the API.
+   */
+  role?: Role;
   /** The adoption the change was made through (its move of the pet's status), if any. */
   adoptionId?: number;
 }
@@ -13,6 +18,7 @@ export interface PetActor {
 export const actorOf = (principal: Principal): PetActor => ({
   userId: principal.userId,
   apiKeyPrefix: principal.apiKeyPrefix ?? null,
+  role: principal.role,
 });
 
 /** The actor of writes made outside any request (the seed script). */

@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { ROLES, type Role } from '../common/types/principal.js';
 import { PET_EVENT_TYPES, type PetEventType } from './pet-events.js';
 import { PET_STATUSES, type PetStatus } from './pet-status.js';
 import type { PetRow } from './sql/pet-reads.sql.js';
@@ -40,6 +41,10 @@ export class PetEventRecord {
   /** The API key's display prefix when the change was made with a key. */
   @Column({ name: 'actor_api_key_prefix', type: 'text', nullable: true })
   actorApiKeyPrefix: string | null;
+
+  /** The actor's role then; null outside the API (and for staff's changes recorded before it). */
+  @Column({ name: 'actor_role', type: 'enum', enum: ROLES, enumName: 'user_role', nullable: true })
+  actorRole: Role | null;
 
   /** For `pet.updated`: the request's fields whose value changed. */
   @Column({ name: 'changed_fields', type: 'text', array: true, nullable: true })

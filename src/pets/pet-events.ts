@@ -1,4 +1,5 @@
 import type { DomainEventBase } from '../events/domain-event.js';
+import type { Role } from '../common/types/principal.js';
 import type { PetActor } from './pet-actor.js';
 import type { PetStatus } from './pet-status.js';
 import type { PetRow } from './sql/pet-reads.sql.js';
@@ -50,6 +51,8 @@ export interface PetEvent extends DomainEventBase {
   /** Null for changes made outside the API (the seed script). */
   actorUserId: number | null;
   actorApiKeyPrefix: string | null;
+  /** The actor's role then; null outside the API, absent from events published before it. */
+  actorRole?: Role | null;
   /** `pet.updated`: the fields whose value changed. */
   changedFields: PetChangedField[] | null;
   /** `pet.status_changed`: the move. */
@@ -104,6 +107,7 @@ export function petEventsOf(
     petId: pet.id,
     actorUserId: actor.userId,
     actorApiKeyPrefix: actor.apiKeyPrefix,
+    actorRole: actor.role ?? null,
     pet: snapshot,
   }));
 }

@@ -34,7 +34,7 @@ export interface StatementSample {
  * write that builds a new shape gets a sample here.
  */
 
-const ACTOR: PetActor = { userId: 1, apiKeyPrefix: 'pk_live_AbCd' };
+const ACTOR: PetActor = { userId: 1, apiKeyPrefix: 'pk_live_AbCd', role: 'user' };
 const FRIENDLY: TagIds = new Map([['friendly', ['7']]]);
 const FRIENDLY_OR_CALM: TagIds = new Map([
   ['friendly', ['7']],

@@ -38,8 +38,8 @@ export const petEtag = (pet: PetRow): string => strongEtag(pet.versionTag);
 
 /**
  * One entry of a pet's history; what an event does not have is left out. A customer learns
- * only that staff made a change, not who or with which key: only staff write pets, so every
- * recorded actor is staff.
+ * only whether staff or a customer made a change, not who or with which key. Customers move
+ * pets only through their own adoptions; an actor recorded without a role is staff.
  */
 export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEventResponse {
   return {
@@ -48,7 +48,7 @@ export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEven
     occurredAt: event.occurredAt,
     actor:
       reader === 'customer'
-        ? { role: event.actorUserId === null ? undefined : 'staff' }
+        ? { role: event.actorUserId === null ? undefined : roleSeenByCustomer(event.actorRole) }
         : {
             userId: event.actorUserId ?? undefined,
             apiKeyPrefix: event.actorApiKeyPrefix ?? undefined,
@@ -59,6 +59,9 @@ export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEven
     adoptionId: event.adoptionId ?? undefined,
   };
 }
+
+const roleSeenByCustomer = (role: Role | null | undefined) =>
+  role === 'customer' ? 'customer' : 'staff';
 
 /** An event's `data` for webhooks: the pet as the API showed it, plus a move's from/to. */
 export function petEventData(event: PetEvent): Record<string, unknown> {

@@ -33,12 +33,12 @@ export class PetEventActorResponse {
 
   @ApiPropertyOptional({
     type: 'string',
-    enum: ['staff'],
+    enum: ['staff', 'customer'],
     description:
       'Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the ' +
-      'change was made by staff',
+      'change was made by staff, or by a customer (an adoption’s request or cancel)',
   })
-  role?: 'staff';
+  role?: 'staff' | 'customer';
 }
 
 export class PetHistoryEventResponse {

@@ -19,9 +19,10 @@ import { parameters, READ_BACK, type Param } from './statement-parts.js';
 function recordEvents(param: Param, actor: PetActor, events: string, occurredAt: string): string {
   return `recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
-                            changed_fields, status_from, status_to, adoption_id, pet)
+                            actor_role, changed_fields, status_from, status_to, adoption_id, pet)
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, ${occurredAt},
            ${param(actor.userId)}::int8, ${param(actor.apiKeyPrefix)}::text,
+           ${param(actor.role ?? null)}::user_role,
            e.changed_fields, e.status_from, e.status_to, ${param(actor.adoptionId ?? null)}::int8,
            to_jsonb(r)
       FROM ${READ_BACK} r, ${events}
@@ -88,7 +89,7 @@ export function historyPageQuery(
                        FROM (SELECT sequence, id, type, pet_id AS "petId",
                                     occurred_at AS "occurredAt", actor_user_id AS "actorUserId",
                                     actor_api_key_prefix AS "actorApiKeyPrefix",
-                                    changed_fields AS "changedFields",
+                                    actor_role AS "actorRole", changed_fields AS "changedFields",
                                     status_from AS "statusFrom", status_to AS "statusTo",
                                     adoption_id AS "adoptionId", pet
                                FROM pet_events

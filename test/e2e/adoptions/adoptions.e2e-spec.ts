@@ -128,6 +128,38 @@ describe('Adoptions (e2e)', () => {
     expect(freed.body.adoption).toBeUndefined();
   });
 
+  it('should name in the pet’s history a customer’s own moves as the customer’s, and staff’s as staff’s', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const first = (await request(adopter.headers, { petId }).expect(201)).body;
+    await move(first.id, 'cancel', adopter.headers).expect(200);
+    const second = (await request(adopter.headers, { petId }).expect(201)).body;
+    await move(second.id, 'reject').expect(200);
+
+    const actors = async (headers: Record<string, string>) =>
+      (
+        (await t.http.get(`/v1/pets/${petId}/history`).set(headers).expect(200)).body.events as {
+          type: string;
+          to?: string;
+          actor: object;
+        }[]
+      )
+        .filter((event) => event.type === 'pet.status_changed')
+        .map((event) => [event.to, event.actor]);
+    expect(await actors(other.headers)).toEqual([
+      ['available', { role: 'staff' }],
+      ['pending', { role: 'customer' }],
+      ['available', { role: 'customer' }],
+      ['pending', { role: 'customer' }],
+    ]);
+    expect(await actors(t.user)).toEqual([
+      ['available', { userId: t.plainUser.id }],
+      ['pending', { userId: adopter.id }],
+      ['available', { userId: adopter.id }],
+      ['pending', { userId: adopter.id }],
+    ]);
+  });
+
   it('should refuse a pet that is not available with 409 PET_NOT_AVAILABLE naming its status', async () => {
     const petId = await createPet(t, { status: 'sold' });
     const res = await request(customer.headers, { petId });
