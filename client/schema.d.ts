@@ -3759,7 +3759,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -3774,7 +3774,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -3924,7 +3924,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -6131,7 +6131,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -6146,7 +6146,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -6296,7 +6296,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -7688,7 +7688,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -7703,7 +7703,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -7853,7 +7853,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -8597,7 +8597,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -8612,7 +8612,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -8765,7 +8765,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -9007,7 +9007,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -9249,7 +9249,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -9491,7 +9491,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -9733,7 +9733,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };
@@ -9975,7 +9975,7 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          /** @description Strong validator derived from the resource’s row version: it changes with every write of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE). */
+          /** @description Strong validator derived from the resource’s row version and what it shows of others: it changes with every write of the resource or of what it shows. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE, a move). */
           ETag: string;
           [name: string]: unknown;
         };

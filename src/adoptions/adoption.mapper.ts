@@ -1,4 +1,5 @@
-import { rowEtag } from '../common/http/conditional-requests.js';
+import { createHash } from 'node:crypto';
+import { strongEtag } from '../common/http/conditional-requests.js';
 import type { AdoptionRow } from './adoptions.repository.js';
 import type { AdoptionResponse } from './dto/adoption-response.dto.js';
 
@@ -24,4 +25,14 @@ export function toAdoptionResponse(row: AdoptionRow): AdoptionResponse {
   };
 }
 
-export const adoptionEtag = rowEtag;
+/**
+ * The adoption's version tag: a digest of the Adoption as answered, so that what it shows of
+ * its pet (name, status) and users changes it too, which the row's version alone does not.
+ */
+export const adoptionVersionTag = (row: AdoptionRow): string =>
+  createHash('sha256')
+    .update(JSON.stringify(toAdoptionResponse(row)))
+    .digest('base64url')
+    .slice(0, 27);
+
+export const adoptionEtag = (row: AdoptionRow): string => strongEtag(adoptionVersionTag(row));

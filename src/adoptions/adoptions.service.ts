@@ -4,7 +4,6 @@ import { CursorSigner } from '../common/dto/page-cursor.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import {
   preconditionFailed,
-  rowVersionTag,
   satisfiesIfMatch,
   type IfMatch,
 } from '../common/http/conditional-requests.js';
@@ -19,6 +18,7 @@ import { PetHoldsService } from '../pets/pet-holds.service.js';
 import { PetsService } from '../pets/pets.service.js';
 import type { UserDeleting } from '../users/user-events.js';
 import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
+import { adoptionVersionTag } from './adoption.mapper.js';
 import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
 import {
   allowedNextStatuses,
@@ -208,8 +208,9 @@ export class AdoptionsService implements OnModuleInit {
       if (!state || (!isStaff(principal) && state.adopterId !== principal.userId)) {
         throw adoptionNotFound(id);
       }
-      if (ifMatch && !satisfiesIfMatch(ifMatch, rowVersionTag(state))) {
-        throw preconditionFailed(rowVersionTag(state));
+      if (ifMatch) {
+        const current = adoptionVersionTag(await this.read(id));
+        if (!satisfiesIfMatch(ifMatch, current)) throw preconditionFailed(current);
       }
       const hours = 'hours' in dto ? dto.hours : 0;
       return this.apply(state, move, {

@@ -86,10 +86,11 @@ export const ApiIdParam = (name: string, description: string) =>
 export const ETAG_RESPONSE_HEADERS = {
   [ETAG_HEADER]: {
     description:
-      'Strong validator derived from the resource’s row version: it changes with every write ' +
-      'of the resource. Send it back in If-None-Match (GET) or If-Match (PUT, DELETE).',
+      'Strong validator derived from the resource’s row version and what it shows of others: ' +
+      'it changes with every write of the resource or of what it shows. Send it back in ' +
+      'If-None-Match (GET) or If-Match (PUT, DELETE, a move).',
     required: true,
-    schema: { type: 'string', maxLength: 24, pattern: '^"[0-9.]+"$' },
+    schema: { type: 'string', maxLength: 64, pattern: '^"[0-9A-Za-z._-]+"$' },
   },
 };
 

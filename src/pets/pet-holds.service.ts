@@ -5,6 +5,8 @@ export interface PetHold {
   id: number;
   status: string;
   holdExpiresAt: Date | null;
+  /** Raised by each change of the adoption: the pet's ETag includes it. */
+  version: number;
 }
 
 type HoldReader = (petId: number) => Promise<PetHold | undefined>;

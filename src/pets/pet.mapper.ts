@@ -1,4 +1,4 @@
-import { strongEtag } from '../common/http/conditional-requests.js';
+import { strongEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import type { Role } from '../common/types/principal.js';
 import type { PetHistoryEventResponse } from './dto/pet-history.dto.js';
 import { PetResponse, type PetAdoptionResponse } from './dto/pet-response.dto.js';
@@ -34,7 +34,24 @@ export const toPetAdoption = (hold: PetHold): PetAdoptionResponse => ({
   holdExpiresAt: hold.holdExpiresAt?.toISOString(),
 });
 
-export const petEtag = (pet: PetRow): string => strongEtag(pet.versionTag);
+/**
+ * The pet's ETag: its version tag, and with the open adoption `GET /pets/{id}` shows, that
+ * adoption's id and version after a `-`, so that a move of the adoption (approve, extend)
+ * changes the ETag of the read that shows it.
+ */
+export const petEtag = (pet: PetRow, hold?: PetHold): string =>
+  strongEtag(hold ? `${pet.versionTag}-${hold.id}.${hold.version}` : pet.versionTag);
+
+const HOLD_PART = /-\d+\.\d+$/;
+
+/**
+ * An If-Match on the pet compared with the pet's own version tag: a write of the pet neither
+ * depends on nor changes its adoption, so a tag read with the adoption holds for it.
+ */
+export const petIfMatch = (ifMatch: IfMatch | undefined): IfMatch | undefined =>
+  ifMatch === undefined || ifMatch === '*'
+    ? ifMatch
+    : ifMatch.map((tag) => tag.replace(HOLD_PART, ''));
 
 /**
  * One entry of a pet's history; what an event does not have is left out. A customer learns

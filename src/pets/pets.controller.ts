@@ -41,7 +41,13 @@ import { UpdatePetDto } from './dto/update-pet.dto.js';
 import { actorOf } from './pet-actor.js';
 import { PetHistoryService } from './pet-history.service.js';
 import { PetHoldsService } from './pet-holds.service.js';
-import { petEtag, toPetAdoption, toPetHistoryEvent, toPetResponse } from './pet.mapper.js';
+import {
+  petEtag,
+  petIfMatch,
+  toPetAdoption,
+  toPetHistoryEvent,
+  toPetResponse,
+} from './pet.mapper.js';
 import { petNotFound } from './pet-not-found.js';
 import { PetsService } from './pets.service.js';
 
@@ -140,7 +146,7 @@ export class PetsController {
     // Only a pending pet can be held (an open adoption moves it there and nothing else moves
     // it meanwhile): the others cost no second statement.
     const hold = pet.status === 'pending' ? await this.petHolds.of(petId) : undefined;
-    setEtag(res, petEtag(pet));
+    setEtag(res, petEtag(pet, hold));
     return { ...toPetResponse(pet), adoption: hold && toPetAdoption(hold) };
   }
 
@@ -174,7 +180,7 @@ export class PetsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
-    const pet = await this.petsService.update(petId, dto, actorOf(principal), ifMatch);
+    const pet = await this.petsService.update(petId, dto, actorOf(principal), petIfMatch(ifMatch));
     setEtag(res, petEtag(pet));
     return toPetResponse(pet);
   }
@@ -197,7 +203,7 @@ export class PetsController {
     @IfMatchHeader() ifMatch: IfMatch | undefined,
     @CurrentPrincipal() principal: Principal,
   ): Promise<EmptyResponse> {
-    await this.petsService.remove(petId, actorOf(principal), ifMatch);
+    await this.petsService.remove(petId, actorOf(principal), petIfMatch(ifMatch));
     return {};
   }
 

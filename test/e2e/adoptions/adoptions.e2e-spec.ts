@@ -307,6 +307,50 @@ describe('Adoptions (e2e)', () => {
     expectError(stale, 412, 'PRECONDITION_FAILED');
   });
 
+  it('should change a pet’s ETag when its adoption changes, and answer 304 only while it is the same', async () => {
+    const { id, petId } = await adoptionIn('requested');
+    const read = (etag?: string) => {
+      const req = t.http.get(`/v1/pets/${petId}`).set(t.user);
+      return etag === undefined ? req : req.set('If-None-Match', etag);
+    };
+    const requested = (await read().expect(200)).headers.etag;
+    await read(requested).expect(304);
+    await move(id, 'approve').expect(200);
+
+    const approved = await read(requested).expect(200);
+    expect(approved.body.adoption.status).toBe('approved');
+    expect(approved.headers.etag).not.toBe(requested);
+    await read(approved.headers.etag).expect(304);
+    // A PUT's If-Match is about the pet's own fields: the tag read with the adoption holds.
+    await t.http
+      .put(`/v1/pets/${petId}`)
+      .set(t.user)
+      .set('If-Match', approved.headers.etag)
+      .send({ name: 'Rexy' })
+      .expect(200);
+  });
+
+  it('should change an adoption’s ETag when its pet changes, and answer 304 only while it is the same', async () => {
+    const { id, petId } = await adoptionIn('requested');
+    const read = (etag?: string) => {
+      const req = t.http.get(`/v1/adoptions/${id}`).set(t.user);
+      return etag === undefined ? req : req.set('If-None-Match', etag);
+    };
+    const before = (await read().expect(200)).headers.etag;
+    await read(before).expect(304);
+    await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ name: 'Rexy' }).expect(200);
+
+    const renamed = await read(before).expect(200);
+    expect(renamed.body.pet.name).toBe('Rexy');
+    expect(renamed.headers.etag).not.toBe(before);
+    await read(renamed.headers.etag).expect(304);
+    await t.http
+      .post(`/v1/adoptions/${id}/approve`)
+      .set(t.user)
+      .set('If-Match', renamed.headers.etag)
+      .expect(200);
+  });
+
   it('should refuse a PUT of the status and a DELETE of a pet with an open adoption', async () => {
     const { id, petId } = await adoptionIn('requested');
     const put = await t.http.put(`/v1/pets/${petId}`).set(t.user).send({ status: 'sold' });
