@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { constraintErrorOf } from '../../../src/common/errors/constraint-errors.js';
+import type { Role } from '../../../src/common/types/principal.js';
 import type { PetActor } from '../../../src/pets/pet-actor.js';
 import { PetEventsRepository } from '../../../src/pets/pet-events.repository.js';
 import {
@@ -19,8 +20,8 @@ import {
   type RepositoryHarness,
 } from '../../support/repository-harness.js';
 
-const ACTOR: PetActor = { userId: 7, apiKeyPrefix: 'pk_live_ab12' };
-const OTHER_ACTOR: PetActor = { userId: 8, apiKeyPrefix: null };
+const ACTOR: PetActor = { userId: 7, apiKeyPrefix: 'pk_live_ab12', role: 'user' };
+const OTHER_ACTOR: PetActor = { userId: 8, apiKeyPrefix: null, role: 'admin' };
 const MAX_PHOTOS = 2;
 /** An event's id: `evt_` and 32 hex digits. */
 const EVT_ID = /^evt_[0-9a-f]{32}$/;
@@ -47,6 +48,7 @@ interface RecordedRow {
   occurredAt: Date;
   actorUserId: number | null;
   actorApiKeyPrefix: string | null;
+  actorRole: Role | null;
   changedFields: string[] | null;
   statusFrom: PetStatus | null;
   statusTo: PetStatus | null;
@@ -56,8 +58,13 @@ interface RecordedRow {
 
 /** What a write's event says `pet_events` holds. */
 function rowOf(event: PetEvent): RecordedRow {
-  const { subject, occurredAt, pet, ...columns } = event;
-  return { ...columns, occurredAt: new Date(occurredAt), pet: petRowOfSnapshot(pet) };
+  const { subject, occurredAt, pet, actorRole, ...columns } = event;
+  return {
+    ...columns,
+    actorRole: actorRole ?? null,
+    occurredAt: new Date(occurredAt),
+    pet: petRowOfSnapshot(pet),
+  };
 }
 
 /** Both repositories on one database, emptied before each test. */
@@ -100,6 +107,7 @@ async function recorded(petId: number): Promise<RecordedRow[]> {
   const rows = await harness.query<Omit<RecordedRow, 'pet'> & { pet: PetSnapshot }>(
     `SELECT sequence, id, type, pet_id AS "petId", occurred_at AS "occurredAt",
             actor_user_id AS "actorUserId", actor_api_key_prefix AS "actorApiKeyPrefix",
+            actor_role AS "actorRole",
             changed_fields AS "changedFields", status_from AS "statusFrom",
             status_to AS "statusTo", adoption_id AS "adoptionId", pet
        FROM pet_events WHERE pet_id = $1 ORDER BY sequence`,
@@ -337,6 +345,7 @@ describe(PetsRepository.name, () => {
           occurredAt: pet.updatedAt.toISOString(),
           actorUserId: ACTOR.userId,
           actorApiKeyPrefix: ACTOR.apiKeyPrefix,
+          actorRole: ACTOR.role,
           changedFields: null,
           statusFrom: null,
           statusTo: null,
@@ -439,6 +448,7 @@ describe(PetsRepository.name, () => {
         occurredAt: pet.updatedAt.toISOString(),
         actorUserId: OTHER_ACTOR.userId,
         actorApiKeyPrefix: null,
+        actorRole: OTHER_ACTOR.role,
         pet: snapshotOf(pet),
       };
       expect(updated?.events).toEqual([
@@ -613,6 +623,7 @@ describe(PetsRepository.name, () => {
         occurredAt: pet.updatedAt.toISOString(),
         actorUserId: OTHER_ACTOR.userId,
         actorApiKeyPrefix: null,
+        actorRole: OTHER_ACTOR.role,
         pet: snapshotOf(pet),
       };
       expect(write).toEqual({
@@ -681,6 +692,7 @@ describe(PetsRepository.name, () => {
             occurredAt: pet.updatedAt.toISOString(),
             actorUserId: ACTOR.userId,
             actorApiKeyPrefix: ACTOR.apiKeyPrefix,
+            actorRole: ACTOR.role,
             pet: snapshotOf(pet),
           }),
         ],
@@ -761,6 +773,7 @@ describe(PetsRepository.name, () => {
             occurredAt: expect.any(String),
             actorUserId: OTHER_ACTOR.userId,
             actorApiKeyPrefix: null,
+            actorRole: OTHER_ACTOR.role,
             changedFields: null,
             statusFrom: null,
             statusTo: null,
