@@ -1,7 +1,7 @@
 /** A rendered mail: its subject and its two bodies, plain text and HTML. */
 export interface Mail {
   /**
-   * The template's name (its owner's: the users module's mails): the metrics'
+   * The template's name (its owner module's): the metrics'
    * label, the `.eml` file's name, and what a message's hand-over sent already.
    */
   template: string;

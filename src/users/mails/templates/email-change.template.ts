@@ -1,5 +1,5 @@
 import type { Mail } from '../../../mail/mail.js';
-import { composeMail, greetingOf } from '../mail-layout.js';
+import { composeMail, greetingOf } from '../../../mail/mail-layout.js';
 
 /**
  * Sent to the new address of a user's own email change: the link makes the change. It

@@ -1,5 +1,5 @@
 import type { Mail } from '../../../mail/mail.js';
-import { composeMail, greetingOf } from '../mail-layout.js';
+import { composeMail, greetingOf } from '../../../mail/mail-layout.js';
 
 /** Sent after an account's password changed, by its owner or an admin, so that a stranger's change is noticed. */
 export function passwordChangedMail(params: { username: string; forgotPasswordUrl: string }): Mail {

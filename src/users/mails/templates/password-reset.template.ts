@@ -1,5 +1,5 @@
 import type { Mail } from '../../../mail/mail.js';
-import { composeMail, greetingOf } from '../mail-layout.js';
+import { composeMail, greetingOf } from '../../../mail/mail-layout.js';
 
 /**
  * Sent on a request to reset a forgotten password: the link lets its reader set a new one.

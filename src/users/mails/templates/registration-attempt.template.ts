@@ -1,5 +1,5 @@
 import type { Mail } from '../../../mail/mail.js';
-import { composeMail, greetingOf } from '../mail-layout.js';
+import { composeMail, greetingOf } from '../../../mail/mail-layout.js';
 
 /**
  * Sent to the owner of an address that someone tried to sign up with again: the answer to

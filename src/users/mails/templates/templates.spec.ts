@@ -3,7 +3,7 @@ import { emailChangeAttemptMail } from './email-change-attempt.template.js';
 import { emailChangeMail } from './email-change.template.js';
 import { invitationMail } from './invitation.template.js';
 import type { Mail } from '../../../mail/mail.js';
-import { escapeHtml } from '../mail-layout.js';
+import { escapeHtml } from '../../../mail/mail-layout.js';
 import { passwordChangedMail } from './password-changed.template.js';
 import { passwordResetMail } from './password-reset.template.js';
 import { registrationAttemptMail } from './registration-attempt.template.js';

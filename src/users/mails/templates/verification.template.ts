@@ -1,5 +1,5 @@
 import type { Mail } from '../../../mail/mail.js';
-import { composeMail, greetingOf } from '../mail-layout.js';
+import { composeMail, greetingOf } from '../../../mail/mail-layout.js';
 
 /**
  * Sent at sign-up, and on a request to send it again: the link verifies the address. It

@@ -1,4 +1,4 @@
-import type { Mail } from '../../mail/mail.js';
+import type { Mail } from './mail.js';
 
 /** What a template says (docs/mail.md, "Templates"): paragraphs, and at most one link to act on. */
 export interface MailContent {
