@@ -909,7 +909,7 @@ export interface paths {
     };
     /**
      * Activity per day
-     * @description Admin only. Pets created and sold, logins and failed logins, webhook deliveries succeeded and failed, per UTC day for the last `days` days (today included).
+     * @description Admin only. Pets created and sold, logins and failed logins, webhook deliveries succeeded and failed, adoptions requested, completed and expired and the median hours from request to completion, per UTC day for the last `days` days (today included).
      */
     get: operations['getActivityStats'];
     put?: never;
@@ -2436,6 +2436,26 @@ export interface components {
        * @description Webhook deliveries given up that day (after 24 hours of retries)
        */
       deliveriesFailed: number;
+      /**
+       * Format: int64
+       * @description Adoptions requested that day
+       */
+      adoptionsRequested: number;
+      /**
+       * Format: int64
+       * @description Adoptions completed that day (also those returned since)
+       */
+      adoptionsCompleted: number;
+      /**
+       * Format: int64
+       * @description Adoptions that expired that day (their hold passed undecided)
+       */
+      adoptionsExpired: number;
+      /**
+       * Format: double
+       * @description The median time from request to completion, in hours (2 decimals), of the adoptions completed that day; left out on a day without completions
+       */
+      adoptionMedianHoursToComplete?: number;
     };
     ActivityResponse: {
       /** @description One entry per day, oldest first, today last; days without activity count 0 */

@@ -14,9 +14,11 @@ import { User } from '../users/user.entity.js';
 import { ADOPTION_STATUSES, type AdoptionStatus } from './adoption-status.js';
 
 @Entity({ name: 'adoptions' })
-// Written by hand in the migration: newest (highest id) first for the list's filters, and the
-// partial unique index that lets a pet have one open adoption.
+// Written by hand in the migrations: newest (highest id) first for the list's filters, the
+// partial unique index that lets a pet have one open adoption, and the statistics' times.
 @Index('IDX_adoptions_adopter', { synchronize: false })
+@Index('IDX_adoptions_created', { synchronize: false })
+@Index('IDX_adoptions_closed', { synchronize: false })
 @Index('IDX_adoptions_pet', { synchronize: false })
 @Index('IDX_adoptions_status', { synchronize: false })
 @Index('UQ_adoptions_open_pet', { synchronize: false })
@@ -64,6 +66,10 @@ export class Adoption {
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   reason: string | null;
+
+  /** When the move that ended it open was made (a later `return` keeps it); null while open. */
+  @Column({ name: 'closed_at', type: 'timestamptz', precision: 3, nullable: true })
+  closedAt: Date | null;
 
   /** Raised by every write of the row; the resource's ETag derives from it. */
   @VersionColumn({ default: 1 })

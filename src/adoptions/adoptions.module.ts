@@ -5,6 +5,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetsModule } from '../pets/pets.module.js';
 import { Adoption } from './adoption.entity.js';
 import { AdoptionMails } from './adoption-mails.js';
+import { AdoptionStatsService } from './adoption-stats.service.js';
 import { AdoptionsController } from './adoptions.controller.js';
 import { AdoptionsRepository } from './adoptions.repository.js';
 import { AdoptionsService } from './adoptions.service.js';
@@ -12,7 +13,7 @@ import { AdoptionsService } from './adoptions.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Adoption]), IdempotencyModule, JwtKeyModule, PetsModule],
   controllers: [AdoptionsController],
-  providers: [AdoptionsService, AdoptionsRepository, AdoptionMails],
-  exports: [AdoptionsService],
+  providers: [AdoptionsService, AdoptionsRepository, AdoptionMails, AdoptionStatsService],
+  exports: [AdoptionsService, AdoptionStatsService],
 })
 export class AdoptionsModule {}

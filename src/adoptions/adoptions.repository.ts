@@ -34,6 +34,16 @@ export interface AdoptionState {
   version: number;
 }
 
+/** Adoptions requested, completed and expired on one UTC day (`YYYY-MM-DD`). */
+export interface AdoptionDayCounts {
+  date: string;
+  adoptionsRequested: number;
+  adoptionsCompleted: number;
+  adoptionsExpired: number;
+  /** Hours from request to completion, the median of that day's completions; null: none. */
+  adoptionMedianHoursToComplete: number | null;
+}
+
 export interface AdoptionFilters {
   statuses?: AdoptionStatus[];
   petId?: number;
@@ -180,15 +190,54 @@ export class AdoptionsRepository {
     );
   }
 
-  /** Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined. */
+  /**
+   * Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined,
+   * and the time it closed once set.
+   */
   async update(id: number, change: AdoptionChange): Promise<void> {
     await this.txHost.tx.query(
       `UPDATE adoptions
           SET status = $2, hold_expires_at = $3,
               decided_by_id = COALESCE($4, decided_by_id), reason = COALESCE($5, reason),
+              closed_at = COALESCE(closed_at, CASE WHEN $2 = ANY($6::adoption_status[])
+                                                   THEN NULL ELSE clock_timestamp() END),
               version = version + 1, updated_at = clock_timestamp()
         WHERE id = $1`,
-      [id, change.status, change.holdExpiresAt, change.decidedById ?? null, change.reason ?? null],
+      [
+        id,
+        change.status,
+        change.holdExpiresAt,
+        change.decidedById ?? null,
+        change.reason ?? null,
+        OPEN_ADOPTION_STATUSES,
+      ],
+    );
+  }
+
+  /**
+   * Per UTC day since `since`, for the days that had any: requests by their time, and
+   * completions and expiries by the time the adoption closed. A completed adoption returned
+   * later still counts as completed on its day.
+   */
+  countPerDay(since: Date): Promise<AdoptionDayCounts[]> {
+    return this.txHost.tx.query<AdoptionDayCounts[]>(
+      `SELECT to_char(d.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date,
+              count(*) FILTER (WHERE d.kind = 'requested')::int AS "adoptionsRequested",
+              count(*) FILTER (WHERE d.kind = 'completed')::int AS "adoptionsCompleted",
+              count(*) FILTER (WHERE d.kind = 'expired')::int AS "adoptionsExpired",
+              round((percentile_cont(0.5) WITHIN GROUP (ORDER BY d.hours))::numeric, 2)::float8
+                AS "adoptionMedianHoursToComplete"
+         FROM (SELECT created_at AS at, 'requested' AS kind, NULL::float8 AS hours
+                 FROM adoptions WHERE created_at >= $1
+               UNION ALL
+               SELECT closed_at,
+                      CASE WHEN status = 'expired' THEN 'expired' ELSE 'completed' END,
+                      CASE WHEN status = 'expired' THEN NULL
+                           ELSE extract(epoch FROM closed_at - created_at) / 3600 END
+                 FROM adoptions
+                WHERE closed_at >= $1 AND status IN ('completed', 'returned', 'expired')) d
+        GROUP BY 1`,
+      [since],
     );
   }
 }

@@ -18,7 +18,8 @@ export class StatsController {
     summary: 'Activity per day',
     description:
       'Admin only. Pets created and sold, logins and failed logins, webhook deliveries ' +
-      'succeeded and failed, per UTC day for the last `days` days (today included).',
+      'succeeded and failed, adoptions requested, completed and expired and the median ' +
+      'hours from request to completion, per UTC day for the last `days` days (today included).',
   })
   @ApiValidatedQuery()
   @ApiOkResponse({ type: ActivityResponse, description: 'One entry per day, oldest first' })

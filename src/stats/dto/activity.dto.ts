@@ -47,6 +47,32 @@ export class ActivityDayResponse {
     description: 'Webhook deliveries given up that day (after 24 hours of retries)',
   })
   deliveriesFailed: number;
+
+  @ApiProperty({ ...COUNT_SCHEMA, description: 'Adoptions requested that day' })
+  adoptionsRequested: number;
+
+  @ApiProperty({
+    ...COUNT_SCHEMA,
+    description: 'Adoptions completed that day (also those returned since)',
+  })
+  adoptionsCompleted: number;
+
+  @ApiProperty({
+    ...COUNT_SCHEMA,
+    description: 'Adoptions that expired that day (their hold passed undecided)',
+  })
+  adoptionsExpired: number;
+
+  @ApiPropertyOptional({
+    type: 'number',
+    format: 'double',
+    minimum: 0,
+    maximum: 1_000_000,
+    description:
+      'The median time from request to completion, in hours (2 decimals), of the adoptions ' +
+      'completed that day; left out on a day without completions',
+  })
+  adoptionMedianHoursToComplete?: number;
 }
 
 export class ActivityResponse {

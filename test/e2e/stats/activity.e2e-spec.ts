@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HOLD_EXPIRY_QUEUE } from '../../../src/adoptions/adoptions.service.js';
+import { createUser } from '../../support/auth.js';
 import { expectValidationError } from '../../support/errors.js';
+import { createPet } from '../../support/pets.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { waitFor } from '../../support/wait.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The UTC day `daysAgo` days before today, `YYYY-MM-DD`. */
@@ -15,6 +19,9 @@ const zero = {
   failedLogins: 0,
   deliveriesSucceeded: 0,
   deliveriesFailed: 0,
+  adoptionsRequested: 0,
+  adoptionsCompleted: 0,
+  adoptionsExpired: 0,
 };
 
 describe('Activity statistics (e2e)', () => {
@@ -147,5 +154,90 @@ describe('Activity statistics (e2e)', () => {
         'days',
       ]);
     }
+  });
+});
+
+describe('Adoption activity statistics (e2e)', () => {
+  let t: TestApp;
+
+  const move = (id: number, name: string) =>
+    t.http.post(`/v1/adoptions/${id}/${name}`).set(t.user).expect(200);
+  async function request(): Promise<number> {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const res = await t.http.post('/v1/adoptions').set(adopter.headers).send({ petId }).expect(201);
+    return res.body.id as number;
+  }
+  /** The adoption as if requested at `requestedAt` and, once closed, closed at `closedAt`. */
+  const backdate = (id: number, requestedAt: string, closedAt?: string) =>
+    t.dataSource.query(
+      'UPDATE adoptions SET created_at = $2, closed_at = COALESCE($3, closed_at) WHERE id = $1',
+      [id, requestedAt, closedAt ?? null],
+    );
+  const status = async (id: number) =>
+    (await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200)).body.status as string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ OUTBOX_POLL_INTERVAL_MS: '50' });
+
+    // Completed yesterday, 24 h after its request.
+    const completed = await request();
+    await move(completed, 'approve');
+    await move(completed, 'complete');
+    await backdate(completed, noonOf(2), noonOf(1));
+    // Completed yesterday, 6 h after its request, and returned today: still completed then.
+    const returned = await request();
+    await move(returned, 'approve');
+    await move(returned, 'complete');
+    await backdate(returned, noonOf(1), `${day(1)}T18:00:00.000Z`);
+    await move(returned, 'return');
+    // Expired today, by its hold's job, as if the hold had passed.
+    const expired = await request();
+    const hold = new Date(Date.now() - 1000).toISOString();
+    await t.dataSource.transaction(async (manager) => {
+      await manager.query('UPDATE adoptions SET hold_expires_at = $2 WHERE id = $1', [
+        expired,
+        hold,
+      ]);
+      await manager.query(
+        `UPDATE outbox_messages
+            SET next_attempt_at = now(),
+                event = jsonb_set(event, '{holdExpiresAt}', to_jsonb($3::text))
+          WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2`,
+        [HOLD_EXPIRY_QUEUE, expired, hold],
+      );
+    });
+    await waitFor(async () => (await status(expired)) === 'expired');
+    // Requested today and rejected: a request, nothing more.
+    await move(await request(), 'reject');
+
+    // Only the adoptions' activity and their pets' (the sign-ins are counted above).
+    await t.dataSource.query('TRUNCATE audit_events');
+  });
+  afterAll(() => t.close());
+
+  it('should count requests on their day, and completions and expiries on the day they closed', async () => {
+    const res = await t.http.get('/v1/stats/activity?days=3').set(t.admin).expect(200);
+
+    expect(res.body).toEqual({
+      days: [
+        { date: day(2), ...zero, adoptionsRequested: 1 },
+        {
+          date: day(1),
+          ...zero,
+          adoptionsRequested: 1,
+          adoptionsCompleted: 2,
+          adoptionMedianHoursToComplete: 15,
+        },
+        {
+          date: day(0),
+          ...zero,
+          petsCreated: 4,
+          petsSold: 2,
+          adoptionsRequested: 2,
+          adoptionsExpired: 1,
+        },
+      ],
+    });
   });
 });
