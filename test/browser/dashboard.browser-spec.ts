@@ -8,6 +8,7 @@ import {
   heading,
   screenshot,
 } from '../support/browser.js';
+import { createUser } from '../support/auth.js';
 import { consoleInBrowser } from '../support/console-browser.js';
 import { waitFor } from '../support/wait.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -27,6 +28,10 @@ interface ActivityDay {
   failedLogins: number;
   deliveriesSucceeded: number;
   deliveriesFailed: number;
+  adoptionsRequested: number;
+  adoptionsCompleted: number;
+  adoptionsExpired: number;
+  adoptionMedianHoursToComplete?: number;
 }
 
 describeInBrowser('Dashboard in the console', () => {
@@ -60,7 +65,7 @@ describeInBrowser('Dashboard in the console', () => {
   }
 
   let pets = 0;
-  async function pet(categoryId: number, moves: string[] = []): Promise<void> {
+  async function pet(categoryId: number, moves: string[] = []): Promise<number> {
     pets += 1;
     const { t } = c;
     const { id } = (
@@ -73,6 +78,7 @@ describeInBrowser('Dashboard in the console', () => {
     for (const status of moves) {
       await t.http.put(`/v1/pets/${id}`).set(t.admin).send({ status }).expect(200);
     }
+    return id as number;
   }
 
   it("should chart the inventory and the last 30 days' activity, with the API's numbers in each table", async () => {
@@ -90,7 +96,16 @@ describeInBrowser('Dashboard in the console', () => {
     await pet(dogs);
     await pet(dogs, ['pending']);
     await pet(dogs, ['pending', 'sold']);
-    await pet(cats);
+    // The cat is adopted: requested, approved and completed today.
+    const adopter = await createUser(t, { role: 'customer' });
+    const adoption = await t.http
+      .post('/v1/adoptions')
+      .set(adopter.headers)
+      .send({ petId: await pet(cats) })
+      .expect(201);
+    for (const move of ['approve', 'complete']) {
+      await t.http.post(`/v1/adoptions/${adoption.body.id}/${move}`).set(t.admin).expect(200);
+    }
     await t.http
       .post('/v1/auth/login')
       .send({ username: t.plainUser.username, password: 'not the password' })
@@ -138,24 +153,44 @@ describeInBrowser('Dashboard in the console', () => {
     ).toEqual(['2', '1', '1']);
 
     const today = days.at(-1)!;
-    expect(today).toMatchObject({ petsCreated: 5, petsSold: 1, deliveriesSucceeded: 5 });
+    expect(today).toMatchObject({
+      petsCreated: 5,
+      petsSold: 2,
+      deliveriesSucceeded: 5,
+      adoptionsRequested: 1,
+      adoptionsCompleted: 1,
+      adoptionsExpired: 0,
+      adoptionMedianHoursToComplete: 0,
+    });
     expect(today.failedLogins).toBeGreaterThanOrEqual(1);
     const series: [string, (keyof ActivityDay)[]][] = [
       ['Pets created and sold per day', ['petsCreated', 'petsSold']],
       ['Logins per day', ['logins', 'failedLogins']],
       ['Webhook deliveries per day', ['deliveriesSucceeded', 'deliveriesFailed']],
+      [
+        'Adoptions per day',
+        [
+          'adoptionsRequested',
+          'adoptionsCompleted',
+          'adoptionsExpired',
+          'adoptionMedianHoursToComplete',
+        ],
+      ],
     ];
     for (const [title, keys] of series) {
       const section = await chart(page, title);
       expect({ title, rows: await tableRows(section.getByRole('table')) }).toEqual({
         title,
-        rows: days.map((day) => [day.date, ...keys.map((key) => String(day[key]))]),
+        rows: days.map((day) => [day.date, ...keys.map((key) => String(day[key] ?? '–'))]),
       });
     }
+    await page
+      .getByText('Median time from request to completion: 0 hours (adoptions completed on')
+      .waitFor();
     await screenshot(page, 'dashboard-numbers');
     await page.reload();
     await heading(page, 'Dashboard').waitFor();
-    await page.getByRole('region', { name: 'Webhook deliveries per day' }).waitFor();
+    await page.getByRole('region', { name: 'Adoptions per day' }).waitFor();
     await screenshot(page, 'dashboard');
   });
 

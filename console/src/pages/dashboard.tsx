@@ -8,13 +8,28 @@ const DAYS = 30;
 
 /** A count series of the activity answer, with its legend and colour. */
 interface Series {
-  key: Exclude<keyof ActivityDay, 'date'>;
+  key: Exclude<keyof ActivityDay, 'date' | 'adoptionMedianHoursToComplete'>;
   label: string;
   /** Its CSS class: the fill colour. */
   fill: string;
 }
 
-const ACTIVITY_CHARTS: { id: string; title: string; series: [Series, Series] }[] = [
+/** A value per day shown beside a chart's counts, in its table, but not drawn. */
+interface Measure {
+  key: 'adoptionMedianHoursToComplete';
+  label: string;
+  /** The latest day's value, said under the chart. */
+  latest: (value: number, date: string) => string;
+}
+
+interface ActivityChart {
+  id: string;
+  title: string;
+  series: Series[];
+  measure?: Measure;
+}
+
+const ACTIVITY_CHARTS: ActivityChart[] = [
   {
     id: 'pets',
     title: 'Pets created and sold per day',
@@ -38,6 +53,21 @@ const ACTIVITY_CHARTS: { id: string; title: string; series: [Series, Series] }[]
       { key: 'deliveriesSucceeded', label: 'Succeeded', fill: 'fill-green' },
       { key: 'deliveriesFailed', label: 'Failed', fill: 'fill-red' },
     ],
+  },
+  {
+    id: 'adoptions',
+    title: 'Adoptions per day',
+    series: [
+      { key: 'adoptionsRequested', label: 'Requested', fill: 'fill-blue' },
+      { key: 'adoptionsCompleted', label: 'Completed', fill: 'fill-green' },
+      { key: 'adoptionsExpired', label: 'Expired', fill: 'fill-red' },
+    ],
+    measure: {
+      key: 'adoptionMedianHoursToComplete',
+      label: 'Median hours',
+      latest: (hours, date) =>
+        `Median time from request to completion: ${hours} hours (adoptions completed on ${date}).`,
+    },
   },
 ];
 
@@ -184,16 +214,17 @@ function InventoryChart({ inventory }: { inventory: Inventory }) {
   );
 }
 
-/** Two daily series side by side, a pair of bars per day, oldest on the left. */
+/**
+ * Daily series side by side, a group of bars per day, oldest on the left; a measure, if any,
+ * in the table and its latest value under the chart.
+ */
 function DailyChart({
   id,
   title,
   series,
+  measure,
   days,
-}: {
-  id: string;
-  title: string;
-  series: [Series, Series];
+}: ActivityChart & {
   days: ActivityDay[];
 }) {
   const top = scaleTop(Math.max(...days.flatMap((day) => series.map(({ key }) => day[key]))));
@@ -201,7 +232,9 @@ function DailyChart({
     const total = days.reduce((sum, day) => sum + day[key], 0);
     return `${total} ${label.toLowerCase()}`;
   });
-  // Each day is 3 units wide: two bars of 1 and a gap; the height is 100 units.
+  const latest = measure && days.findLast((day) => day[measure.key] !== undefined);
+  // Each day is one unit per bar and a gap of one unit wide; the height is 100 units.
+  const width = series.length + 1;
   return (
     <section class="chart" aria-labelledby={`${id}-chart-title`}>
       <h2 id={`${id}-chart-title`}>{title}</h2>
@@ -213,14 +246,14 @@ function DailyChart({
         </div>
         <svg
           class="vbars-plot"
-          viewBox={`0 0 ${days.length * 3} 100`}
+          viewBox={`0 0 ${days.length * width} 100`}
           preserveAspectRatio="none"
           role="img"
           aria-label={`${title}, last ${days.length} days: ${totals.join(', ')}. The numbers per day are in the table below.`}
         >
-          <line class="gridline" x1="0" x2={days.length * 3} y1="0" y2="0" />
-          <line class="gridline" x1="0" x2={days.length * 3} y1="50" y2="50" />
-          <line class="axis" x1="0" x2={days.length * 3} y1="100" y2="100" />
+          <line class="gridline" x1="0" x2={days.length * width} y1="0" y2="0" />
+          <line class="gridline" x1="0" x2={days.length * width} y1="50" y2="50" />
+          <line class="axis" x1="0" x2={days.length * width} y1="100" y2="100" />
           {days.map((day, i) =>
             series.map(({ key, fill }, j) => {
               const height = (day[key] / top) * 100;
@@ -229,7 +262,7 @@ function DailyChart({
                   <rect
                     key={`${day.date}-${key}`}
                     class={fill}
-                    x={i * 3 + 0.5 + j}
+                    x={i * width + 0.5 + j}
                     y={100 - height}
                     width="1"
                     height={height}
@@ -244,6 +277,13 @@ function DailyChart({
           <span>{days[days.length - 1].date}</span>
         </div>
       </div>
+      {measure && (
+        <p>
+          {latest
+            ? measure.latest(latest[measure.key]!, latest.date)
+            : `${measure.label}: no completions in these days.`}
+        </p>
+      )}
       <ChartData>
         <table>
           <caption class="visually-hidden">{title}</caption>
@@ -255,6 +295,11 @@ function DailyChart({
                   {label}
                 </th>
               ))}
+              {measure && (
+                <th scope="col" class="number">
+                  {measure.label}
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -266,6 +311,7 @@ function DailyChart({
                     {day[key]}
                   </td>
                 ))}
+                {measure && <td class="number">{day[measure.key] ?? '–'}</td>}
               </tr>
             ))}
           </tbody>
