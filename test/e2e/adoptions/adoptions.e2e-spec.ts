@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Response } from 'supertest';
 import { HOLD_EXPIRY_QUEUE } from '../../../src/adoptions/adoptions.service.js';
+import { holdPasses, queuedExpiries } from '../../support/adoptions.js';
 import { createUser, type CreatedUser } from '../../support/auth.js';
 import { errorBody, expectError } from '../../support/errors.js';
 import { createPet } from '../../support/pets.js';
@@ -12,15 +13,17 @@ const OPEN_PER_ADOPTER = 2;
 const HOLD_MINUTES = 60;
 
 type Move = 'approve' | 'complete' | 'reject' | 'cancel' | 'return' | 'extend';
-type State = 'requested' | 'approved' | 'completed' | 'rejected' | 'cancelled' | 'returned';
+type State =
+  'requested' | 'approved' | 'completed' | 'rejected' | 'cancelled' | 'expired' | 'returned';
 
-/** The moves that lead from a request to each state. */
+/** The moves that lead from a request to each state (expired: then the hold passes). */
 const PATHS: Record<State, Move[]> = {
   requested: [],
   approved: ['approve'],
   completed: ['approve', 'complete'],
   rejected: ['reject'],
   cancelled: ['cancel'],
+  expired: [],
   returned: ['approve', 'complete', 'return'],
 };
 
@@ -40,6 +43,7 @@ const ALLOWED_FROM: Record<State, string[]> = {
   completed: ['returned'],
   rejected: [],
   cancelled: [],
+  expired: [],
   returned: [],
 };
 
@@ -84,6 +88,10 @@ describe('Adoptions (e2e)', () => {
     const petId = await createPet(t);
     const res = await request(adopter.headers, { petId }).expect(201);
     for (const step of PATHS[state]) await move(res.body.id, step).expect(200);
+    if (state === 'expired') {
+      await holdPasses(query, res.body.id);
+      await waitFor(async () => (await adoptionStatus(res.body.id)) === 'expired');
+    }
     return { id: res.body.id as number, petId };
   }
 
@@ -419,36 +427,13 @@ describe('Adoptions (e2e)', () => {
     await move(created[1], 'cancel', adopter.headers).expect(200);
   });
 
-  /**
-   * The clock moves past the hold: the adoption's hold and its queued expiry are moved into
-   * the past by the hold's length, as if that much time had gone by.
-   */
-  async function holdPasses(id: number): Promise<void> {
-    await t.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE adoptions SET hold_expires_at = hold_expires_at - $2 * interval '1 minute' WHERE id = $1`,
-        [id, HOLD_MINUTES + 1],
-      );
-      await manager.query(
-        `UPDATE outbox_messages
-            SET next_attempt_at = now(),
-                event = jsonb_set(event, '{holdExpiresAt}',
-                  to_jsonb(to_char((SELECT hold_expires_at FROM adoptions WHERE id = $2)
-                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-          WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2
-            AND event->>'holdExpiresAt' = (SELECT to_char((hold_expires_at + $3 * interval '1 minute')
-                    AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM adoptions WHERE id = $2)`,
-        [HOLD_EXPIRY_QUEUE, id, HOLD_MINUTES + 1],
-      );
-    });
-  }
-
+  const query = (sql: string, params: unknown[]) => t.dataSource.query(sql, params);
   const adoptionStatus = async (id: number) =>
     (await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200)).body.status as string;
 
   it('should expire an adoption whose hold passed, and free its pet', async () => {
     const { id, petId } = await adoptionIn('requested');
-    await holdPasses(id);
+    await holdPasses(query, id);
     await waitFor(async () => (await adoptionStatus(id)) === 'expired');
     expect(await petStatus(petId)).toBe('available');
     const res = await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
@@ -499,14 +484,7 @@ describe('Adoptions (e2e)', () => {
     expect(await petStatus(petId)).toBe('sold');
   });
 
-  const pendingExpiries = async (id: number) => {
-    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
-      `SELECT count(*)::int AS count FROM outbox_messages
-        WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2`,
-      [HOLD_EXPIRY_QUEUE, id],
-    );
-    return count;
-  };
+  const pendingExpiries = (id: number) => queuedExpiries(query, id);
 
   it('should not expire an adoption whose hold was moved by extend', async () => {
     const { id } = await adoptionIn('requested');
