@@ -16,7 +16,7 @@ import { waitFor } from '../../support/wait.js';
 const CUSTOMERS = 3;
 const PETS = 4;
 const OPEN_PER_ADOPTER = 2;
-const RUNS = 15;
+const RUNS = 12;
 const MIN_STEPS = 5;
 const MAX_STEPS = 20;
 
