@@ -198,7 +198,11 @@ describe('Adoptions under random sequences (e2e, property)', () => {
   async function newRun(): Promise<Run> {
     runs += 1;
     const category = `Run ${runs}`;
-    const { body } = await t.http.post('/v1/categories').set(t.admin).send({ name: category });
+    const { body } = await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: category })
+      .expect(201);
     const pets: ModelPet[] = [];
     for (let i = 0; i < PETS; i += 1) {
       const pet = await t.http
