@@ -16,11 +16,11 @@ import { waitFor } from '../../support/wait.js';
 const CUSTOMERS = 3;
 const PETS = 4;
 const OPEN_PER_ADOPTER = 2;
-const RUNS = 12;
+const RUNS = 10;
 const MIN_STEPS = 5;
 const MAX_STEPS = 20;
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 
 type PetStatus = 'available' | 'pending' | 'sold';
 type AdoptionStatus =
