@@ -50,8 +50,12 @@ export class AdoptionMails {
 
   @OnDomainEvent('adoption.approved', 'adoption.completed', 'adoption.rejected', 'adoption.expired')
   async onDecided(event: AdoptionEvent): Promise<void> {
-    const mail = mailOfDecision(event);
-    if (mail) await this.queue(event.adoption.adopterId, mail);
+    const { adopterId } = event.adoption;
+    const facts = factsOf(event);
+    // An adoption outlives its deleted adopter: there is no one to mail.
+    if (adopterId === null || !facts) return;
+    const mail = mailOfDecision(event, facts);
+    if (mail) await this.queue(adopterId, mail);
   }
 
   /** Every new hold: its reminder, due a day before it ends, when it lasts more than a day. */
@@ -81,6 +85,8 @@ export class AdoptionMails {
         const row = await this.adoptions.findById(job.adoptionId);
         if (!row || !isOpen(row.status) || !row.holdExpiresAt) return;
         if (row.holdExpiresAt.toISOString() !== job.holdExpiresAt) return;
+        // A deleted adopter's open adoptions were cancelled with it: this guards the types.
+        if (row.adopterId === null || row.adopterUsername === null) return;
         const facts = {
           adoptionId: row.id,
           petName: row.petName,
@@ -104,15 +110,11 @@ export class AdoptionMails {
   }
 }
 
-const factsOf = ({ adoptionId, body }: AdoptionEvent): AdoptionMailFacts => ({
-  adoptionId,
-  petName: body.pet.name,
-  adopterUsername: body.adopter.username,
-});
+const factsOf = ({ adoptionId, body }: AdoptionEvent): AdoptionMailFacts | undefined =>
+  body.adopter && { adoptionId, petName: body.pet.name, adopterUsername: body.adopter.username };
 
 /** The adopter's mail of a move, if it has one; an approval always carries its new hold. */
-function mailOfDecision(event: AdoptionEvent): Mail | undefined {
-  const facts = factsOf(event);
+function mailOfDecision(event: AdoptionEvent, facts: AdoptionMailFacts): Mail | undefined {
   const { holdExpiresAt, reason } = event.adoption;
   switch (event.type) {
     case 'adoption.approved':

@@ -450,7 +450,7 @@ describe('Adoptions (e2e)', () => {
         await manager.query(`UPDATE pets SET status = $2 WHERE id = $1`, [petId, status]);
       });
     await setPetStatus('sold');
-    await holdPasses(id);
+    await holdPasses(query, id);
     const expiryAttempts = async () => {
       const [job] = await t.dataSource.query<{ attempts: number; failed: boolean }[]>(
         `SELECT attempts, failed_at IS NOT NULL AS failed FROM outbox_messages
