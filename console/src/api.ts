@@ -19,6 +19,7 @@ export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
 export type SignInSession = Schemas['SessionResponse'];
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type ActivityDay = Schemas['ActivityDayResponse'];
+export type Adoption = Schemas['AdoptionResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */
@@ -221,9 +222,24 @@ export function messageOf(error: unknown): string {
     if (isEditConflict(error)) {
       return 'Someone else changed this first. The page now shows the current version: check it and try again.';
     }
+    // The details these messages name, as the error table gives them (docs/api.md).
+    const details = error.body.details as
+      | { from?: string; to?: string; status?: string; limit?: number; retryAfter?: number }
+      | undefined;
+    if (error.code === 'INVALID_ADOPTION_TRANSITION') {
+      return `This adoption is ${details?.from} now, so it cannot become ${details?.to}. The page now shows it as it is.`;
+    }
+    if (error.code === 'PET_NOT_AVAILABLE') {
+      return `This pet is ${details?.status} now, not available.`;
+    }
+    if (error.code === 'ADOPTION_LIMIT_REACHED') {
+      return `You already have ${details?.limit} adoptions in progress: one of them has to end before you request another.`;
+    }
+    if (error.code === 'PET_HAS_OPEN_ADOPTION') {
+      return 'This pet has an adoption in progress: its status changes only through the adoption.';
+    }
     if (error.code === 'RATE_LIMIT_EXCEEDED') {
-      const retryAfter = (error.body.details as { retryAfter?: number } | undefined)?.retryAfter;
-      return `Too many requests. Try again in ${retryAfter ?? 60} seconds.`;
+      return `Too many requests. Try again in ${details?.retryAfter ?? 60} seconds.`;
     }
     return error.status >= 500 && error.body.requestId
       ? `${error.message} (request ${error.body.requestId})`

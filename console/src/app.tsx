@@ -6,6 +6,7 @@ import {
   ResetPasswordPage,
   VerifyEmailPage,
 } from './pages/accounts';
+import { AdoptionsPage, MyAdoptionsPage } from './pages/adoptions';
 import { ApiKeysPage } from './pages/api-keys';
 import { AuditPage } from './pages/audit';
 import { DashboardPage } from './pages/dashboard';
@@ -30,6 +31,8 @@ function pageOf(path: string): JSX.Element {
     const id = Number(pet[1]);
     return pet[2] ? <PetFormPage key={`edit-${id}`} id={id} /> : <PetDetailPage key={id} id={id} />;
   }
+  if (path === '/adoptions') return <AdoptionsPage />;
+  if (path === '/my-adoptions') return <MyAdoptionsPage />;
   if (path === '/settings/api-keys') return <ApiKeysPage />;
   if (path === '/settings/sessions') return <SessionsPage />;
   if (path === '/users') return <UsersPage />;
@@ -72,6 +75,15 @@ function Header({ current, path }: { current: Session; path: string }) {
         <NavLink href="/pets" path={path}>
           Pets
         </NavLink>
+        {current.role === 'customer' ? (
+          <NavLink href="/my-adoptions" path={path}>
+            My adoptions
+          </NavLink>
+        ) : (
+          <NavLink href="/adoptions" path={path}>
+            Adoptions
+          </NavLink>
+        )}
         <NavLink href="/settings/api-keys" path={path}>
           API keys
         </NavLink>

@@ -25,6 +25,7 @@ import {
   useLoad,
   useSubmit,
 } from '../ui';
+import { PetAdoptions } from './pet-adoptions';
 import { PetHistory } from './pet-history';
 import { canEditPets, useSession } from '../session';
 import { StatusBadge } from './status-badge';
@@ -42,7 +43,8 @@ export function PetDetailPage({ id }: { id: number }) {
   const [deleting, setDeleting] = useState(false);
   const action = useSubmit();
   const statusHeading = useRef<HTMLHeadingElement>(null);
-  const editable = canEditPets(useSession());
+  const who = useSession();
+  const editable = canEditPets(who);
 
   if (!pet.data) {
     return (
@@ -97,7 +99,11 @@ export function PetDetailPage({ id }: { id: number }) {
       navigate('/pets', { replace: true });
     });
   };
-  const moves = allowedNextStatuses(current.status).filter((status) => status !== current.status);
+  // While an adoption is open, the pet's status moves only through it (and it is not deleted).
+  const held = current.adoption !== undefined;
+  const moves = held
+    ? []
+    : allowedNextStatuses(current.status).filter((status) => status !== current.status);
 
   return (
     <>
@@ -115,6 +121,9 @@ export function PetDetailPage({ id }: { id: number }) {
         <p>
           Now <StatusBadge status={current.status} />
         </p>
+        {editable && held && (
+          <p class="hint">Held for an adoption: its status changes through the adoption.</p>
+        )}
         <div class="actions">
           {editable &&
             moves.map((status) => (
@@ -129,6 +138,8 @@ export function PetDetailPage({ id }: { id: number }) {
             ))}
         </div>
       </section>
+
+      {who && <PetAdoptions pet={current} who={who} onPetChanged={pet.reload} />}
 
       <section aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
@@ -153,9 +164,11 @@ export function PetDetailPage({ id }: { id: number }) {
             <Link class="button" href={`/pets/${id}/edit`}>
               Edit
             </Link>
-            <button type="button" class="button-danger" onClick={() => setDeleting(true)}>
-              Delete
-            </button>
+            {!held && (
+              <button type="button" class="button-danger" onClick={() => setDeleting(true)}>
+                Delete
+              </button>
+            )}
           </div>
         )}
       </section>

@@ -157,7 +157,12 @@ function PetForm({ pet: loaded }: { pet?: Versioned<Pet> }) {
   const { busy, error, run } = useSubmit();
   const { fields, general } = formErrors(error, FORM_FIELDS);
   const pet = base?.pet.data;
-  const statuses = pet ? allowedNextStatuses(pet.status) : PET_STATUSES;
+  // A pet held by an adoption keeps its status: the adoption moves it.
+  const statuses = pet
+    ? pet.adoption
+      ? [pet.status]
+      : allowedNextStatuses(pet.status)
+    : PET_STATUSES;
 
   const set = (name: keyof Values) => (event: { currentTarget: { value: string } }) =>
     setValues({ ...values, [name]: event.currentTarget.value });
@@ -247,7 +252,13 @@ function PetForm({ pet: loaded }: { pet?: Versioned<Pet> }) {
         <Field
           name="status"
           label="Status"
-          hint={pet ? 'Only the moves the status rules allow are offered.' : undefined}
+          hint={
+            pet?.adoption
+              ? 'Held for an adoption: its status changes through the adoption.'
+              : pet
+                ? 'Only the moves the status rules allow are offered.'
+                : undefined
+          }
           error={fields.status}
         >
           {(control) => (

@@ -1,0 +1,157 @@
+import { useRef } from 'preact/hooks';
+import type { operations } from '../../../client/index.js';
+import { type Adoption, api, ok } from '../api';
+import { Link } from '../router';
+import { type Session } from '../session';
+import { ErrorAlert, formatDate, StatusMessage, useAnnouncement, useLoad, useSubmit } from '../ui';
+import { AdoptionStatusBadge, HoldCountdown, MoveButtons } from './adoption-moves';
+
+const PAGE_SIZE = 20;
+
+export type AdoptionQuery = NonNullable<operations['listAdoptions']['parameters']['query']>;
+
+interface AdoptionListProps {
+  /** The API's filters; the list loads again when they change. */
+  query: Omit<AdoptionQuery, 'limit' | 'cursor'>;
+  who: Session;
+  /** Columns left out where the page is about one pet, or one adopter. */
+  hide?: 'pet' | 'adopter';
+  /** After a move: the pet's status may have changed with it. */
+  onMoved?: (adoption: Adoption) => void;
+  /** What the list says when nothing matches. */
+  empty: string;
+  /** The table's name for assistive technology. */
+  caption: string;
+}
+
+/** Adoptions, newest first, with the moves each allows; older ones on demand (cursor). */
+export function AdoptionList({ query, who, hide, onMoved, empty, caption }: AdoptionListProps) {
+  const key = JSON.stringify(query);
+  const adoptions = useLoad(
+    () => ok(api.GET('/v1/adoptions', { params: { query: { ...query, limit: PAGE_SIZE } } })),
+    [key],
+  );
+  const more = useSubmit();
+  const [announcement, announce] = useAnnouncement();
+  const list = useRef<HTMLTableSectionElement>(null);
+
+  const replace = (changed: Adoption) =>
+    adoptions.set((data) => ({
+      adoptions: (data?.adoptions ?? []).map((one) => (one.id === changed.id ? changed : one)),
+      pagination: data?.pagination ?? { limit: PAGE_SIZE },
+    }));
+
+  const loadMore = (cursor: string) =>
+    void more.run(async () => {
+      const next = await ok(
+        api.GET('/v1/adoptions', { params: { query: { ...query, limit: PAGE_SIZE, cursor } } }),
+      );
+      const shown = adoptions.data?.adoptions.length ?? 0;
+      adoptions.set((data) => ({
+        adoptions: [...(data?.adoptions ?? []), ...next.adoptions],
+        pagination: next.pagination,
+      }));
+      announce(`${next.adoptions.length} older adoptions shown.`);
+      // The button may be gone (nothing older): go on from the first row just loaded.
+      requestAnimationFrame(() =>
+        list.current?.querySelectorAll<HTMLElement>(':scope > tr')[shown]?.focus(),
+      );
+    });
+
+  const data = adoptions.data;
+  return (
+    <>
+      <ErrorAlert error={adoptions.error ?? more.error} />
+      <StatusMessage>{announcement}</StatusMessage>
+      {adoptions.loading && !data && <p role="status">Loading…</p>}
+      {data && data.adoptions.length === 0 && <p>{empty}</p>}
+      {data && data.adoptions.length > 0 && (
+        <>
+          <table class="stack adoptions">
+            <caption class="visually-hidden">{caption}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Adoption</th>
+                {hide !== 'pet' && <th scope="col">Pet</th>}
+                {hide !== 'adopter' && <th scope="col">Adopter</th>}
+                <th scope="col">Status</th>
+                <th scope="col">Message</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody ref={list}>
+              {data.adoptions.map((adoption) => (
+                <tr key={adoption.id} tabIndex={-1} data-adoption={adoption.id}>
+                  <td data-label="Adoption">
+                    {adoption.id}
+                    <span class="hint nowrap">
+                      {' '}
+                      requested{' '}
+                      <time dateTime={adoption.createdAt}>{formatDate(adoption.createdAt)}</time>
+                    </span>
+                  </td>
+                  {hide !== 'pet' && (
+                    <td data-label="Pet">
+                      <Link href={`/pets/${adoption.pet.id}`}>{adoption.pet.name}</Link>
+                    </td>
+                  )}
+                  {hide !== 'adopter' && (
+                    <td data-label="Adopter">
+                      {who.role === 'customer' ? (
+                        adoption.adopter.username
+                      ) : (
+                        <Link href={`/adoptions?adopterId=${adoption.adopter.id}`}>
+                          {adoption.adopter.username}
+                        </Link>
+                      )}
+                    </td>
+                  )}
+                  <td data-label="Status">
+                    <AdoptionStatusBadge status={adoption.status} />
+                    {adoption.holdExpiresAt && (
+                      <p class="adoption-note">
+                        <HoldCountdown until={adoption.holdExpiresAt} />
+                      </p>
+                    )}
+                    {adoption.decidedBy && (
+                      <p class="adoption-note hint">
+                        By {adoption.decidedBy.username}
+                        {adoption.reason && `: “${adoption.reason}”`}
+                      </p>
+                    )}
+                  </td>
+                  <td data-label="Message" class="prose">
+                    {adoption.message ?? <span class="hint">none</span>}
+                  </td>
+                  <td data-label="Actions">
+                    <MoveButtons
+                      adoption={adoption}
+                      who={who}
+                      onChanged={replace}
+                      onMoved={(moved) => {
+                        announce(`Adoption ${moved.id} is ${moved.status}.`);
+                        onMoved?.(moved);
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.pagination.nextCursor ? (
+            <button
+              type="button"
+              class="button-secondary"
+              disabled={more.busy}
+              onClick={() => loadMore(data.pagination.nextCursor!)}
+            >
+              Load older adoptions
+            </button>
+          ) : (
+            data.adoptions.length > PAGE_SIZE && <p>No older adoptions.</p>
+          )}
+        </>
+      )}
+    </>
+  );
+}
