@@ -22,7 +22,8 @@ describeInBrowser('Adoptions in the console', () => {
   // Enough open adoptions per adopter for the paging test's 22.
   const c = consoleInBrowser({ ADOPTIONS_OPEN_PER_ADOPTER: '30' });
 
-  const customer = () => createUser(c.t, { role: 'customer' });
+  // Named people, for the screenshots that docs/images keeps.
+  const customer = (username: string) => createUser(c.t, { role: 'customer', username });
 
   /** Staff request `petId` for `adopter` through the API. */
   async function requestFor(adopter: CreatedUser, petId: number): Promise<Adoption> {
@@ -63,7 +64,7 @@ describeInBrowser('Adoptions in the console', () => {
   }
 
   it('should let a customer request a pet, staff approve and complete it, and the customer see it completed', async () => {
-    const adopter = await customer();
+    const adopter = await customer('ada.l');
     const petId = await createPet(c.t, { name: 'Biscuit' });
 
     // The customer asks, with a message, on the pet's page.
@@ -126,7 +127,7 @@ describeInBrowser('Adoptions in the console', () => {
     await staff.getByText(`Adoption ${requested.id} is completed.`).waitFor();
     expect(await movesOf(staff, requested.id)).toEqual(['Record return']);
     await expect(row(staff, requested.id).textContent()).resolves.toContain(
-      `By ${c.t.plainUser.username}`,
+      `Staff: ${c.t.plainUser.username}`,
     );
     const pet = await c.t.http.get(`/v1/pets/${petId}`).set(c.t.admin).expect(200);
     expect(pet.body.status).toBe('sold');
@@ -141,7 +142,7 @@ describeInBrowser('Adoptions in the console', () => {
   });
 
   it('should show the pet’s adoptions to staff, explain refusals and apply a move only to the version shown', async () => {
-    const adopter = await customer();
+    const adopter = await customer('grace.h');
     const petId = await createPet(c.t, { name: 'Pepper' });
     const open = await requestFor(adopter, petId);
 
@@ -198,12 +199,12 @@ describeInBrowser('Adoptions in the console', () => {
     await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
     await expect(row(staff, second.id).textContent()).resolves.toContain(
-      `By ${c.t.plainUser.username}: “No garden after all”`,
+      `Staff: ${c.t.plainUser.username}Reason: “No garden after all”`,
     );
     await staff.getByRole('button', { name: 'Mark as pending' }).waitFor();
 
     // A customer asking for a pet someone else took meanwhile is told so (409).
-    const late = await customer();
+    const late = await customer('alan.t');
     const mine = await customerPage(late, `/console/pets/${petId}`);
     await mine.getByRole('button', { name: 'Request adoption' }).waitFor();
     await requestFor(adopter, petId);
@@ -212,8 +213,8 @@ describeInBrowser('Adoptions in the console', () => {
   });
 
   it('should filter the queue through the address and load older adoptions by cursor', async () => {
-    const adopter = await customer();
-    const other = await customer();
+    const adopter = await customer('edsger.d');
+    const other = await customer('barbara.l');
     const created: Adoption[] = [];
     for (let i = 0; i < 22; i += 1) {
       created.push(await requestFor(adopter, await createPet(c.t, { name: `Queued ${i}` })));
@@ -257,7 +258,7 @@ describeInBrowser('Adoptions in the console', () => {
   });
 
   it('should fit a 390-pixel-wide screen and pass axe WCAG 2.1 AA checks, a move dialog open too', async () => {
-    const adopter = await customer();
+    const adopter = await customer('juniper.fan');
     const petId = await createPet(c.t, { name: 'Juniper' });
     const open = await requestFor(adopter, petId);
     const phone = { width: 390, height: 844 };
@@ -272,6 +273,14 @@ describeInBrowser('Adoptions in the console', () => {
     expect(await fitsWidth(staff)).toBe(true);
     expect(await accessibilityViolations(staff)).toEqual([]);
     await screenshot(staff, 'phone-adoption-dialog');
+
+    // The queue at desktop width, a few statuses of the earlier tests' adoptions.
+    const desk = await c.signedInPage(
+      'user',
+      '/console/adoptions?status=approved&status=completed&status=rejected&status=cancelled',
+    );
+    await desk.locator('table.adoptions > tbody > tr').nth(3).waitFor();
+    await screenshot(desk, 'adoptions-queue-statuses');
 
     const mine = await customerPage(adopter, '/console', phone);
     await checkPages(mine, [

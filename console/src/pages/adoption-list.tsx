@@ -84,10 +84,11 @@ export function AdoptionList({ query, who, hide, onMoved, empty, caption }: Adop
                 <tr key={adoption.id} tabIndex={-1} data-adoption={adoption.id}>
                   <td data-label="Adoption">
                     {adoption.id}
-                    <span class="hint nowrap">
-                      {' '}
+                    <span class="hint adoption-note">
                       requested{' '}
-                      <time dateTime={adoption.createdAt}>{formatDate(adoption.createdAt)}</time>
+                      <time class="nowrap" dateTime={adoption.createdAt}>
+                        {formatDate(adoption.createdAt)}
+                      </time>
                     </span>
                   </td>
                   {hide !== 'pet' && (
@@ -113,11 +114,12 @@ export function AdoptionList({ query, who, hide, onMoved, empty, caption }: Adop
                         <HoldCountdown until={adoption.holdExpiresAt} />
                       </p>
                     )}
+                    {/* The last staff member to move it, and the last move's reason, as the API keeps them. */}
                     {adoption.decidedBy && (
-                      <p class="adoption-note hint">
-                        By {adoption.decidedBy.username}
-                        {adoption.reason && `: “${adoption.reason}”`}
-                      </p>
+                      <p class="adoption-note hint">Staff: {adoption.decidedBy.username}</p>
+                    )}
+                    {adoption.reason && (
+                      <p class="adoption-note hint">Reason: “{adoption.reason}”</p>
                     )}
                   </td>
                   <td data-label="Message" class="prose">

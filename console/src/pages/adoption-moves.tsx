@@ -60,37 +60,51 @@ export function HoldCountdown({ until }: { until: string }) {
   );
 }
 
-/** What each move says: its button, the dialog's question, and what happens to the pet. */
-const MOVE_TEXT: Record<RequestedMove, { button: string; confirm: string; effect: string }> = {
+/** What each move says: its button, the dialog's question and button, what happens to the pet. */
+const MOVE_TEXT: Record<
+  RequestedMove,
+  {
+    button: string;
+    question: (pet: string, adopter: string) => string;
+    confirm: string;
+    effect: string;
+  }
+> = {
   approve: {
     button: 'Approve',
+    question: (pet, adopter) => `Approve ${adopter}’s adoption of ${pet}?`,
     confirm: 'Approve',
     effect: 'The pet stays held for the adopter, and the hold starts again from now.',
   },
   complete: {
     button: 'Complete',
+    question: (pet, adopter) => `Complete ${adopter}’s adoption of ${pet}?`,
     confirm: 'Complete adoption',
     effect: 'The adopter takes the pet home: the pet is marked sold.',
   },
   reject: {
     button: 'Reject',
+    question: (pet, adopter) => `Reject ${adopter}’s adoption of ${pet}?`,
     confirm: 'Reject',
     effect: 'The pet becomes available again.',
   },
   cancel: {
     button: 'Cancel adoption',
+    question: (pet, adopter) => `Cancel ${adopter}’s adoption of ${pet}?`,
     confirm: 'Cancel adoption',
     effect: 'The pet becomes available again.',
   },
   return: {
     button: 'Record return',
+    question: (pet, adopter) => `Record that ${pet} came back from ${adopter}?`,
     confirm: 'Record return',
-    effect: 'The pet came back: it becomes available again.',
+    effect: 'The pet becomes available again.',
   },
   extend: {
     button: 'Extend hold',
+    question: (pet, adopter) => `Hold ${pet} longer for ${adopter}?`,
     confirm: 'Extend hold',
-    effect: 'The pet stays held that many hours longer.',
+    effect: 'The hold ends that many hours later.',
   },
 };
 
@@ -219,18 +233,15 @@ export function MoveDialog({ move, adoption, onChanged, onDone }: MoveDialogProp
   return (
     <dialog ref={dialog} aria-labelledby="move-title" onCancel={() => onDone()}>
       <form onSubmit={onSubmit} noValidate aria-busy={current.loading || busy}>
-        <h2 id="move-title">
-          {text.confirm}: {shown.pet.name} for {shown.adopter.username}?
-        </h2>
+        <h2 id="move-title">{text.question(shown.pet.name, shown.adopter.username)}</h2>
         <p>
-          Adoption {shown.id} is <AdoptionStatusBadge status={shown.status} />
-          {shown.holdExpiresAt && (
-            <>
-              {' '}
-              <HoldCountdown until={shown.holdExpiresAt} />
-            </>
-          )}
+          Adoption {shown.id} is <AdoptionStatusBadge status={shown.status} />.
         </p>
+        {shown.holdExpiresAt && (
+          <p>
+            <HoldCountdown until={shown.holdExpiresAt} />
+          </p>
+        )}
         {current.loading && !current.data && <p role="status">Loading…</p>}
         <ErrorAlert error={general ?? current.error} />
         {allowed ? (

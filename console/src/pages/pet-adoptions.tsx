@@ -30,11 +30,11 @@ export function PetAdoptions({ pet, who, onPetChanged }: PetAdoptionsProps) {
       <StatusMessage>{announcement}</StatusMessage>
       {pet.adoption && (
         <p>
-          An adoption is in progress: <AdoptionStatusBadge status={pet.adoption.status} />
+          An adoption is in progress: <AdoptionStatusBadge status={pet.adoption.status} />.
           {pet.adoption.holdExpiresAt && (
             <>
               {' '}
-              <HoldCountdown until={pet.adoption.holdExpiresAt} />
+              <HoldCountdown until={pet.adoption.holdExpiresAt} />.
             </>
           )}
         </p>
