@@ -152,6 +152,13 @@ describeInBrowser('Adoptions in the console', () => {
     await staff.getByText('Held for an adoption').waitFor();
     expect(await staff.getByRole('button', { name: /^Mark as/ }).count()).toBe(0);
     expect(await staff.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    // The edit form keeps its status too.
+    await staff.getByRole('link', { name: 'Edit' }).click();
+    await heading(staff, 'Edit Pepper').waitFor();
+    expect(await staff.getByLabel('Status').locator('option').allTextContents()).toEqual([
+      'pending',
+    ]);
+    await staff.goBack();
     await row(staff, open.id).waitFor();
 
     // Extend: hours out of range is explained under the field.
