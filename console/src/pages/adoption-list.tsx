@@ -4,7 +4,7 @@ import { type Adoption, api, ok } from '../api';
 import { Link } from '../router';
 import { type Session } from '../session';
 import { ErrorAlert, formatDate, StatusMessage, useAnnouncement, useLoad, useSubmit } from '../ui';
-import { AdoptionStatusBadge, HoldCountdown, MoveButtons } from './adoption-moves';
+import { AdoptionStatusBadge, adopterName, HoldCountdown, MoveButtons } from './adoption-moves';
 
 const PAGE_SIZE = 20;
 
@@ -98,8 +98,8 @@ export function AdoptionList({ query, who, hide, onMoved, empty, caption }: Adop
                   )}
                   {hide !== 'adopter' && (
                     <td data-label="Adopter">
-                      {who.role === 'customer' ? (
-                        adoption.adopter.username
+                      {who.role === 'customer' || !adoption.adopter ? (
+                        adopterName(adoption)
                       ) : (
                         <Link href={`/adoptions?adopterId=${adoption.adopter.id}`}>
                           {adoption.adopter.username}

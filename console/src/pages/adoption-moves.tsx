@@ -60,6 +60,10 @@ export function HoldCountdown({ until }: { until: string }) {
   );
 }
 
+/** An adoption outlives its adopter's account (docs/adoptions.md). */
+export const adopterName = (adoption: Adoption): string =>
+  adoption.adopter?.username ?? 'a deleted account';
+
 /** What each move says: its button, the dialog's question and button, what happens to the pet. */
 const MOVE_TEXT: Record<
   RequestedMove,
@@ -233,7 +237,7 @@ export function MoveDialog({ move, adoption, onChanged, onDone }: MoveDialogProp
   return (
     <dialog ref={dialog} aria-labelledby="move-title" onCancel={() => onDone()}>
       <form onSubmit={onSubmit} noValidate aria-busy={current.loading || busy}>
-        <h2 id="move-title">{text.question(shown.pet.name, shown.adopter.username)}</h2>
+        <h2 id="move-title">{text.question(shown.pet.name, adopterName(shown))}</h2>
         <p>
           Adoption {shown.id} is <AdoptionStatusBadge status={shown.status} />.
         </p>
