@@ -18,12 +18,13 @@ import {
   type RequestSetup,
   type Sample,
 } from './load.js';
+import { adoptionScenarios, ensureAdoptionPets } from './adoptions.bench.js';
 import { waitForHttp } from './processes.js';
 import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --core] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=adoptions | --core] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
@@ -62,6 +63,17 @@ const DATABASE = process.env.BENCH_DATABASE ?? (QUICK ? 'petstore_bench_quick' :
 const ONLY_SEARCH = process.argv.includes('--only=search');
 /** `--only=bounds`: the adversarial searches alone (rows 16 and 17). */
 const ONLY_BOUNDS = process.argv.includes('--only=bounds');
+/** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
+const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
+/** The adoption rows run alone, or in the full run. */
+const ADOPTIONS = ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS);
+/**
+ * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
+ * baseline's, about 1,500 a second here).
+ */
+const ADOPTION_PETS = QUICK ? 15_000 : 30_000;
+/** Customers requesting adoptions, each with up to ADOPTIONS_OPEN_PER_ADOPTER open in a round. */
+const CUSTOMERS = 100;
 const JWT_SECRET = randomBytes(32).toString('base64url');
 
 const databaseUrl = () => databaseUrlOf(DATABASE);
@@ -165,6 +177,7 @@ async function checkSameAnswers(
 
 export async function run(): Promise<void> {
   await prepareDatabase();
+  if (ADOPTIONS) await ensureAdoptionPets(databaseUrl(), ADOPTION_PETS);
   const [appPort, basePort, rawPort, secondPort, thirdPort, variantPort] = await Promise.all([
     freePort(),
     freePort(),
@@ -181,6 +194,8 @@ export async function run(): Promise<void> {
     JWT_SECRET,
     ADMIN_PASSWORD,
     DATA_DIR: `/tmp/petstore-bench-${appPort}`,
+    // Each customer's requests of a round stay open until the next round recycles them.
+    ADOPTIONS_OPEN_PER_ADOPTER: '100',
     ...generousRateLimits('100000000'),
   };
   const children = [
@@ -268,8 +283,29 @@ export async function run(): Promise<void> {
         met: create.app.rps >= 0.33 * create.baseline!.rps,
       });
     };
+    const adoptionRows = async () => {
+      const customers = await tokensOf(`${app}/v1`, CUSTOMERS, 'customer');
+      await adoptionScenarios(
+        {
+          app,
+          raw: origins.raw!,
+          databaseUrl: databaseUrl(),
+          jwtSecret: JWT_SECRET,
+          staff: auth,
+          customers,
+          pets: ADOPTION_PETS,
+          measure,
+          sideBySide,
+        },
+        rows,
+      );
+    };
     if (ONLY_BOUNDS) {
       await boundsScenarios(rows, app, auth);
+      return;
+    }
+    if (ONLY_ADOPTIONS) {
+      await adoptionRows();
       return;
     }
     if (ONLY_SEARCH) {
@@ -387,6 +423,7 @@ export async function run(): Promise<void> {
     if (CORE) return;
     await searchScenarios(rows, origins, auth);
     await boundsScenarios(rows, app, auth);
+    await adoptionRows();
 
     if (!QUICK) {
       console.log('bench: 7. no decay over 60 s');

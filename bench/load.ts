@@ -129,8 +129,15 @@ export async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** `users` users, each with its own token: the load is spread over many rate-limit budgets. */
-export async function tokens(base: string, users: number): Promise<string[]> {
+/**
+ * `users` users, each with its own token: the load is spread over many rate-limit budgets.
+ * Staff (`user`) by default; `customer` ones are others (`bench_customer_<n>`).
+ */
+export async function tokens(
+  base: string,
+  users: number,
+  role: 'user' | 'customer' = 'user',
+): Promise<string[]> {
   const login = (username: string, password: string) =>
     fetch(`${base}/auth/login`, {
       method: 'POST',
@@ -140,7 +147,7 @@ export async function tokens(base: string, users: number): Promise<string[]> {
   const adminToken = await login('admin', ADMIN_PASSWORD);
   const result: string[] = [];
   for (let i = 0; i < users; i++) {
-    const username = `bench_${i}`;
+    const username = role === 'user' ? `bench_${i}` : `bench_${role}_${i}`;
     await fetch(`${base}/users`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
@@ -148,6 +155,7 @@ export async function tokens(base: string, users: number): Promise<string[]> {
         username,
         email: `${username}@bench.invalid`,
         password: ADMIN_PASSWORD,
+        role,
       }),
     });
     result.push(await login(username, ADMIN_PASSWORD));

@@ -19,7 +19,9 @@ import {
  * (no trimming, no status-move rules, no error bodies beyond a code). Its statements are
  * named (prepared once per connection), as the app's are: planning each one would flatter
  * the app. Search (`q`, `tag`, `minAge`, `maxAge`, `sort`, the facets) is the simplest SQL
- * that gives the app's answer, with none of the app's tricks, to show what they buy.
+ * that gives the app's answer, with none of the app's tricks, to show what they buy. An
+ * adoption's request and completion are the same writes as the app's (the adoption, the pet's
+ * status, the hold's job) and nothing more: the adopter or staff user read from the token.
  */
 interface Category {
   id: number;
@@ -366,8 +368,137 @@ function fieldsOf(body: Record<string, unknown>): { columns: string[]; values: u
   return { columns: known.map((field) => WRITE_COLUMNS[field]), values: known.map((f) => body[f]) };
 }
 
+interface AdoptionRow {
+  id: number;
+  pet_id: number;
+  pet_name: string;
+  pet_status: string;
+  adopter_id: number;
+  adopter_username: string;
+  status: string;
+  message: string | null;
+  hold_expires_at: Date | null;
+  decided_by_id: number | null;
+  decided_by_username: string | null;
+  reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const adoptionJson = (a: AdoptionRow) => ({
+  id: a.id,
+  pet: { id: a.pet_id, name: a.pet_name, status: a.pet_status },
+  adopter: { id: a.adopter_id, username: a.adopter_username },
+  status: a.status,
+  message: a.message ?? undefined,
+  holdExpiresAt: a.hold_expires_at?.toISOString(),
+  decidedBy:
+    a.decided_by_id === null ? undefined : { id: a.decided_by_id, username: a.decided_by_username },
+  reason: a.reason ?? undefined,
+  createdAt: a.created_at.toISOString(),
+  updatedAt: a.updated_at.toISOString(),
+});
+
+/** The user a bearer token names, read from its payload, unverified (presence only, as above). */
+const userIdOf = (authorization: string) =>
+  Number(
+    (
+      JSON.parse(Buffer.from(authorization.split('.')[1] ?? '', 'base64url').toString()) as {
+        sub: string;
+      }
+    ).sub,
+  );
+
+const HOLD_MINUTES = Number(process.env.ADOPTION_HOLD_MINUTES ?? 4320);
+
+/**
+ * A request: in one statement (one transaction), the pet moved available → pending (only
+ * from available), the adoption inserted with its hold, and the hold's expiry queued as the
+ * app's job row, which the app's worker would run. No per-adopter limit, no history entry,
+ * no events.
+ */
+async function requestAdoption(petId: unknown, adopterId: number, message: unknown) {
+  const { rows } = await pool.query<AdoptionRow>(
+    named(
+      `WITH pet AS (
+         UPDATE pets SET status = 'pending', version = version + 1, updated_at = clock_timestamp()
+          WHERE id = $1 AND status = 'available' RETURNING id, name, status),
+       adoption AS (
+         INSERT INTO adoptions (pet_id, adopter_id, status, message, hold_expires_at)
+         SELECT pet.id, $2::bigint, 'requested'::adoption_status, $3::text,
+                now() + $4::int * interval '1 minute'
+           FROM pet
+         RETURNING *),
+       job AS (
+         INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
+         SELECT 'adoptions.hold-expiry', 'adoption:' || a.id, 'adoption.hold_expiry',
+                jsonb_build_object('type', 'adoption.hold_expiry', 'subject', 'adoption:' || a.id,
+                  'adoptionId', a.id,
+                  'holdExpiresAt', to_char(a.hold_expires_at AT TIME ZONE 'UTC',
+                                           'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+                a.hold_expires_at
+           FROM adoption a)
+       SELECT a.*, pet.name AS pet_name, pet.status AS pet_status, u.username AS adopter_username,
+              NULL AS decided_by_username
+         FROM adoption a JOIN pet ON pet.id = a.pet_id JOIN users u ON u.id = a.adopter_id`,
+      [petId, adopterId, message ?? null, HOLD_MINUTES],
+    ),
+  );
+  return rows[0];
+}
+
+/**
+ * approved → completed, then the pet pending → sold, in one transaction, in that order (the
+ * app's trigger refuses a move of a pet whose adoption is still open).
+ */
+function completeAdoption(id: string, staffId: number) {
+  return inTransaction(async (client) => {
+    const closed = await client.query<{ pet_id: number }>(
+      named(
+        `UPDATE adoptions
+            SET status = 'completed', hold_expires_at = NULL, decided_by_id = $2,
+                version = version + 1, updated_at = clock_timestamp()
+          WHERE id = $1 AND status = 'approved' RETURNING pet_id`,
+        [id, staffId],
+      ),
+    );
+    if (!closed.rows[0]) throw new HttpError(409, 'INVALID_ADOPTION_TRANSITION');
+    const { rows } = await client.query<AdoptionRow>(
+      named(
+        `WITH pet AS (
+           UPDATE pets SET status = 'sold', version = version + 1, updated_at = clock_timestamp()
+            WHERE id = $2 AND status = 'pending' RETURNING id, name, status)
+         SELECT a.*, pet.name AS pet_name, pet.status AS pet_status,
+                u.username AS adopter_username, d.username AS decided_by_username
+           FROM adoptions a JOIN pet ON pet.id = a.pet_id JOIN users u ON u.id = a.adopter_id
+           LEFT JOIN users d ON d.id = a.decided_by_id
+          WHERE a.id = $1`,
+        [id, closed.rows[0].pet_id],
+      ),
+    );
+    if (!rows[0]) throw new HttpError(409, 'PET_NOT_AVAILABLE');
+    return rows[0];
+  });
+}
+
 serve('raw baseline', async (req, res, url) => {
   if (!req.headers.authorization) return send(res, 401, { code: 'AUTHENTICATION_REQUIRED' });
+  if (req.method === 'POST' && url.pathname === '/v1/adoptions') {
+    const body = await readJson(req);
+    const adoption = await requestAdoption(
+      body.petId,
+      userIdOf(req.headers.authorization),
+      body.message,
+    );
+    return adoption
+      ? send(res, 201, adoptionJson(adoption))
+      : send(res, 409, { code: 'PET_NOT_AVAILABLE' });
+  }
+  const completed = /^\/v1\/adoptions\/(\d+)\/complete$/.exec(url.pathname)?.[1];
+  if (req.method === 'POST' && completed) {
+    const adoption = await completeAdoption(completed, userIdOf(req.headers.authorization));
+    return send(res, 200, adoptionJson(adoption));
+  }
   const id = /^\/v1\/pets\/(\d+)$/.exec(url.pathname)?.[1];
   if (req.method === 'GET' && url.pathname === '/v1/pets') {
     return send(res, 200, await list(url.searchParams));
