@@ -219,3 +219,49 @@ describe('Adoption mails (e2e)', () => {
     expect(await mailsOf(decided.adopter)).toEqual([]);
   });
 });
+
+describe('Adoption mails of an adopter deleted since (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // The first mail is refused, and its retry is a minute away: the deletion comes first.
+    smtp = await TestSmtpServer.start({ refuseFirst: { count: 1, code: 451 } });
+    t = await createTestApp({
+      OUTBOX_POLL_INTERVAL_MS: '50',
+      OUTBOX_RETRY_BASE_MS: '60000',
+      SMTP_URL: smtp.url,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  const queuedMails = async (adopterId: number) => {
+    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM outbox_messages
+        WHERE consumer = $1 AND subject = $2 AND failed_at IS NULL`,
+      [MAIL_QUEUE, `adopter:${adopterId}`],
+    );
+    return count;
+  };
+
+  it('should cancel the mails still queued to an adopter when it is deleted', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const { body } = await t.http
+      .post('/v1/adoptions')
+      .set(adopter.headers)
+      .send({ petId })
+      .expect(201);
+    await t.http.post(`/v1/adoptions/${body.id}/reject`).set(t.user).expect(200);
+    await waitFor(() => Promise.resolve(smtp.refused === 1), 10_000);
+    expect(await queuedMails(adopter.id)).toBe(1);
+
+    await t.http.delete(`/v1/users/${adopter.id}`).set(t.admin).expect(200);
+
+    expect(await queuedMails(adopter.id)).toBe(0);
+    expect(smtp.mailsTo(adopter.email)).toEqual([]);
+  });
+});
