@@ -60,10 +60,12 @@ export class AdoptionMails {
 
   /** Every new hold: its reminder, due a day before it ends, when it lasts more than a day. */
   @OnDomainEvent('adoption.requested', 'adoption.approved', 'adoption.extended')
-  async onNewHold({ adoption, occurredAt }: AdoptionEvent): Promise<void> {
+  async onNewHold({ adoption }: AdoptionEvent): Promise<void> {
     if (adoption.holdExpiresAt === null) return;
     const endsAt = Date.parse(adoption.holdExpiresAt);
-    if (endsAt - Date.parse(occurredAt) <= DAY_MS) return;
+    // Measured from now, which comes after the hold was set: a hold of exactly a day (the
+    // request's row is stamped at its transaction's start, earlier) gets no reminder.
+    if (endsAt - Date.now() <= DAY_MS) return;
     const job: HoldReminder = {
       type: 'adoption.hold_reminder',
       subject: adoptionSubject(adoption.id),
