@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../database/transactions.js';
-import { JobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
+import { EachJobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
 import { Jobs } from '../events/jobs.js';
 import { MAIL_QUEUE, mailJob } from '../mail/mail-queue.js';
 import type { Mail } from '../mail/mail.js';
@@ -22,6 +22,9 @@ import { AdoptionsRepository } from './adoptions.repository.js';
 export const HOLD_REMINDER_QUEUE = 'adoptions.hold-reminder';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+// Reminders running at once on an instance, each holding a pooled connection meanwhile.
+const HOLD_REMINDER_CONCURRENCY = 2;
 
 /** The reminder of one hold: it does nothing once the adoption is decided or its hold moved. */
 interface HoldReminder {
@@ -76,27 +79,29 @@ export class AdoptionMails {
   }
 
   /**
-   * Each reminder in a transaction of its own, under the adoption's lock: mailed only while
-   * the adoption is open with the hold it was queued for. Retried until that hold would end.
+   * A reminder in a transaction of its own, under the adoption's lock: mailed only while the
+   * adoption is open with the hold it was queued for. Retried until that hold would end. In a
+   * lane of its own, as the expiries: many at once go several at a time.
    */
-  @JobHandler(HOLD_REMINDER_QUEUE, { retryForMs: DAY_MS })
-  async remind(jobs: HoldReminder[]): Promise<void> {
-    for (const job of jobs) {
-      await this.txHost.withTransaction(async () => {
-        if (!(await this.adoptions.lock(job.adoptionId))) return;
-        const row = await this.adoptions.findById(job.adoptionId);
-        if (!row || !isOpen(row.status) || !row.holdExpiresAt) return;
-        if (row.holdExpiresAt.toISOString() !== job.holdExpiresAt) return;
-        // A deleted adopter's open adoptions were cancelled with it: this guards the types.
-        if (row.adopterId === null || row.adopterUsername === null) return;
-        const facts = {
-          adoptionId: row.id,
-          petName: row.petName,
-          adopterUsername: row.adopterUsername,
-        };
-        await this.queue(row.adopterId, adoptionHoldReminderMail(facts, row.holdExpiresAt));
-      });
-    }
+  @EachJobHandler(HOLD_REMINDER_QUEUE, {
+    concurrency: HOLD_REMINDER_CONCURRENCY,
+    retryForMs: DAY_MS,
+  })
+  async remind(job: HoldReminder): Promise<void> {
+    await this.txHost.withTransaction(async () => {
+      if (!(await this.adoptions.lock(job.adoptionId))) return;
+      const row = await this.adoptions.findById(job.adoptionId);
+      if (!row || !isOpen(row.status) || !row.holdExpiresAt) return;
+      if (row.holdExpiresAt.toISOString() !== job.holdExpiresAt) return;
+      // A deleted adopter's open adoptions were cancelled with it: this guards the types.
+      if (row.adopterId === null || row.adopterUsername === null) return;
+      const facts = {
+        adoptionId: row.id,
+        petName: row.petName,
+        adopterUsername: row.adopterUsername,
+      };
+      await this.queue(row.adopterId, adoptionHoldReminderMail(facts, row.holdExpiresAt));
+    });
   }
 
   /** In the deletion's transaction: there is no one to mail any more. */

@@ -11,7 +11,7 @@ import type { Principal } from '../common/types/principal.js';
 import { adoptionsConfig, type AdoptionsConfig } from '../config/adoptions.config.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
-import { JobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
+import { EachJobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
 import { Jobs } from '../events/jobs.js';
 import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
 import { PetHoldsService } from '../pets/pet-holds.service.js';
@@ -46,6 +46,12 @@ export const HOLD_EXPIRY_QUEUE = 'adoptions.hold-expiry';
  * (ADOPTION_HOLD_MINUTES, at most a year) by more than a month.
  */
 const HOLD_EXPIRY_RETRY_FOR_MS = 400 * 24 * 3_600_000;
+
+/**
+ * Expiries running at once on an instance: each holds a pooled connection for its
+ * transaction, so this leaves most of the default pool (DATABASE_POOL_MAX, 10) to requests.
+ */
+const HOLD_EXPIRY_CONCURRENCY = 4;
 
 /** The job that ends a hold: it does nothing once the adoption is decided or its hold moved. */
 interface HoldExpiry {
@@ -223,23 +229,26 @@ export class AdoptionsService implements OnModuleInit {
   }
 
   /**
-   * Ends the holds that are due, each in a transaction of its own; an adoption decided since,
-   * or whose hold moved (approve, extend), is left as it is: the job of its new hold ends it.
+   * Ends a hold that is due, in a transaction of its own under the adoption's lock; an
+   * adoption decided since, or whose hold moved (approve, extend), is left as it is: the job
+   * of its new hold ends it. In a lane of its own, so that many holds ending at once end
+   * several at a time, and a failing one holds back no other.
    */
-  @JobHandler(HOLD_EXPIRY_QUEUE, { retryForMs: HOLD_EXPIRY_RETRY_FOR_MS })
-  async expire(jobs: HoldExpiry[]): Promise<void> {
-    for (const job of jobs) {
-      await this.txHost.withTransaction(async () => {
-        const state = await this.adoptions.lock(job.adoptionId);
-        if (!state || !isOpen(state.status)) return;
-        if (state.holdExpiresAt?.toISOString() !== job.holdExpiresAt) return;
-        await this.apply(state, 'expire', {
-          actor: NO_ACTOR,
-          byStaff: false,
-          holdExpiresAt: null,
-        });
+  @EachJobHandler(HOLD_EXPIRY_QUEUE, {
+    concurrency: HOLD_EXPIRY_CONCURRENCY,
+    retryForMs: HOLD_EXPIRY_RETRY_FOR_MS,
+  })
+  async expire(job: HoldExpiry): Promise<void> {
+    await this.txHost.withTransaction(async () => {
+      const state = await this.adoptions.lock(job.adoptionId);
+      if (!state || !isOpen(state.status)) return;
+      if (state.holdExpiresAt?.toISOString() !== job.holdExpiresAt) return;
+      await this.apply(state, 'expire', {
+        actor: NO_ACTOR,
+        byStaff: false,
+        holdExpiresAt: null,
       });
-    }
+    });
   }
 
   /**

@@ -431,6 +431,14 @@ describe('Adoptions (e2e)', () => {
   const adoptionStatus = async (id: number) =>
     (await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200)).body.status as string;
 
+  // The pet is moved out from under its open adoption (no path of the service can): its
+  // expiry, which moves it pending → available, fails until it is back.
+  const setPetStatus = (petId: number, status: string) =>
+    t.dataSource.transaction(async (manager) => {
+      await manager.query(`SET LOCAL session_replication_role = replica`);
+      await manager.query(`UPDATE pets SET status = $2 WHERE id = $1`, [petId, status]);
+    });
+
   it('should expire an adoption whose hold passed, and free its pet', async () => {
     const { id, petId } = await adoptionIn('requested');
     await holdPasses(query, id);
@@ -442,14 +450,7 @@ describe('Adoptions (e2e)', () => {
 
   it('should keep trying a hold’s expiry that fails, past OUTBOX_MAX_ATTEMPTS, until it expires', async () => {
     const { id, petId } = await adoptionIn('requested');
-    // The pet is moved out from under its open adoption (no path of the service can): the
-    // expiry, which moves it pending → available, fails until it is back.
-    const setPetStatus = (status: string) =>
-      t.dataSource.transaction(async (manager) => {
-        await manager.query(`SET LOCAL session_replication_role = replica`);
-        await manager.query(`UPDATE pets SET status = $2 WHERE id = $1`, [petId, status]);
-      });
-    await setPetStatus('sold');
+    await setPetStatus(petId, 'sold');
     await holdPasses(query, id);
     const expiryAttempts = async () => {
       const [job] = await t.dataSource.query<{ attempts: number; failed: boolean }[]>(
@@ -463,11 +464,34 @@ describe('Adoptions (e2e)', () => {
     expect((await expiryAttempts()).failed).toBe(false);
     expect(await adoptionStatus(id)).toBe('requested');
 
-    await setPetStatus('pending');
+    await setPetStatus(petId, 'pending');
     await waitFor(async () => (await adoptionStatus(id)) === 'expired');
     expect(await petStatus(petId)).toBe('available');
     testLogs.take(
       (line) => line.context === 'Outbox' && String(line.msg).includes(`adoption:${id},`),
+    );
+  });
+
+  it('should expire the holds that pass at once while another one’s expiry keeps failing', async () => {
+    const failing = await adoptionIn('requested');
+    await setPetStatus(failing.petId, 'sold');
+    const others = [await adoptionIn('requested'), await adoptionIn('requested')];
+    // The failing one comes due first, and is claimed first.
+    await holdPasses(query, failing.id);
+    for (const { id } of others) await holdPasses(query, id);
+
+    await waitFor(async () =>
+      (await Promise.all(others.map(({ id }) => adoptionStatus(id)))).every(
+        (status) => status === 'expired',
+      ),
+    );
+    for (const { petId } of others) expect(await petStatus(petId)).toBe('available');
+    expect(await adoptionStatus(failing.id)).toBe('requested');
+
+    await setPetStatus(failing.petId, 'pending');
+    await waitFor(async () => (await adoptionStatus(failing.id)) === 'expired');
+    testLogs.take(
+      (line) => line.context === 'Outbox' && String(line.msg).includes(`adoption:${failing.id},`),
     );
   });
 
