@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { PetStatus } from '../pets/pet-status.js';
 import { OPEN_ADOPTION_STATUSES, type AdoptionStatus } from './adoption-status.js';
@@ -57,17 +58,20 @@ export interface AdoptionChange {
   reason?: string;
 }
 
-const SELECT_ROW = `
+/** The rows of `source` (the table, or a statement's RETURNING) as AdoptionRows. */
+const selectRows = (source: string) => `
 SELECT a.id AS id, a.pet_id AS "petId", p.name AS "petName",
        p.status AS "petStatus", a.adopter_id AS "adopterId",
        u.username AS "adopterUsername", a.status, a.message,
        a.hold_expires_at AS "holdExpiresAt", a.decided_by_id AS "decidedById",
        d.username AS "decidedByUsername", a.reason, a.version,
        a.created_at AS "createdAt", a.updated_at AS "updatedAt"
-  FROM adoptions a
+  FROM ${source} a
   JOIN pets p ON p.id = a.pet_id
   LEFT JOIN users u ON u.id = a.adopter_id
   LEFT JOIN users d ON d.id = a.decided_by_id`;
+
+const SELECT_ROW = selectRows('adoptions');
 
 const SELECT_STATE = `
 SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
@@ -81,10 +85,13 @@ const ADOPTER_LOCK_CLASS = 43;
 /** The adoptions module's door to `adoptions`; every method joins the transaction in progress. */
 @Injectable()
 export class AdoptionsRepository {
-  constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
+  constructor(
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    private readonly prepared: PreparedStatements,
+  ) {}
 
   async findById(id: number): Promise<AdoptionRow | undefined> {
-    const [row] = await this.txHost.tx.query<AdoptionRow[]>(`${SELECT_ROW} WHERE a.id = $1`, [id]);
+    const [row] = await this.run<AdoptionRow[]>(`${SELECT_ROW} WHERE a.id = $1`, [id]);
     return row;
   }
 
@@ -108,7 +115,7 @@ export class AdoptionsRepository {
 
   /** The open adoption of the pet, if it has one. */
   async findOpenOfPet(petId: number): Promise<AdoptionRow | undefined> {
-    const [row] = await this.txHost.tx.query<AdoptionRow[]>(
+    const [row] = await this.run<AdoptionRow[]>(
       `${SELECT_ROW} WHERE a.pet_id = $1 AND a.status = ANY($2::adoption_status[])`,
       [petId, OPEN_ADOPTION_STATUSES],
     );
@@ -126,10 +133,7 @@ export class AdoptionsRepository {
 
   /** Inside a transaction: the adoption, locked until it ends, as a move starts from it. */
   async lock(id: number): Promise<AdoptionState | undefined> {
-    const [row] = await this.txHost.tx.query<AdoptionState[]>(
-      `${SELECT_STATE} WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
+    const [row] = await this.run<AdoptionState[]>(`${SELECT_STATE} WHERE id = $1 FOR UPDATE`, [id]);
     return row;
   }
 
@@ -152,57 +156,61 @@ export class AdoptionsRepository {
   }
 
   /**
-   * Inside a transaction: the adopter's open adoptions, counted after every other request of
-   * the adopter's that started before has ended (an advisory lock held until this one ends).
+   * Inside a transaction, as a request starts: the adopter's open adoptions, counted after
+   * every other request of the adopter's that started before has ended (an advisory lock held
+   * until this one ends), and an id for the adoption the request is about to insert.
    */
-  async countOpenOfAdopter(adopterId: number): Promise<number> {
-    await this.txHost.tx.query('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [
+  async startRequest(adopterId: number): Promise<{ open: number; id: number }> {
+    await this.run('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [
       ADOPTER_LOCK_CLASS,
       adopterId,
     ]);
-    const [row] = await this.txHost.tx.query<{ count: number }[]>(
-      `SELECT count(*)::int AS count FROM adoptions
-        WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])`,
+    // A statement of its own after the lock: its snapshot sees the requests committed before.
+    const [row] = await this.run<{ open: number; id: number }[]>(
+      `SELECT (SELECT count(*)::int FROM adoptions
+                WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])) AS open,
+              nextval(pg_get_serial_sequence('adoptions', 'id')) AS id`,
       [adopterId, OPEN_ADOPTION_STATUSES],
     );
-    return row.count;
+    return row;
   }
 
-  /** An id for the adoption a request is about to insert. */
-  async nextId(): Promise<number> {
-    const [row] = await this.txHost.tx.query<{ id: number }[]>(
-      `SELECT nextval(pg_get_serial_sequence('adoptions', 'id')) AS id`,
-    );
-    return row.id;
-  }
-
+  /** Inserts the requested adoption, and answers it as the API shows it. */
   async insert(fields: {
     id: number;
     petId: number;
     adopterId: number;
     message: string | null;
     holdExpiresAt: Date;
-  }): Promise<void> {
-    await this.txHost.tx.query(
-      `INSERT INTO adoptions (id, pet_id, adopter_id, status, message, hold_expires_at)
-       OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, 'requested', $4, $5)`,
+  }): Promise<AdoptionRow> {
+    const [row] = await this.run<AdoptionRow[]>(
+      `WITH inserted AS (
+         INSERT INTO adoptions (id, pet_id, adopter_id, status, message, hold_expires_at)
+         OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, 'requested', $4, $5)
+         RETURNING *)
+       ${selectRows('inserted')}`,
       [fields.id, fields.petId, fields.adopterId, fields.message, fields.holdExpiresAt],
     );
+    return row;
   }
 
   /**
    * Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined,
-   * and the time it closed once set.
+   * and the time it closed once set. Answers it as the API shows it, with its pet as it was
+   * before the statement.
    */
-  async update(id: number, change: AdoptionChange): Promise<void> {
-    await this.txHost.tx.query(
-      `UPDATE adoptions
-          SET status = $2, hold_expires_at = $3,
-              decided_by_id = COALESCE($4, decided_by_id), reason = COALESCE($5, reason),
-              closed_at = COALESCE(closed_at, CASE WHEN $2 = ANY($6::adoption_status[])
-                                                   THEN NULL ELSE clock_timestamp() END),
-              version = version + 1, updated_at = clock_timestamp()
-        WHERE id = $1`,
+  async update(id: number, change: AdoptionChange): Promise<AdoptionRow | undefined> {
+    const [row] = await this.run<AdoptionRow[]>(
+      `WITH updated AS (
+         UPDATE adoptions
+            SET status = $2, hold_expires_at = $3,
+                decided_by_id = COALESCE($4, decided_by_id), reason = COALESCE($5, reason),
+                closed_at = COALESCE(closed_at, CASE WHEN $2 = ANY($6::adoption_status[])
+                                                     THEN NULL ELSE clock_timestamp() END),
+                version = version + 1, updated_at = clock_timestamp()
+          WHERE id = $1
+         RETURNING *)
+       ${selectRows('updated')}`,
       [
         id,
         change.status,
@@ -212,6 +220,7 @@ export class AdoptionsRepository {
         OPEN_ADOPTION_STATUSES,
       ],
     );
+    return row;
   }
 
   /**
@@ -239,5 +248,10 @@ export class AdoptionsRepository {
         GROUP BY 1`,
       [since],
     );
+  }
+
+  /** The hot statements are prepared, as the pets' are (docs/performance.md). */
+  private run<T = unknown>(sql: string, params: unknown[]): Promise<T> {
+    return this.prepared.query<T>(this.txHost.tx, sql, params);
   }
 }

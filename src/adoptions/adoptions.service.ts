@@ -160,25 +160,24 @@ export class AdoptionsService implements OnModuleInit {
     }
     const adopterId = dto.adopterId ?? principal.userId;
     return this.txHost.withTransaction(async () => {
-      if ((await this.adoptions.countOpenOfAdopter(adopterId)) >= this.config.openPerAdopter) {
+      const { open, id } = await this.adoptions.startRequest(adopterId);
+      if (open >= this.config.openPerAdopter) {
         throw new ApiException(
           'ADOPTION_LIMIT_REACHED',
           `An adopter may have at most ${this.config.openPerAdopter} open adoptions`,
           { limit: this.config.openPerAdopter },
         );
       }
-      const pet = await this.pets.findOne(dto.petId);
-      if (pet.status !== 'available') throw petNotAvailable(pet.status);
       // The id comes first, for the pet's history entry; the pet moves before the adoption
-      // is written (the trigger refuses a move of a pet with an open adoption).
-      const id = await this.adoptions.nextId();
+      // is written (the trigger refuses a move of a pet with an open adoption). A pet that
+      // does not move is read only then, for the answer (404, or the status it is in).
       const moved = await this.pets.moveStatus(dto.petId, 'available', 'pending', {
         ...actorOf(principal),
         adoptionId: id,
       });
       if (!moved) throw petNotAvailable((await this.pets.findOne(dto.petId)).status);
       const holdExpiresAt = new Date(Date.now() + this.config.holdMs);
-      await this.adoptions.insert({
+      const row = await this.adoptions.insert({
         id,
         petId: dto.petId,
         adopterId,
@@ -186,7 +185,6 @@ export class AdoptionsService implements OnModuleInit {
         holdExpiresAt,
       });
       await this.queueExpiry(id, holdExpiresAt);
-      const row = await this.read(id);
       await this.events.publish(
         adoptionEvent('adoption.requested', row, {
           userId: principal.userId,
@@ -289,12 +287,14 @@ export class AdoptionsService implements OnModuleInit {
   ): Promise<AdoptionRow> {
     const rule = MOVES[move];
     if (!rule.from.includes(state.status)) throw invalidTransition(state.status, move);
-    await this.adoptions.update(state.id, {
+    const updated = await this.adoptions.update(state.id, {
       status: rule.to ?? state.status,
       holdExpiresAt: by.holdExpiresAt,
       decidedById: by.byStaff && by.actor.userId !== null ? by.actor.userId : undefined,
       reason: by.reason,
     });
+    if (!updated) throw adoptionNotFound(state.id);
+    let row = updated;
     if (rule.pet) {
       const moved = await this.pets.moveStatus(state.petId, rule.pet.from, rule.pet.to, {
         ...by.actor,
@@ -302,9 +302,9 @@ export class AdoptionsService implements OnModuleInit {
       });
       // A completed adoption does not hold its pet: a PUT may have moved it since.
       if (!moved) throw petNotAvailable((await this.pets.findOne(state.petId)).status);
+      row = { ...updated, petName: moved.name, petStatus: moved.status };
     }
     if (by.holdExpiresAt) await this.queueExpiry(state.id, by.holdExpiresAt);
-    const row = await this.read(state.id);
     await this.events.publish(
       adoptionEvent(
         EVENT_OF_MOVE[move],
