@@ -187,6 +187,34 @@ export interface Loaded<T> {
 }
 
 /**
+ * A list read by cursor, newest first: the first page loads when `deps` change, and
+ * `loadOlder` appends the next one, announces it and moves the focus to its first row.
+ */
+export function useCursorList<K extends string, Page extends Record<K, unknown[]>>(
+  rowsKey: K,
+  fetchPage: (cursor?: string) => Promise<Page>,
+  rowsNoun: string,
+  deps: unknown[],
+) {
+  const pages = useLoad(() => fetchPage(), deps);
+  const more = useSubmit();
+  const [announcement, announce] = useAnnouncement();
+  const list = useRef<HTMLTableSectionElement>(null);
+  const loadOlder = (cursor: string) =>
+    void more.run(async () => {
+      const next = await fetchPage(cursor);
+      const shown = pages.data?.[rowsKey].length ?? 0;
+      pages.set((data) => ({ ...next, [rowsKey]: [...(data?.[rowsKey] ?? []), ...next[rowsKey]] }));
+      announce(`${next[rowsKey].length} older ${rowsNoun} shown.`);
+      // The button may be gone (nothing older): go on from the first row just loaded.
+      requestAnimationFrame(() =>
+        list.current?.querySelectorAll<HTMLElement>(':scope > tr')[shown]?.focus(),
+      );
+    });
+  return { pages, more, announcement, announce, list, loadOlder };
+}
+
+/**
  * Loads when `deps` change; answers from a superseded load are dropped. A failed `reload`
  * keeps what is shown next to its error; new `deps` show nothing older.
  */

@@ -1,9 +1,8 @@
-import { useRef } from 'preact/hooks';
 import type { operations } from '../../../client/index.js';
 import { type Adoption, api, ok } from '../api';
 import { Link } from '../router';
 import { type Session } from '../session';
-import { ErrorAlert, formatDate, StatusMessage, useAnnouncement, useLoad, useSubmit } from '../ui';
+import { ErrorAlert, formatDate, StatusMessage, useCursorList } from '../ui';
 import { AdoptionStatusBadge, adopterName, HoldCountdown, MoveButtons } from './adoption-moves';
 
 const PAGE_SIZE = 20;
@@ -27,36 +26,26 @@ interface AdoptionListProps {
 /** Adoptions, newest first, with the moves each allows; older ones on demand (cursor). */
 export function AdoptionList({ query, who, hide, onMoved, empty, caption }: AdoptionListProps) {
   const key = JSON.stringify(query);
-  const adoptions = useLoad(
-    () => ok(api.GET('/v1/adoptions', { params: { query: { ...query, limit: PAGE_SIZE } } })),
+  const {
+    pages: adoptions,
+    more,
+    announcement,
+    announce,
+    list,
+    loadOlder,
+  } = useCursorList(
+    'adoptions',
+    (cursor) =>
+      ok(api.GET('/v1/adoptions', { params: { query: { ...query, limit: PAGE_SIZE, cursor } } })),
+    'adoptions',
     [key],
   );
-  const more = useSubmit();
-  const [announcement, announce] = useAnnouncement();
-  const list = useRef<HTMLTableSectionElement>(null);
 
   const replace = (changed: Adoption) =>
     adoptions.set((data) => ({
       adoptions: (data?.adoptions ?? []).map((one) => (one.id === changed.id ? changed : one)),
       pagination: data?.pagination ?? { limit: PAGE_SIZE },
     }));
-
-  const loadMore = (cursor: string) =>
-    void more.run(async () => {
-      const next = await ok(
-        api.GET('/v1/adoptions', { params: { query: { ...query, limit: PAGE_SIZE, cursor } } }),
-      );
-      const shown = adoptions.data?.adoptions.length ?? 0;
-      adoptions.set((data) => ({
-        adoptions: [...(data?.adoptions ?? []), ...next.adoptions],
-        pagination: next.pagination,
-      }));
-      announce(`${next.adoptions.length} older adoptions shown.`);
-      // The button may be gone (nothing older): go on from the first row just loaded.
-      requestAnimationFrame(() =>
-        list.current?.querySelectorAll<HTMLElement>(':scope > tr')[shown]?.focus(),
-      );
-    });
 
   const data = adoptions.data;
   return (
@@ -145,7 +134,7 @@ export function AdoptionList({ query, who, hide, onMoved, empty, caption }: Adop
               type="button"
               class="button-secondary"
               disabled={more.busy}
-              onClick={() => loadMore(data.pagination.nextCursor!)}
+              onClick={() => loadOlder(data.pagination.nextCursor!)}
             >
               Load older adoptions
             </button>

@@ -1,4 +1,3 @@
-import { useRef } from 'preact/hooks';
 import {
   AUDIT_ACTIONS,
   AUDIT_TARGET_TYPES,
@@ -13,9 +12,7 @@ import {
   formatDate,
   PageHeading,
   StatusMessage,
-  useAnnouncement,
-  useLoad,
-  useSubmit,
+  useCursorList,
 } from '../ui';
 
 const PAGE_SIZE = 50;
@@ -232,32 +229,23 @@ function AuditLog() {
   const { query } = useLocation();
   const filters = filtersOf(query);
   const key = auditRoute(filters);
-  const entries = useLoad(
-    () => ok(api.GET('/v1/audit-events', { params: { query: { ...filters, limit: PAGE_SIZE } } })),
-    [key],
-  );
-  const more = useSubmit();
-  const [announcement, announce] = useAnnouncement();
-  const list = useRef<HTMLTableSectionElement>(null);
-
-  const loadMore = (cursor: string) =>
-    void more.run(async () => {
-      const next = await ok(
+  const {
+    pages: entries,
+    more,
+    announcement,
+    list,
+    loadOlder,
+  } = useCursorList(
+    'auditEvents',
+    (cursor) =>
+      ok(
         api.GET('/v1/audit-events', {
           params: { query: { ...filters, limit: PAGE_SIZE, cursor } },
         }),
-      );
-      const shown = entries.data?.auditEvents.length ?? 0;
-      entries.set((data) => ({
-        auditEvents: [...(data?.auditEvents ?? []), ...next.auditEvents],
-        pagination: next.pagination,
-      }));
-      announce(`${next.auditEvents.length} older entries shown.`);
-      // The button may be gone (nothing older): go on from the first row just loaded.
-      requestAnimationFrame(() =>
-        list.current?.querySelectorAll<HTMLElement>(':scope > tr')[shown]?.focus(),
-      );
-    });
+      ),
+    'entries',
+    [key],
+  );
 
   const data = entries.data;
   return (
@@ -319,7 +307,7 @@ function AuditLog() {
               type="button"
               class="button-secondary"
               disabled={more.busy}
-              onClick={() => loadMore(data.pagination.nextCursor!)}
+              onClick={() => loadOlder(data.pagination.nextCursor!)}
             >
               Load older entries
             </button>

@@ -1,7 +1,6 @@
-import { useRef } from 'preact/hooks';
 import { api, ok, type PetHistoryEvent } from '../api';
 import { useSession } from '../session';
-import { ErrorAlert, formatDate, StatusMessage, useAnnouncement, useLoad, useSubmit } from '../ui';
+import { ErrorAlert, formatDate, StatusMessage, useCursorList } from '../ui';
 
 const PAGE_SIZE = 20;
 
@@ -43,35 +42,23 @@ function whoOf({ actor }: PetHistoryEvent, ownId: number | undefined): string {
  */
 export function PetHistory({ petId, version }: { petId: number; version: string }) {
   const ownId = useSession()?.userId;
-  const history = useLoad(
-    () =>
+  const {
+    pages: history,
+    more,
+    announcement,
+    list,
+    loadOlder,
+  } = useCursorList(
+    'events',
+    (cursor) =>
       ok(
-        api.GET('/v1/pets/{petId}/history', {
-          params: { path: { petId }, query: { limit: PAGE_SIZE } },
-        }),
-      ),
-    [petId, version],
-  );
-  const more = useSubmit();
-  const [announcement, announce] = useAnnouncement();
-  const list = useRef<HTMLTableSectionElement>(null);
-
-  const loadMore = (cursor: string) =>
-    void more.run(async () => {
-      const next = await ok(
         api.GET('/v1/pets/{petId}/history', {
           params: { path: { petId }, query: { limit: PAGE_SIZE, cursor } },
         }),
-      );
-      const shown = history.data?.events.length ?? 0;
-      history.set((data) => ({
-        events: [...(data?.events ?? []), ...next.events],
-        pagination: next.pagination,
-      }));
-      announce(`${next.events.length} older changes shown.`);
-      // The button may be gone (nothing older): go on from the first row just loaded.
-      requestAnimationFrame(() => list.current?.querySelectorAll('tr')[shown]?.focus());
-    });
+      ),
+    'changes',
+    [petId, version],
+  );
 
   return (
     <section aria-labelledby="history-title">
@@ -106,7 +93,7 @@ export function PetHistory({ petId, version }: { petId: number; version: string 
               type="button"
               class="button-secondary"
               disabled={more.busy}
-              onClick={() => loadMore(history.data!.pagination.nextCursor!)}
+              onClick={() => loadOlder(history.data!.pagination.nextCursor!)}
             >
               Load older changes
             </button>
