@@ -361,8 +361,8 @@ interface SeedRows {
  * Moves the demo back over the past month, order kept: the accounts, categories and the
  * webhook to its first day; pet k of n created at day 30·k/n, and its later events spread
  * between then and now, each photo and delivery with its event; the logins (audit entries
- * after `audit.mark`) over the days in their order, each logout 20 to 80 minutes after its
- * login. Only timestamps change, and only of rows the seed made.
+ * after `audit.mark`) over the days in their order. Only timestamps change, and only of rows
+ * the seed made.
  */
 async function backdate(dataSource: DataSource, rows: SeedRows) {
   const { petIds, categoryIds, webhookIds } = rows;
@@ -372,16 +372,27 @@ async function backdate(dataSource: DataSource, rows: SeedRows) {
   const petTimes = petIds.map(
     (_, k) => new Date(first + ((k + 0.5) * DEMO_DAYS * DAY_MS) / petIds.length),
   );
-  const logins = await dataSource.query<{ id: number; action: string }[]>(
-    'SELECT id, action FROM audit_events WHERE id > $1 ORDER BY id',
+  const logins = await dataSource.query<{ id: number; action: string; outcome: string }[]>(
+    'SELECT id, action, outcome FROM audit_events WHERE id > $1 ORDER BY id',
     [auditMark],
   );
-  const loginCount = logins.filter((entry) => entry.action === 'auth.login').length;
+  // Slots less than a day apart, for the sign-ins that succeed only, so that every day of
+  // the month has one whatever the time of day now; a failed one comes an hour before the
+  // next, and each logout 20 to 80 minutes after its sign-in.
+  const isSignIn = (entry: { action: string; outcome: string }) =>
+    entry.action === 'auth.login' && entry.outcome === 'success';
+  const slotOf = (slot: number) =>
+    first + ((slot + 0.5) * DEMO_DAYS * DAY_MS) / logins.filter(isSignIn).length;
   let slot = -1;
   const loginTimes = logins.map((entry) => {
-    if (entry.action !== 'auth.logout') slot += 1;
-    const at = first + ((slot + 0.5) * DEMO_DAYS * DAY_MS) / loginCount;
-    return new Date(entry.action === 'auth.logout' ? at + (20 + (slot % 7) * 10) * 60_000 : at);
+    if (isSignIn(entry)) slot += 1;
+    const at =
+      entry.action === 'auth.logout'
+        ? slotOf(slot) + (20 + (slot % 7) * 10) * 60_000
+        : isSignIn(entry)
+          ? slotOf(slot)
+          : slotOf(slot + 1) - 60 * 60_000;
+    return new Date(at);
   });
   await dataSource.transaction(async (manager) => {
     const q = (sql: string, params: unknown[] = []) => manager.query(sql, params);
