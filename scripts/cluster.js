@@ -140,7 +140,14 @@ function listensOn(pid, port) {
     .map((line) => line.trim().split(/\s+/))
     .filter((fields) => fields[1] === local && fields[3] === LISTEN)
     .map((fields) => `socket:[${fields[9]}]`);
-  return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+  let fds;
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    // The process exited since the caller looked: its exit is reported on the next check.
+    return false;
+  }
+  return fds.some((fd) => {
     try {
       return inodes.includes(readlinkSync(`/proc/${pid}/fd/${fd}`));
     } catch {
