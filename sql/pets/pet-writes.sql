@@ -6,7 +6,7 @@ WITH changed AS (INSERT INTO pets (name, category_id, status, photo_urls)
                  VALUES ($1, $2, $3, $4) RETURNING *),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -44,7 +44,7 @@ linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
                   SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -80,7 +80,7 @@ changed AS (UPDATE pets p SET name = $2, age = $3, updated_at = clock_timestamp(
                  RETURNING p.*, array_remove(ARRAY[CASE WHEN p.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN p.age IS DISTINCT FROM old.age THEN 'age' END]::text[], NULL) AS "changedFields", old.status AS "statusFrom"),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -116,21 +116,21 @@ recorded AS (
       FROM readback r, changed d;
 
 -- updatePetQuery: a status move under If-Match, events recorded later
--- params: [42,"sold",["available","pending"],["3.1"]]
+-- params: [42,"sold",null,["available","pending"],["3.1"]]
 WITH before AS (SELECT status FROM pets WHERE id = $1),
 old AS (SELECT * FROM pets WHERE id = $1 FOR UPDATE),
-changed AS (UPDATE pets p SET status = $2, updated_at = clock_timestamp(), version = p.version + 1
+changed AS (UPDATE pets p SET status = $2, held_by = $3, updated_at = clock_timestamp(), version = p.version + 1
                    FROM before, old
                   WHERE p.id = $1
                     AND p.status = before.status
-                    AND before.status = ANY($3::pet_status[])
+                    AND before.status = ANY($4::pet_status[])
                     AND p.version || '.' || (SELECT version
                     FROM categories
-                    WHERE id = p.category_id) = ANY($4::text[])
+                    WHERE id = p.category_id) = ANY($5::text[])
                  RETURNING p.*, array_remove(ARRAY[]::text[], NULL) AS "changedFields", old.status AS "statusFrom"),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -147,7 +147,7 @@ readback AS (SELECT
   WITH readback AS (
 SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -188,7 +188,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
      WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING *),
   readback AS (SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -222,7 +222,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
   WITH changed AS (DELETE FROM pets WHERE id = $1 RETURNING *),
   readback AS (SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)

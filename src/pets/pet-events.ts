@@ -95,8 +95,9 @@ export function petEventsOf(
   recorded: RecordedPetEvent[] | null,
   actor: PetActor,
 ): PetEvent[] {
+  const { heldBy: _heldBy, ...shown } = pet;
   const snapshot: PetSnapshot = {
-    ...pet,
+    ...shown,
     createdAt: pet.createdAt.toISOString(),
     updatedAt: pet.updatedAt.toISOString(),
   };

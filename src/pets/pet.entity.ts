@@ -52,6 +52,10 @@ export class Pet {
   @Column({ type: 'text', nullable: true })
   description: string | null;
 
+  /** The adoption the pet moved to `pending` through; null once it moves again. */
+  @Column({ name: 'held_by', type: 'bigint', nullable: true })
+  heldBy: number | null;
+
   @ManyToMany(() => Tag)
   @JoinTable({
     name: 'pet_tags',

@@ -143,9 +143,9 @@ export class PetsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<PetResponse> {
     const pet = await this.petsService.findOne(petId);
-    // Only a pending pet can be held (an open adoption moves it there and nothing else moves
-    // it meanwhile): the others cost no second statement.
-    const hold = pet.status === 'pending' ? await this.petHolds.of(petId) : undefined;
+    // Only a pet moved to pending by an adoption can be held (nothing else moves it while
+    // the adoption is open): the others cost no second statement.
+    const hold = pet.heldBy ? await this.petHolds.of(petId) : undefined;
     setEtag(res, petEtag(pet, hold));
     return { ...toPetResponse(pet), adoption: hold && toPetAdoption(hold) };
   }

@@ -19,6 +19,11 @@ export interface PetRow {
   tags: { id: number; name: string }[];
   /** The pet's ETag, unquoted (see `versionTag`). */
   versionTag: string;
+  /**
+   * The adoption the pet moved to `pending` through, while it stays there; not kept in the
+   * events' snapshots, which show the pet as the API does.
+   */
+  heldBy?: number | null;
 }
 
 /**
@@ -33,7 +38,7 @@ export const CURRENT_VERSION_TAG = versionTag(
 /** The read shape's columns of pet `p` and category `c`, its tags read from `tagsFrom` (as `t`). */
 export const petColumns = (tagsFrom: string) => `
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   ${versionTag('c.version')} AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)

@@ -97,6 +97,10 @@ export function updatePetQuery(
   const assignments = written.map(
     ([field, value]) => `${WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]} = ${param(value)}`,
   );
+  if (fields.status !== undefined) {
+    const holder = fields.status === 'pending' ? (recordAs?.adoptionId ?? null) : null;
+    assignments.push(`held_by = ${param(holder)}`);
+  }
   assignments.push('updated_at = clock_timestamp()', 'version = p.version + 1');
   const comparisons = COMPARED_COLUMNS.filter(
     ([field]) => fields[field as keyof PetWriteFields] !== undefined,
