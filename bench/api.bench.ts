@@ -63,10 +63,12 @@ const DATABASE = process.env.BENCH_DATABASE ?? (QUICK ? 'petstore_bench_quick' :
 const ONLY_SEARCH = process.argv.includes('--only=search');
 /** `--only=bounds`: the adversarial searches alone (rows 16 and 17). */
 const ONLY_BOUNDS = process.argv.includes('--only=bounds');
+/** `--only=by-id`: row 4 alone, e.g. to compare a change of the read with BENCH_COMPARE_APP. */
+const ONLY_BY_ID = process.argv.includes('--only=by-id');
 /** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
 const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
 /** The adoption rows run alone, or in the full run. */
-const ADOPTIONS = ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS);
+const ADOPTIONS = ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID);
 /**
  * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
  * baseline's, about 1,500 a second here).
@@ -283,6 +285,16 @@ export async function run(): Promise<void> {
         met: create.app.rps >= 0.33 * create.baseline!.rps,
       });
     };
+    const byIdRow = async () => {
+      console.log('bench: 4. pet by id');
+      const one = await everywhere('/v1/pets/1', { setup: byId });
+      rows.push({
+        scenario: '4. GET /pets/{id}',
+        ...one,
+        target: 'app ≥ 30% of baseline req/s',
+        met: one.app.rps >= 0.3 * one.baseline!.rps,
+      });
+    };
     const adoptionRows = async () => {
       const customers = await tokensOf(`${app}/v1`, CUSTOMERS, 'customer');
       await adoptionScenarios(
@@ -306,6 +318,10 @@ export async function run(): Promise<void> {
     }
     if (ONLY_ADOPTIONS) {
       await adoptionRows();
+      return;
+    }
+    if (ONLY_BY_ID) {
+      await byIdRow();
       return;
     }
     if (ONLY_SEARCH) {
@@ -378,14 +394,7 @@ export async function run(): Promise<void> {
       target: 'none (OFFSET reads what it skips)',
     });
 
-    console.log('bench: 4. pet by id');
-    const one = await everywhere('/v1/pets/1', { setup: byId });
-    rows.push({
-      scenario: '4. GET /pets/{id}',
-      ...one,
-      target: 'app ≥ 30% of baseline req/s',
-      met: one.app.rps >= 0.3 * one.baseline!.rps,
-    });
+    await byIdRow();
 
     console.log('bench: 5. create and update');
     await createRow();
