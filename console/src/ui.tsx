@@ -214,6 +214,28 @@ export function useCursorList<K extends string, Page extends Record<K, unknown[]
   return { pages, more, announcement, announce, list, loadOlder };
 }
 
+interface LoadOlderProps {
+  /** The answer's `pagination.nextCursor`: without one there is nothing older to load. */
+  cursor: string | undefined;
+  busy: boolean;
+  /** `useCursorList`'s `loadOlder`. */
+  onLoad: (cursor: string) => void;
+  /** The button's text: "Load older entries". */
+  children: string;
+  /** What is shown instead when there is nothing older, if anything. */
+  end?: ComponentChildren;
+}
+
+/** The button under a `useCursorList` list that appends its next page. */
+export function LoadOlder({ cursor, busy, onLoad, children, end }: LoadOlderProps) {
+  if (!cursor) return <>{end}</>;
+  return (
+    <button type="button" class="button-secondary" disabled={busy} onClick={() => onLoad(cursor)}>
+      {children}
+    </button>
+  );
+}
+
 /**
  * Loads when `deps` change; answers from a superseded load are dropped. A failed `reload`
  * keeps what is shown next to its error; new `deps` show nothing older.

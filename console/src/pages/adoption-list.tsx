@@ -2,7 +2,7 @@ import type { operations } from '../../../client/index.js';
 import { type Adoption, api, ok } from '../api';
 import { Link } from '../router';
 import { type Session } from '../session';
-import { ErrorAlert, formatDate, StatusMessage, useCursorList } from '../ui';
+import { ErrorAlert, formatDate, LoadOlder, StatusMessage, useCursorList } from '../ui';
 import { AdoptionStatusBadge, adopterName, HoldCountdown, MoveButtons } from './adoption-moves';
 
 const PAGE_SIZE = 20;
@@ -129,18 +129,14 @@ export function AdoptionList({ query, who, hide, onMoved, empty, caption }: Adop
               ))}
             </tbody>
           </table>
-          {data.pagination.nextCursor ? (
-            <button
-              type="button"
-              class="button-secondary"
-              disabled={more.busy}
-              onClick={() => loadOlder(data.pagination.nextCursor!)}
-            >
-              Load older adoptions
-            </button>
-          ) : (
-            data.adoptions.length > PAGE_SIZE && <p>No older adoptions.</p>
-          )}
+          <LoadOlder
+            cursor={data.pagination.nextCursor}
+            busy={more.busy}
+            onLoad={loadOlder}
+            end={data.adoptions.length > PAGE_SIZE && <p>No older adoptions.</p>}
+          >
+            Load older adoptions
+          </LoadOlder>
         </>
       )}
     </>

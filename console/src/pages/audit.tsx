@@ -10,6 +10,7 @@ import {
   AdminsOnly,
   ErrorAlert,
   formatDate,
+  LoadOlder,
   PageHeading,
   StatusMessage,
   useCursorList,
@@ -302,18 +303,14 @@ function AuditLog() {
               ))}
             </tbody>
           </table>
-          {data.pagination.nextCursor ? (
-            <button
-              type="button"
-              class="button-secondary"
-              disabled={more.busy}
-              onClick={() => loadOlder(data.pagination.nextCursor!)}
-            >
-              Load older entries
-            </button>
-          ) : (
-            <p>No older entries.</p>
-          )}
+          <LoadOlder
+            cursor={data.pagination.nextCursor}
+            busy={more.busy}
+            onLoad={loadOlder}
+            end={<p>No older entries.</p>}
+          >
+            Load older entries
+          </LoadOlder>
         </>
       )}
       <StatusMessage>{announcement}</StatusMessage>

@@ -1,6 +1,6 @@
 import { api, ok, type PetHistoryEvent } from '../api';
 import { useSession } from '../session';
-import { ErrorAlert, formatDate, StatusMessage, useCursorList } from '../ui';
+import { ErrorAlert, formatDate, LoadOlder, StatusMessage, useCursorList } from '../ui';
 
 const PAGE_SIZE = 20;
 
@@ -88,16 +88,13 @@ export function PetHistory({ petId, version }: { petId: number; version: string 
             </tbody>
           </table>
           <p>{countOf(history.data.events.length, history.data.pagination.total)}</p>
-          {history.data.pagination.nextCursor && (
-            <button
-              type="button"
-              class="button-secondary"
-              disabled={more.busy}
-              onClick={() => loadOlder(history.data!.pagination.nextCursor!)}
-            >
-              Load older changes
-            </button>
-          )}
+          <LoadOlder
+            cursor={history.data.pagination.nextCursor}
+            busy={more.busy}
+            onLoad={loadOlder}
+          >
+            Load older changes
+          </LoadOlder>
         </>
       )}
       <StatusMessage>{announcement}</StatusMessage>
