@@ -20,6 +20,7 @@ export type SignInSession = Schemas['SessionResponse'];
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type ActivityDay = Schemas['ActivityDayResponse'];
 export type Adoption = Schemas['AdoptionResponse'];
+export type CreateAdoption = Schemas['CreateAdoptionDto'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */

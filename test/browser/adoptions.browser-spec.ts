@@ -219,6 +219,55 @@ describeInBrowser('Adoptions in the console', () => {
     await mine.getByText('This pet is pending now, not available.').waitFor();
   });
 
+  it('should let staff request a pet for a named customer, who then sees it in My adoptions', async () => {
+    const adopter = await customer('hedy.l');
+    const petId = await createPet(c.t, { name: 'Marlow' });
+
+    const staff = await c.signedInPage('user', `/console/pets/${petId}`);
+    await heading(staff, 'Marlow').waitFor();
+    const form = staff.getByRole('form', { name: 'Request adoption for a customer' });
+    const adopterField = form.getByLabel('Adopter (user id)');
+    // No adopter named: said under the field, which takes the focus; nothing is sent.
+    await form.getByRole('button', { name: 'Request adoption' }).click();
+    await form.getByText('Enter the customer’s user id.').waitFor();
+    await expect(adopterField.evaluate((input) => input === document.activeElement)).resolves.toBe(
+      true,
+    );
+    // No such account: the API's refusal, under the field.
+    await adopterField.fill('999999');
+    await form.getByRole('button', { name: 'Request adoption' }).click();
+    await form.getByText('User 999999 does not exist.').waitFor();
+    await screenshot(staff, 'staff-request-refused');
+    const untouched = await c.t.http.get(`/v1/pets/${petId}`).set(c.t.admin).expect(200);
+    expect(untouched.body.status).toBe('available');
+
+    await adopterField.fill(String(adopter.id));
+    await form.getByLabel('Message (optional)').fill('Asked at the counter');
+    await form.getByRole('button', { name: 'Request adoption' }).click();
+    await staff
+      .getByText(
+        `Adoption requested for ${adopter.username}: Marlow is held for them while staff decide.`,
+      )
+      .waitFor();
+    const [requested] = (
+      await c.t.http
+        .get('/v1/adoptions')
+        .query({ adopterId: adopter.id })
+        .set(c.t.admin)
+        .expect(200)
+    ).body.adoptions as Adoption[];
+    await row(staff, requested.id).getByRole('link', { name: adopter.username }).waitFor();
+    expect(await form.count()).toBe(0);
+
+    // The customer finds it in My adoptions, theirs to cancel.
+    const mine = await customerPage(adopter, '/console/my-adoptions');
+    await heading(mine, 'My adoptions').waitFor();
+    await expect(row(mine, requested.id).textContent()).resolves.toMatch(
+      /Marlow.*requested.*Hold ends in (2 days 23 hours|3 days).*Asked at the counter/,
+    );
+    expect(await movesOf(mine, requested.id)).toEqual(['Cancel adoption']);
+  });
+
   it('should filter the queue through the address and load older adoptions by cursor', async () => {
     const adopter = await customer('edsger.d');
     const other = await customer('barbara.l');
@@ -280,6 +329,11 @@ describeInBrowser('Adoptions in the console', () => {
     expect(await fitsWidth(staff)).toBe(true);
     expect(await accessibilityViolations(staff)).toEqual([]);
     await screenshot(staff, 'phone-adoption-dialog');
+    // Staff's request form, for a customer.
+    const forCustomer = await createPet(c.t, { name: 'Rowan' });
+    await checkPages(staff, [
+      { route: `/console/pets/${forCustomer}`, title: 'Rowan', name: 'phone-staff-request' },
+    ]);
 
     // The queue at desktop width, a few statuses of the earlier tests' adoptions.
     const desk = await c.signedInPage(

@@ -1,5 +1,5 @@
-import { useRef, useState } from 'preact/hooks';
-import { type Adoption, api, ok, type Pet } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Adoption, api, ApiError, ok, type CreateAdoption, type Pet } from '../api';
 import { type Session } from '../session';
 import { ErrorAlert, Field, formErrors, StatusMessage, useAnnouncement, useSubmit } from '../ui';
 import { AdoptionList } from './adoption-list';
@@ -14,7 +14,7 @@ interface PetAdoptionsProps {
 
 /**
  * The pet's adoptions: the open one and the past ones (staff see everyone's, a customer its
- * own), and for a customer on an available pet the request form.
+ * own), and on an available pet the request form (staff's names the customer it is for).
  */
 export function PetAdoptions({ pet, who, onPetChanged }: PetAdoptionsProps) {
   const customer = who.role === 'customer';
@@ -39,12 +39,15 @@ export function PetAdoptions({ pet, who, onPetChanged }: PetAdoptionsProps) {
           )}
         </p>
       )}
-      {customer && pet.status === 'available' && (
+      {pet.status === 'available' && (
         <RequestForm
           petId={pet.id}
+          byStaff={!customer}
           onRequested={(requested) => {
             announce(
-              `Adoption requested: ${requested.pet.name} is held for you while staff decide.`,
+              customer
+                ? `Adoption requested: ${requested.pet.name} is held for you while staff decide.`
+                : `Adoption requested for ${requested.adopter?.username}: ${requested.pet.name} is held for them while staff decide.`,
             );
             heading.current?.focus();
             setRequests((count) => count + 1);
@@ -68,33 +71,83 @@ export function PetAdoptions({ pet, who, onPetChanged }: PetAdoptionsProps) {
 
 interface RequestFormProps {
   petId: number;
+  /** Staff request for a customer, named by user id: the API takes no username. */
+  byStaff: boolean;
   onRequested: (adoption: Adoption) => void;
 }
 
-function RequestForm({ petId, onRequested }: RequestFormProps) {
+function RequestForm({ petId, byStaff, onRequested }: RequestFormProps) {
   const form = useRef<HTMLFormElement>(null);
   const { busy, error, run } = useSubmit();
-  const { fields, general } = formErrors(error, ['message']);
+  const [noAdopter, setNoAdopter] = useState(false);
+  const { fields, general } = formErrors(error, ['message', 'adopterId']);
+  // The limit is the customer's, not the staff member's: said under the field that names them.
+  const limit =
+    byStaff && error instanceof ApiError && error.code === 'ADOPTION_LIMIT_REACHED'
+      ? (error.body.details as { limit?: number } | undefined)?.limit
+      : undefined;
+  const adopterError = noAdopter
+    ? 'Enter the customer’s user id.'
+    : limit !== undefined
+      ? `This customer already has ${limit} adoptions in progress: one of them has to end before they can have another.`
+      : fields.adopterId;
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
-    const message = (new FormData(form.current!).get('message') as string).trim();
+    const values = new FormData(form.current!);
+    const message = (values.get('message') as string).trim();
+    const adopter = ((values.get('adopterId') as string | null) ?? '').trim();
+    // The form's one check of its own: without adopterId the API would make the request the
+    // staff member's.
+    const missing = byStaff && adopter === '';
+    setNoAdopter(missing);
+    if (missing) {
+      document.getElementById('field-adopterId')?.focus();
+      return;
+    }
+    // Sent as typed ("abc" stays "abc"): the API's rules are the only ones.
+    const adopterId = Number.isNaN(Number(adopter)) ? adopter : Number(adopter);
+    const body = {
+      petId,
+      ...(byStaff ? { adopterId } : {}),
+      ...(message ? { message } : {}),
+    } as CreateAdoption;
     void run(async () => {
-      onRequested(
-        await ok(api.POST('/v1/adoptions', { body: { petId, ...(message ? { message } : {}) } })),
-      );
+      onRequested(await ok(api.POST('/v1/adoptions', { body })));
     });
   };
+  // Take the user to the field the API refused.
+  useEffect(() => {
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
 
   return (
     <form ref={form} class="panel" onSubmit={onSubmit} noValidate aria-labelledby="request-title">
-      <h3 id="request-title">Request adoption</h3>
-      <p>The pet is held for you while staff look at your request.</p>
-      <ErrorAlert error={general} />
+      <h3 id="request-title">{byStaff ? 'Request adoption for a customer' : 'Request adoption'}</h3>
+      <p>
+        {byStaff
+          ? 'The pet is held for the customer while staff look at the request; the customer sees it in My adoptions.'
+          : 'The pet is held for you while staff look at your request.'}
+      </p>
+      <ErrorAlert error={limit === undefined ? general : undefined} />
+      {byStaff && (
+        <Field
+          name="adopterId"
+          label="Adopter (user id)"
+          hint="The number of the customer’s account."
+          error={adopterError}
+        >
+          {(control) => <input {...control} inputMode="numeric" autocomplete="off" required />}
+        </Field>
+      )}
       <Field
         name="message"
-        label="Message for the staff (optional)"
-        hint="Up to 1000 characters: your home, other pets, when you could collect."
+        label={byStaff ? 'Message (optional)' : 'Message for the staff (optional)'}
+        hint={
+          byStaff
+            ? 'Up to 1000 characters: the customer’s home, other pets, when they could collect.'
+            : 'Up to 1000 characters: your home, other pets, when you could collect.'
+        }
         error={fields.message}
       >
         {(control) => <textarea {...control} rows={3} />}
