@@ -124,9 +124,10 @@ export function PetDetailPage({ id }: { id: number }) {
         {editable && held && (
           <p class="hint">Held for an adoption: its status changes through the adoption.</p>
         )}
-        <div class="actions">
-          {editable &&
-            moves.map((status) => (
+        {/* Only with buttons: an empty row would leave a gap in the panel (customers, a held pet). */}
+        {editable && moves.length > 0 && (
+          <div class="actions">
+            {moves.map((status) => (
               <button
                 key={status}
                 type="button"
@@ -136,7 +137,8 @@ export function PetDetailPage({ id }: { id: number }) {
                 Mark as {status}
               </button>
             ))}
-        </div>
+          </div>
+        )}
       </section>
 
       {who && <PetAdoptions pet={current} who={who} onPetChanged={pet.reload} />}
