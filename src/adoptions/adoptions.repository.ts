@@ -3,7 +3,7 @@ import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { PetStatus } from '../pets/pet-status.js';
-import { OPEN_ADOPTION_STATUSES, type AdoptionStatus } from './adoption-status.js';
+import type { AdoptionStatus } from './adoption-status.js';
 
 /** An adoption as the API shows it, with its pet's and users' names. */
 export interface AdoptionRow {
@@ -82,7 +82,12 @@ SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
 // once cannot both pass the per-adopter limit.
 const ADOPTER_LOCK_CLASS = 43;
 
-/** The adoptions module's door to `adoptions`; every method joins the transaction in progress. */
+/**
+ * The adoptions module's door to `adoptions`; every method joins the transaction in progress.
+ * "Open" is `adoption_is_open(status)` (src/database/schema/adoptions.sql) in every statement:
+ * the predicate of the unique index of a pet's open adoption, which the planner uses only for
+ * a query that says it the same way.
+ */
 @Injectable()
 export class AdoptionsRepository {
   constructor(
@@ -116,8 +121,8 @@ export class AdoptionsRepository {
   /** The open adoption of the pet, if it has one. */
   async findOpenOfPet(petId: number): Promise<AdoptionRow | undefined> {
     const [row] = await this.run<AdoptionRow[]>(
-      `${SELECT_ROW} WHERE a.pet_id = $1 AND a.status = ANY($2::adoption_status[])`,
-      [petId, OPEN_ADOPTION_STATUSES],
+      `${SELECT_ROW} WHERE a.pet_id = $1 AND adoption_is_open(a.status)`,
+      [petId],
     );
     return row;
   }
@@ -140,9 +145,8 @@ export class AdoptionsRepository {
   /** Inside a transaction: the adopter's open adoptions, locked until it ends, oldest first. */
   lockOpenOfAdopter(adopterId: number): Promise<AdoptionState[]> {
     return this.txHost.tx.query<AdoptionState[]>(
-      `${SELECT_STATE} WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])
-        ORDER BY id FOR UPDATE`,
-      [adopterId, OPEN_ADOPTION_STATUSES],
+      `${SELECT_STATE} WHERE adopter_id = $1 AND adoption_is_open(status) ORDER BY id FOR UPDATE`,
+      [adopterId],
     );
   }
 
@@ -168,9 +172,9 @@ export class AdoptionsRepository {
     // A statement of its own after the lock: its snapshot sees the requests committed before.
     const [row] = await this.run<{ open: number; id: number }[]>(
       `SELECT (SELECT count(*)::int FROM adoptions
-                WHERE adopter_id = $1 AND status = ANY($2::adoption_status[])) AS open,
+                WHERE adopter_id = $1 AND adoption_is_open(status)) AS open,
               nextval(pg_get_serial_sequence('adoptions', 'id')) AS id`,
-      [adopterId, OPEN_ADOPTION_STATUSES],
+      [adopterId],
     );
     return row;
   }
@@ -205,20 +209,13 @@ export class AdoptionsRepository {
          UPDATE adoptions
             SET status = $2, hold_expires_at = $3,
                 decided_by_id = COALESCE($4, decided_by_id), reason = COALESCE($5, reason),
-                closed_at = COALESCE(closed_at, CASE WHEN $2 = ANY($6::adoption_status[])
+                closed_at = COALESCE(closed_at, CASE WHEN adoption_is_open($2)
                                                      THEN NULL ELSE clock_timestamp() END),
                 version = version + 1, updated_at = clock_timestamp()
           WHERE id = $1
          RETURNING *)
        ${selectRows('updated')}`,
-      [
-        id,
-        change.status,
-        change.holdExpiresAt,
-        change.decidedById ?? null,
-        change.reason ?? null,
-        OPEN_ADOPTION_STATUSES,
-      ],
+      [id, change.status, change.holdExpiresAt, change.decidedById ?? null, change.reason ?? null],
     );
     return row;
   }
