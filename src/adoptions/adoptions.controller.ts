@@ -2,6 +2,8 @@ import {
   applyDecorators,
   Body,
   Controller,
+  createParamDecorator,
+  type ExecutionContext,
   Get,
   HttpCode,
   Param,
@@ -10,10 +12,11 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { AnyRole } from '../common/decorators/roles.decorator.js';
-import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import { parseIfMatch, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import { IF_MATCH_HEADER } from '../common/http/header-names.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -29,7 +32,7 @@ import {
   OptionalJsonBody,
 } from '../openapi/api-docs.decorators.js';
 import { adoptionEtag, toAdoptionResponse } from './adoption.mapper.js';
-import type { AdoptionMove } from './adoption-status.js';
+import type { AdoptionMove, RequestedMove } from './adoption-status.js';
 import type { AdoptionRow } from './adoptions.repository.js';
 import { adoptionNotFound, AdoptionsService } from './adoptions.service.js';
 import { AdoptionMoveDto, ExtendAdoptionDto } from './dto/adoption-move.dto.js';
@@ -57,6 +60,27 @@ const MoveDocs = (move: AdoptionMove, summary: string, description: string) =>
   );
 
 const adoptionId = () => Param('adoptionId', new ParseIdPipe(adoptionNotFound));
+
+/** What a move takes besides its id and body: who asks, its If-Match, the answer to tag. */
+interface MoveCaller {
+  principal: Principal;
+  ifMatch: IfMatch | undefined;
+  res: Response;
+}
+
+/** The documented parts of a move (id, body) stay each route's own parameters. */
+const MoveCaller = createParamDecorator((_data: unknown, ctx: ExecutionContext): MoveCaller => {
+  const http = ctx.switchToHttp();
+  const req = http.getRequest<Request>();
+  const { principal } = req;
+  // The authentication guard answered 401 before the handler: every move route requires it.
+  if (!principal) throw new Error('An adoption move reached without a principal');
+  return {
+    principal,
+    ifMatch: parseIfMatch(req.get(IF_MATCH_HEADER)),
+    res: http.getResponse<Response>(),
+  };
+});
 
 @ApiTags('adoptions')
 @ApiAuth()
@@ -142,11 +166,9 @@ export class AdoptionsController {
   approve(
     @adoptionId() id: number,
     @Body() dto: AdoptionMoveDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'approve', dto, principal, ifMatch));
+    return this.move(caller, id, 'approve', dto);
   }
 
   @Post(':adoptionId/complete')
@@ -157,11 +179,9 @@ export class AdoptionsController {
   complete(
     @adoptionId() id: number,
     @Body() dto: AdoptionMoveDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'complete', dto, principal, ifMatch));
+    return this.move(caller, id, 'complete', dto);
   }
 
   @Post(':adoptionId/reject')
@@ -176,11 +196,9 @@ export class AdoptionsController {
   reject(
     @adoptionId() id: number,
     @Body() dto: AdoptionMoveDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'reject', dto, principal, ifMatch));
+    return this.move(caller, id, 'reject', dto);
   }
 
   @Post(':adoptionId/cancel')
@@ -196,11 +214,9 @@ export class AdoptionsController {
   cancel(
     @adoptionId() id: number,
     @Body() dto: AdoptionMoveDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'cancel', dto, principal, ifMatch));
+    return this.move(caller, id, 'cancel', dto);
   }
 
   @Post(':adoptionId/return')
@@ -215,11 +231,9 @@ export class AdoptionsController {
   returnPet(
     @adoptionId() id: number,
     @Body() dto: AdoptionMoveDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'return', dto, principal, ifMatch));
+    return this.move(caller, id, 'return', dto);
   }
 
   @Post(':adoptionId/extend')
@@ -234,15 +248,19 @@ export class AdoptionsController {
   extend(
     @adoptionId() id: number,
     @Body() dto: ExtendAdoptionDto,
-    @IfMatchHeader() ifMatch: IfMatch | undefined,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: Response,
+    @MoveCaller() caller: MoveCaller,
   ): Promise<AdoptionResponse> {
-    return this.moved(res, this.adoptions.move(id, 'extend', dto, principal, ifMatch));
+    return this.move(caller, id, 'extend', dto);
   }
 
-  private async moved(res: Response, row: Promise<AdoptionRow>): Promise<AdoptionResponse> {
-    return this.answered(res, await row);
+  /** Every move: made under its If-Match, answered with the adoption after it and its ETag. */
+  private async move(
+    { principal, ifMatch, res }: MoveCaller,
+    id: number,
+    move: RequestedMove,
+    dto: AdoptionMoveDto | ExtendAdoptionDto,
+  ): Promise<AdoptionResponse> {
+    return this.answered(res, await this.adoptions.move(id, move, dto, principal, ifMatch));
   }
 
   private answered(res: Response, row: AdoptionRow): AdoptionResponse {
