@@ -1497,16 +1497,16 @@ export interface components {
     PetEventActorResponse: {
       /**
        * Format: int64
-       * @description The user who made the change; absent for changes made outside the API
+       * @description The user who made the change; absent for a customer reader and for the service
        */
       userId?: number;
       /** @description The prefix of the API key the change was made with; absent for a bearer token */
       apiKeyPrefix?: string;
       /**
-       * @description Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the change was made by staff, or by a customer (an adoption’s request or cancel)
+       * @description Instead of `userId` and `apiKeyPrefix`. For a customer reading the history: the change was made by staff, or by a customer (an adoption’s request or cancel). For every reader: `system`, the service made it by itself (a hold’s expiry, the cancel of the adoptions of an adopter whose account was deleted)
        * @enum {string}
        */
-      role?: 'staff' | 'customer';
+      role?: 'staff' | 'customer' | 'system';
     };
     PetHistoryEventResponse: {
       /** @description Event id, the same as the `webhook-id` of its deliveries */

@@ -2,13 +2,13 @@ import type { Principal, Role } from '../common/types/principal.js';
 
 /** Who made a change of a pet, as its history records it. */
 export interface PetActor {
-  /** Null for changes made outside the API: the seed script's demo pets. */
+  /** Null for the changes the service makes by itself (NO_ACTOR). */
   userId: number | null;
   /** The API key's display prefix when the change was made with a key. */
   apiKeyPrefix: string | null;
   /**
    * The role the user had: a customer's own adoption moves are the only customer changes, and
-   * the history names them so (pet.mapper.ts). Absent outside the API.
+   * the history names them so (pet.mapper.ts). Absent for the service's own changes.
    */
   role?: Role;
   /** The adoption the change was made through (its move of the pet's status), if any. */
@@ -21,5 +21,9 @@ export const actorOf = (principal: Principal): PetActor => ({
   role: principal.role,
 });
 
-/** The actor of writes made outside any request (the seed script). */
+/**
+ * The actor of the changes the service makes by itself, which no request made: a hold's
+ * expiry, and the cancel of a deleted adopter's open adoptions (the deletion is audited with
+ * its admin). The history shows it as `{ role: "system" }`.
+ */
 export const NO_ACTOR: PetActor = { userId: null, apiKeyPrefix: null };

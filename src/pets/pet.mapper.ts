@@ -56,7 +56,9 @@ export const petIfMatch = (ifMatch: IfMatch | undefined): IfMatch | undefined =>
 /**
  * One entry of a pet's history; what an event does not have is left out. A customer learns
  * only whether staff or a customer made a change, not who or with which key. Customers move
- * pets only through their own adoptions; an actor recorded without a role is staff.
+ * pets only through their own adoptions; an actor recorded without a role is staff. A change
+ * recorded without a user is the service's own (NO_ACTOR: a hold's expiry, the cancel of a
+ * deleted adopter's adoption), the same for every reader.
  */
 export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEventResponse {
   return {
@@ -64,12 +66,11 @@ export function toPetHistoryEvent(event: PetEvent, reader: Role): PetHistoryEven
     type: event.type,
     occurredAt: event.occurredAt,
     actor:
-      reader === 'customer'
-        ? { role: event.actorUserId === null ? undefined : roleSeenByCustomer(event.actorRole) }
-        : {
-            userId: event.actorUserId ?? undefined,
-            apiKeyPrefix: event.actorApiKeyPrefix ?? undefined,
-          },
+      event.actorUserId === null
+        ? { role: 'system' }
+        : reader === 'customer'
+          ? { role: roleSeenByCustomer(event.actorRole) }
+          : { userId: event.actorUserId, apiKeyPrefix: event.actorApiKeyPrefix ?? undefined },
     changedFields: event.changedFields ?? undefined,
     from: event.statusFrom ?? undefined,
     to: event.statusTo ?? undefined,

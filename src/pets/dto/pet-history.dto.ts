@@ -18,7 +18,7 @@ export class PetHistoryQueryDto extends PaginationQueryDto {
 }
 
 export class PetEventActorResponse {
-  @ApiIdProperty('The user who made the change; absent for changes made outside the API', {
+  @ApiIdProperty('The user who made the change; absent for a customer reader and for the service', {
     required: false,
   })
   userId?: number;
@@ -33,12 +33,14 @@ export class PetEventActorResponse {
 
   @ApiPropertyOptional({
     type: 'string',
-    enum: ['staff', 'customer'],
+    enum: ['staff', 'customer', 'system'],
     description:
-      'Only for a customer reading the history, instead of `userId` and `apiKeyPrefix`: the ' +
-      'change was made by staff, or by a customer (an adoption’s request or cancel)',
+      'Instead of `userId` and `apiKeyPrefix`. For a customer reading the history: the change ' +
+      'was made by staff, or by a customer (an adoption’s request or cancel). For every reader: ' +
+      '`system`, the service made it by itself (a hold’s expiry, the cancel of the adoptions of ' +
+      'an adopter whose account was deleted)',
   })
-  role?: 'staff' | 'customer';
+  role?: 'staff' | 'customer' | 'system';
 }
 
 export class PetHistoryEventResponse {

@@ -600,6 +600,33 @@ describe('Adoptions (e2e)', () => {
     await move(closed.id, 'return').expect(200);
   });
 
+  it('should name the service as who freed the pet of a deleted adopter’s adoption and of a passed hold, for every reader', async () => {
+    const adopter = await createUser(t, { role: 'customer' });
+    const petId = await createPet(t);
+    const cancelled = (await request(adopter.headers, { petId }).expect(201)).body;
+    const expired = await adoptionIn('expired');
+    await t.http.delete(`/v1/users/${adopter.id}`).set(t.admin).expect(200);
+
+    const freed: [number, number][] = [
+      [petId, cancelled.id],
+      [expired.petId, expired.id],
+    ];
+    for (const reader of [t.admin, t.user, other.headers]) {
+      for (const [pet, adoptionId] of freed) {
+        const history = await t.http.get(`/v1/pets/${pet}/history`).set(reader).expect(200);
+        const [latest] = history.body.events as { to?: string; actor: object }[];
+        expect(latest).toMatchObject({ to: 'available', adoptionId });
+        expect(latest.actor).toEqual({ role: 'system' });
+      }
+    }
+    const adoption = await t.http.get(`/v1/adoptions/${cancelled.id}`).set(t.admin).expect(200);
+    expect(adoption.body).toMatchObject({
+      status: 'cancelled',
+      reason: 'The adopter’s account was deleted',
+    });
+    expect(adoption.body.decidedBy).toBeUndefined();
+  });
+
   it('should audit staff’s moves as adoption.<move>, and not a customer’s own cancel', async () => {
     const adopter = await createUser(t, { role: 'customer' });
     const petId = await createPet(t);
