@@ -6,6 +6,7 @@ import { Jobs } from '../events/jobs.js';
 import { MAIL_QUEUE, mailJob } from '../mail/mail-queue.js';
 import type { Mail } from '../mail/mail.js';
 import type { UserDeleted } from '../users/user-events.js';
+import { UserLookupService } from '../users/user-lookup.service.js';
 import { adoptionSubject, type AdoptionEvent } from './adoption-events.js';
 import {
   adoptionApprovedMail,
@@ -47,6 +48,7 @@ const mailSubjectOf = (adopterId: number) => `adopter:${adopterId}`;
 export class AdoptionMails {
   constructor(
     private readonly adoptions: AdoptionsRepository,
+    private readonly users: UserLookupService,
     private readonly jobs: Jobs,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
@@ -111,7 +113,7 @@ export class AdoptionMails {
   }
 
   private async queue(adopterId: number, mail: Mail): Promise<void> {
-    const to = await this.adoptions.emailOfAdopter(adopterId);
+    const to = await this.users.emailOf(adopterId);
     if (to === undefined) return;
     await this.jobs.enqueue(MAIL_QUEUE, mailJob(mailSubjectOf(adopterId), to, mail));
   }

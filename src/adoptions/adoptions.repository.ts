@@ -127,15 +127,6 @@ export class AdoptionsRepository {
     return row;
   }
 
-  /** Where the adopter's mails go; undefined once the user is gone. */
-  async emailOfAdopter(adopterId: number): Promise<string | undefined> {
-    const [row] = await this.txHost.tx.query<{ email: string }[]>(
-      'SELECT email FROM users WHERE id = $1',
-      [adopterId],
-    );
-    return row?.email;
-  }
-
   /** Inside a transaction: the adoption, locked until it ends, as a move starts from it. */
   async lock(id: number): Promise<AdoptionState | undefined> {
     const [row] = await this.run<AdoptionState[]>(`${SELECT_STATE} WHERE id = $1 FOR UPDATE`, [id]);

@@ -8,9 +8,9 @@ import { UsersRepository, type UserAccess } from './users.repository.js';
 export type AccessState = UserAccess;
 
 /**
- * What the users module tells the modules that turn credentials into callers (auth): reads
- * of the user row and the password check, and nothing that changes a user. The only
- * service UsersModule exports.
+ * What the users module tells other modules: reads of the user row, for the modules that
+ * turn credentials into callers (auth) and for the adoptions' mails, and the password
+ * check; nothing that changes a user.
  */
 @Injectable()
 export class UserLookupService {
@@ -43,6 +43,11 @@ export class UserLookupService {
    */
   lockForUpdate(userId: number): Promise<boolean> {
     return this.rows.lock(userId);
+  }
+
+  /** Where the user's mail goes; undefined once the user is deleted. */
+  emailOf(userId: number): Promise<string | undefined> {
+    return this.rows.findEmail(userId);
   }
 
   /** Status, role and token cut-off of a token's user, read now; null when deleted. */

@@ -33,8 +33,8 @@ import { UsersService } from './users.service.js';
     UserLookupService,
     UserEventPublisher,
   ],
-  // Auth reads users through UserLookupService, and changes none; the account flows change
-  // them through UsersService.
+  // Auth and adoptions read users through UserLookupService, and change none; the account
+  // flows change them through UsersService.
   exports: [UserLookupService, UsersService, PasswordService],
 })
 export class UsersModule {}

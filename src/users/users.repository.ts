@@ -74,6 +74,15 @@ export class UsersRepository {
     );
   }
 
+  /** The user's address; undefined when there is no such user. */
+  async findEmail(id: number): Promise<string | undefined> {
+    const [row] = await this.txHost.tx.query<{ email: string }[]>(
+      'SELECT email FROM users WHERE id = $1',
+      [id],
+    );
+    return row?.email;
+  }
+
   findAccess(id: number): Promise<UserAccess | null> {
     return this.users.findOne({
       select: { id: true, userStatus: true, role: true, tokensValidAfter: true },

@@ -45,6 +45,7 @@ function fakeRepository() {
     findForUpdate: jest.fn<UsersRepository['findForUpdate']>((id) => findById(id)),
     findByUsername: jest.fn<UsersRepository['findByUsername']>(),
     findByEmail: jest.fn<UsersRepository['findByEmail']>(),
+    findEmail: jest.fn<UsersRepository['findEmail']>(),
     findAccess: jest.fn<UsersRepository['findAccess']>(),
     adminExists: jest.fn<UsersRepository['adminExists']>(),
     insert: jest.fn<UsersRepository['insert']>(),
