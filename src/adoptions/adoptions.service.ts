@@ -17,6 +17,7 @@ import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
 import { PetHoldsService } from '../pets/pet-holds.service.js';
 import { PetsService } from '../pets/pets.service.js';
 import type { UserDeleting } from '../users/user-events.js';
+import { UserLookupService } from '../users/user-lookup.service.js';
 import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
 import { adoptionVersionTag } from './adoption.mapper.js';
 import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
@@ -99,6 +100,7 @@ export class AdoptionsService implements OnModuleInit {
     private readonly adoptions: AdoptionsRepository,
     private readonly pets: PetsService,
     private readonly petHolds: PetHoldsService,
+    private readonly users: UserLookupService,
     private readonly events: DomainEvents,
     private readonly jobs: Jobs,
     private readonly cursors: CursorSigner,
@@ -159,6 +161,7 @@ export class AdoptionsService implements OnModuleInit {
       throw ApiException.forbidden('Only staff request an adoption for someone else');
     }
     const adopterId = dto.adopterId ?? principal.userId;
+    if (dto.adopterId !== undefined) await this.assertCustomer(dto.adopterId);
     return this.txHost.withTransaction(async () => {
       const { open, id } = await this.adoptions.startRequest(adopterId);
       if (open >= this.config.openPerAdopter) {
@@ -265,6 +268,23 @@ export class AdoptionsService implements OnModuleInit {
       });
     }
     await this.adoptions.forgetAdopter(event.userId);
+  }
+
+  /**
+   * Staff request for a customer (contract section 9): another staff account is refused
+   * as an unknown one is. A deletion meanwhile is the adoption's foreign key's to refuse.
+   */
+  private async assertCustomer(adopterId: number): Promise<void> {
+    const adopter = await this.users.accessStateOf(adopterId);
+    if (adopter?.role === 'customer') return;
+    throw ApiException.validation([
+      {
+        field: 'adopterId',
+        message: adopter
+          ? `user ${adopterId} is not a customer`
+          : `user ${adopterId} does not exist`,
+      },
+    ]);
   }
 
   /** The hold after the move: renewed by approve, moved by extend, none once closed. */

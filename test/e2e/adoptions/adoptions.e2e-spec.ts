@@ -282,6 +282,21 @@ describe('Adoptions (e2e)', () => {
     await move(res.body.id, 'cancel').expect(200);
   });
 
+  it('should refuse staff a request for another staff account or for no account', async () => {
+    const petId = await createPet(t);
+    for (const adopterId of [t.plainUser.id, 999_999_999]) {
+      const res = await request(t.user, { petId, adopterId });
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.details.fields).toEqual([
+        {
+          field: 'adopterId',
+          message: expect.stringMatching(/^user \d+ (is not a customer|does not exist)$/),
+        },
+      ]);
+    }
+    expect((await t.http.get(`/v1/pets/${petId}`).set(t.user)).body.status).toBe('available');
+  });
+
   it('should give one of two requests for one pet at once, and 409 to the other', async () => {
     const petId = await createPet(t);
     const [a, b] = await Promise.all([
