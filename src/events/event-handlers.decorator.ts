@@ -43,6 +43,8 @@ export interface OutboxHandlerMetadata extends OutboxHandlerOptions {
   everyMs?: number;
   /** An `@EachJobHandler`'s jobs run at most this many at once, in a lane of their own. */
   concurrency?: number;
+  /** A `@BatchJobHandler`'s jobs handed to one call, at most. */
+  batch?: number;
 }
 
 /**
@@ -95,6 +97,25 @@ export interface EachJobHandlerOptions extends OutboxHandlerOptions {
  * the engine's back-off, as for any job.
  */
 export const EachJobHandler = (queue: string, options: EachJobHandlerOptions) =>
+  SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, {
+    consumer: queue,
+    types: [],
+    ...options,
+  });
+
+export interface BatchJobHandlerOptions extends EachJobHandlerOptions {
+  /** Jobs handed to one call, at most. */
+  batch: number;
+}
+
+/**
+ * Runs the method for the jobs queued to `queue` as `@EachJobHandler` runs them, in a lane of
+ * its own, but up to `batch` due jobs per call (one per subject), each with its own outcome
+ * (docs/jobs.md, "Batches"): `(jobs, jobIds) => Promise<BatchJobOutcome[]>`, one outcome per
+ * job in order. For work done for many jobs in a few set-based statements. A throw retries
+ * every job of the call.
+ */
+export const BatchJobHandler = (queue: string, options: BatchJobHandlerOptions) =>
   SetMetadata<symbol, OutboxHandlerMetadata>(OUTBOX_HANDLER, {
     consumer: queue,
     types: [],

@@ -17,11 +17,38 @@ export type JobOutcome = void | { retryAt: Date };
 /** Gets one job of its queue and the id of its outbox message. */
 export type EachJobHandlerFn = (job: DomainEventBase, jobId: number) => Promise<JobOutcome>;
 
-/** A queue whose jobs run one per call, up to `concurrency` at once, in a lane of its own. */
+/**
+ * What a `@BatchJobHandler` says of each job of its call: what a JobOutcome says, or
+ * `{ error }`: the job failed, and is retried as a throw would retry it.
+ */
+export type BatchJobOutcome = JobOutcome | { error: unknown };
+
+/** Gets up to a batch of jobs of its queue and their ids; answers one outcome per job, in order. */
+export type BatchJobHandlerFn = (
+  jobs: DomainEventBase[],
+  jobIds: number[],
+) => Promise<BatchJobOutcome[]>;
+
+/**
+ * A queue whose jobs run in a lane of its own, `batch` per call (1 for an `@EachJobHandler`),
+ * up to `concurrency` calls at once.
+ */
 export interface EachJobQueue {
   queue: string;
   concurrency: number;
+  batch: number;
 }
+
+/** An `@EachJobHandler` as a handler of batches of one: its throw is its job's outcome. */
+const inBatchesOfOne =
+  (handler: EachJobHandlerFn): BatchJobHandlerFn =>
+  async ([job], [jobId]) => {
+    try {
+      return [await handler(job, jobId)];
+    } catch (error) {
+      return [{ error }];
+    }
+  };
 
 /**
  * Every `@OutboxHandler`, `@JobHandler` and `@RecurringJob` method of the application, by
@@ -30,7 +57,7 @@ export interface EachJobQueue {
 @Injectable()
 export class OutboxHandlers implements OnModuleInit {
   private readonly byConsumer = new Map<string, OutboxHandlerFn>();
-  private readonly eachByQueue = new Map<string, EachJobHandlerFn>();
+  private readonly eachByQueue = new Map<string, BatchJobHandlerFn>();
   private readonly eachQueues: EachJobQueue[] = [];
   private readonly retryForMsByConsumer = new Map<string, number>();
   private readonly gatedConsumers = new Set<string>();
@@ -76,9 +103,10 @@ export class OutboxHandlers implements OnModuleInit {
     return handler;
   }
 
-  eachHandlerOf(queue: string): EachJobHandlerFn {
+  /** The handler of a queue of its own, as a handler of batches. */
+  laneHandlerOf(queue: string): BatchJobHandlerFn {
     const handler = this.eachByQueue.get(queue);
-    if (!handler) throw new Error(`No @EachJobHandler is named ${queue}`);
+    if (!handler) throw new Error(`No @EachJobHandler or @BatchJobHandler is named ${queue}`);
     return handler;
   }
 
@@ -102,7 +130,7 @@ export class OutboxHandlers implements OnModuleInit {
     return [...this.byConsumer.keys()];
   }
 
-  /** The queues of `@EachJobHandler`s, each drained in a lane of its own. */
+  /** The queues of `@EachJobHandler`s and `@BatchJobHandler`s, each drained in a lane of its own. */
   get each(): readonly EachJobQueue[] {
     return this.eachQueues;
   }
@@ -113,8 +141,8 @@ export class OutboxHandlers implements OnModuleInit {
   }
 
   private add(
-    { consumer, types, retryForMs, gated, everyMs, concurrency }: OutboxHandlerMetadata,
-    handler: OutboxHandlerFn & EachJobHandlerFn,
+    { consumer, types, retryForMs, gated, everyMs, concurrency, batch }: OutboxHandlerMetadata,
+    handler: OutboxHandlerFn & EachJobHandlerFn & BatchJobHandlerFn,
   ): void {
     if (this.serves(consumer)) {
       throw new Error(`Two outbox handlers are named ${consumer}: a consumer has one`);
@@ -122,8 +150,8 @@ export class OutboxHandlers implements OnModuleInit {
     if (concurrency === undefined) {
       this.byConsumer.set(consumer, handler);
     } else {
-      this.eachByQueue.set(consumer, handler);
-      this.eachQueues.push({ queue: consumer, concurrency });
+      this.eachByQueue.set(consumer, batch === undefined ? inBatchesOfOne(handler) : handler);
+      this.eachQueues.push({ queue: consumer, concurrency, batch: batch ?? 1 });
     }
     if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
     if (gated) this.gatedConsumers.add(consumer);

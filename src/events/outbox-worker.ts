@@ -10,7 +10,7 @@ import { messageOf } from '../common/errors/message-of.js';
 import { PollingWorker } from '../common/scheduling/polling-worker.js';
 import { outboxConfig, type OutboxConfig } from '../config/outbox.config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { OutboxHandlers, type JobOutcome } from './outbox-handlers.js';
+import { OutboxHandlers, type BatchJobOutcome } from './outbox-handlers.js';
 import { OutboxRepository, type ClaimedMessage } from './outbox.repository.js';
 
 /** Messages one claim takes; each consumer gets its share in one call. */
@@ -19,12 +19,14 @@ const BATCH = 100;
 const NUDGE_DELAY_MS = 50;
 const MAX_ERROR_LENGTH = 1000;
 
-/** A queue of an `@EachJobHandler`, drained in a lane of its own. */
+/** A queue of an `@EachJobHandler` or `@BatchJobHandler`, drained in a lane of its own. */
 interface EachLane {
   queue: string;
   concurrency: number;
+  /** Jobs per handler call. */
+  batch: number;
   claims: PollingWorker;
-  /** Its jobs whose handlers run now. */
+  /** Its handler calls running now. */
   inFlight: Set<Promise<void>>;
 }
 
@@ -33,10 +35,11 @@ interface EachLane {
  * every poll interval or soon after a transaction that wrote messages commits, queues the
  * recurring jobs' due runs (at most once a poll interval), claims due messages and hands them
  * to their consumers' handlers, a batch per consumer and claim, until none is due. Each
- * `@EachJobHandler` queue has a lane of its own, which claims its jobs up to the queue's
- * concurrency and claims again as each one ends, so that its slow jobs hold back no other
- * queue. One claim at a time per lane, and one handler at a time in the main lane, so that
- * draining a backlog takes few of the database's connections from the requests. The claim
+ * `@EachJobHandler` or `@BatchJobHandler` queue has a lane of its own, which claims its jobs
+ * up to the queue's concurrency (times its batch) and claims again as each call ends, so that
+ * its slow jobs hold back no other queue. One claim at a time per lane, and one handler at a
+ * time in the main lane, so that draining a backlog takes few of the database's connections
+ * from the requests. The claim
  * decides who handles what, so any number of instances can run it. While jobs run, their
  * leases are renewed every third of a lease: a live instance's job is never taken over.
  */
@@ -66,10 +69,11 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   onApplicationBootstrap(): void {
     if (this.handlers.consumers.length > 0) this.drains.start();
-    for (const { queue, concurrency } of this.handlers.each) {
+    for (const { queue, concurrency, batch } of this.handlers.each) {
       const lane: EachLane = {
         queue,
         concurrency,
+        batch,
         claims: new PollingWorker(
           () => this.claimFor(lane),
           this.config.pollIntervalMs,
@@ -116,26 +120,26 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
-  /** Claims the lane's due jobs up to its free slots, and starts each. */
+  /** Claims the lane's due jobs up to its free slots, a batch each, and starts each batch. */
   private async claimFor(lane: EachLane): Promise<void> {
     try {
       while (!lane.claims.stopping && lane.inFlight.size < lane.concurrency) {
-        const free = lane.concurrency - lane.inFlight.size;
+        const wanted = (lane.concurrency - lane.inFlight.size) * lane.batch;
         const claimed = await this.outbox.claim(
           [lane.queue],
-          free,
+          wanted,
           randomUUID(),
           this.config.leaseMs,
         );
-        for (const message of claimed) {
-          const run = this.handleOne(message).finally(() => {
+        for (let start = 0; start < claimed.length; start += lane.batch) {
+          const run = this.handleInLane(claimed.slice(start, start + lane.batch)).finally(() => {
             lane.inFlight.delete(run);
             // A slot is free: claim what else is due.
             lane.claims.run();
           });
           lane.inFlight.add(run);
         }
-        if (claimed.length < free) return;
+        if (claimed.length < wanted) return;
       }
     } catch (error) {
       // The database is unreachable, say: the next poll tries again.
@@ -241,39 +245,55 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
-  /** Runs one job of an `@EachJobHandler` and records its own outcome; never rejects. */
-  private async handleOne(message: ClaimedMessage): Promise<void> {
-    const { consumer, id, claimToken } = message;
+  /**
+   * Runs a batch of a lane's jobs (one, for an `@EachJobHandler`) and records each job's own
+   * outcome, the done ones in one statement (a throw's, for the whole batch); never rejects.
+   */
+  private async handleInLane(messages: ClaimedMessage[]): Promise<void> {
+    const { consumer } = messages[0];
     const started = performance.now();
-    let outcome: JobOutcome = undefined;
+    let outcomes: BatchJobOutcome[] = [];
     let failure: unknown;
-    this.running.set(id, claimToken);
-    this.metrics.countOutboxRunning(consumer, 1);
+    for (const { id, claimToken } of messages) this.running.set(id, claimToken);
+    this.metrics.countOutboxRunning(consumer, messages.length);
     try {
-      outcome = await this.handlers.eachHandlerOf(consumer)(message.event, id);
+      outcomes = await this.handlers.laneHandlerOf(consumer)(
+        messages.map((message) => message.event),
+        messages.map((message) => message.id),
+      );
+      if (outcomes.length !== messages.length) {
+        throw new Error(`${outcomes.length} outcomes for ${messages.length} jobs`);
+      }
     } catch (error) {
       failure = error;
     } finally {
-      this.running.delete(id);
-      this.metrics.countOutboxRunning(consumer, -1);
+      for (const { id } of messages) this.running.delete(id);
+      this.metrics.countOutboxRunning(consumer, -messages.length);
     }
     this.metrics.observeOutboxHandler(consumer, (performance.now() - started) / 1000);
     try {
       if (failure !== undefined) {
-        await this.recordFailure([message], failure);
-      } else if (outcome) {
-        const recorded = await this.outbox.retryAt(message, outcome.retryAt);
-        this.metrics.countOutboxMessages(consumer, 'retrying', recorded ? 1 : 0);
-      } else {
-        this.metrics.countOutboxMessages(
-          consumer,
-          'succeeded',
-          await this.outbox.complete([message]),
-        );
+        await this.recordFailure(messages, failure);
+        return;
+      }
+      const done: ClaimedMessage[] = [];
+      for (const [i, message] of messages.entries()) {
+        const outcome = outcomes[i];
+        if (outcome && 'error' in outcome) {
+          await this.recordFailure([message], outcome.error);
+        } else if (outcome) {
+          const recorded = await this.outbox.retryAt(message, outcome.retryAt);
+          this.metrics.countOutboxMessages(consumer, 'retrying', recorded ? 1 : 0);
+        } else {
+          done.push(message);
+        }
+      }
+      if (done.length > 0) {
+        this.metrics.countOutboxMessages(consumer, 'succeeded', await this.outbox.complete(done));
       }
     } catch (error) {
-      // The claim runs out and another attempt follows.
-      this.logger.warn(`Job ${id} of ${consumer}: outcome not recorded: ${messageOf(error)}`);
+      // The claims run out and another attempt follows.
+      this.logger.warn(`Jobs of ${consumer}: outcomes not recorded: ${messageOf(error)}`);
     }
   }
 }

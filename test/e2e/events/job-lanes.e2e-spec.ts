@@ -4,9 +4,17 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { outboxConfig, type OutboxConfig } from '../../../src/config/outbox.config.js';
 import type { TxHost } from '../../../src/database/transactions.js';
 import type { DomainEventBase } from '../../../src/events/domain-event.js';
-import { EachJobHandler, JobHandler } from '../../../src/events/event-handlers.decorator.js';
+import {
+  BatchJobHandler,
+  EachJobHandler,
+  JobHandler,
+} from '../../../src/events/event-handlers.decorator.js';
 import { Jobs } from '../../../src/events/jobs.js';
-import { OutboxHandlers, type JobOutcome } from '../../../src/events/outbox-handlers.js';
+import {
+  OutboxHandlers,
+  type BatchJobOutcome,
+  type JobOutcome,
+} from '../../../src/events/outbox-handlers.js';
 import { OutboxWorker } from '../../../src/events/outbox-worker.js';
 import { OutboxRepository } from '../../../src/events/outbox.repository.js';
 import { MetricsService } from '../../../src/metrics/metrics.service.js';
@@ -18,6 +26,8 @@ const LANE = 'test.lane';
 const MAIN = 'test.main';
 const MAIN_SLOW = 'test.main-slow';
 const CONCURRENCY = 2;
+const BATCH_LANE = 'test.batch-lane';
+const BATCH = 3;
 /** Short, so that a job outlives its lease several times within a test. */
 const LEASE_MS = 600;
 
@@ -38,6 +48,8 @@ const starts: { queue: string; name: string; at: number }[] = [];
 /** The lane's jobs that ended, by name, with their attempts. */
 const ended = new Map<string, number>();
 const releases = new Map<string, () => void>();
+/** The jobs of each call of the batch lane's handler, by name, in order. */
+const batches: string[][] = [];
 let running = 0;
 let mostRunning = 0;
 /** When the main lane's slow batch last returned. */
@@ -45,7 +57,7 @@ let slowEndedAt = Infinity;
 
 const attemptsOf = (name: string) => starts.filter((s) => s.name === name).length;
 
-/** A queue of its own and a queue of the main lane, whose handlers record what they get. */
+/** Queues of their own and of the main lane, whose handlers record what they get. */
 @Injectable()
 class LaneProbe {
   @EachJobHandler(LANE, { concurrency: CONCURRENCY })
@@ -64,6 +76,23 @@ class LaneProbe {
     } finally {
       running -= 1;
     }
+  }
+
+  @BatchJobHandler(BATCH_LANE, { batch: BATCH, concurrency: 1 })
+  batchLane(jobs: LaneJob[]): Promise<BatchJobOutcome[]> {
+    batches.push(jobs.map((job) => job.name));
+    const outcomes = jobs.map((job): BatchJobOutcome => {
+      starts.push({ queue: BATCH_LANE, name: job.name, at: Date.now() });
+      if (job.failsOnce && attemptsOf(job.name) === 1) {
+        return { error: new Error(`${job.name} fails once`) };
+      }
+      if (job.retryInMs && attemptsOf(job.name) === 1) {
+        return { retryAt: new Date(Date.now() + job.retryInMs) };
+      }
+      ended.set(job.name, attemptsOf(job.name));
+      return undefined;
+    });
+    return Promise.resolve(outcomes);
   }
 
   @JobHandler(MAIN)
@@ -87,8 +116,9 @@ class LaneProbeModule {}
 
 /*
  * A queue of its own (`@EachJobHandler`, docs/jobs.md): one job per call with its own outcome,
- * up to its concurrency at once, in a lane that holds back no other queue; and the lease of a
- * job that runs longer than it, renewed while its holder lives.
+ * up to its concurrency at once, in a lane that holds back no other queue (`@BatchJobHandler`:
+ * a batch per call, each job with its own outcome); and the lease of a job that runs longer
+ * than it, renewed while its holder lives.
  */
 describe('Jobs in a lane of their own (e2e)', () => {
   let t: TestApp;
@@ -137,6 +167,22 @@ describe('Jobs in a lane of their own (e2e)', () => {
     expect([failing, ...held].map(({ name }) => ended.get(name))).toEqual([2, 1, 1, 1]);
     expect(mostRunning).toBe(CONCURRENCY);
     // Its failure is logged as a warning, retried later.
+    testLogs.take((line) => String(line.msg).includes(`${failing.name} fails once`));
+  });
+
+  it('should hand a batch lane its due jobs a batch per call, each job with its own outcome', async () => {
+    const failing = job({ failsOnce: true });
+    const later = job({ retryInMs: 300 });
+    const others = [job(), job(), job()];
+    const all = [failing, later, ...others];
+
+    await enqueue(BATCH_LANE, ...all);
+    await waitFor(() => Promise.resolve(all.every(({ name }) => ended.has(name))));
+
+    expect(batches[0]).toEqual([failing.name, later.name, others[0].name]);
+    expect(Math.max(...batches.map((batch) => batch.length))).toBe(BATCH);
+    // Only the failed job and the one that asked for it ran twice.
+    expect(all.map(({ name }) => ended.get(name))).toEqual([2, 2, 1, 1, 1]);
     testLogs.take((line) => String(line.msg).includes(`${failing.name} fails once`));
   });
 
