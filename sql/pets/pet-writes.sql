@@ -251,6 +251,52 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
         ORDER BY sequence)
    FROM recorded) AS "recordedEvents" FROM readback;
 
+-- moveForAdoptionsQuery
+-- params: [[42,43],[7,8],"pending","available","available",null,null,null]
+  WITH moves AS (SELECT * FROM unnest($1::int8[], $2::int8[]) AS m(id, adoption_id)),
+  changed AS (UPDATE pets p SET status = $4,
+                                held_by = CASE WHEN $5::pet_status = 'pending'
+                                               THEN m.adoption_id END,
+                                updated_at = clock_timestamp(), version = p.version + 1
+                FROM moves m WHERE p.id = m.id AND p.status = $3::pet_status
+              RETURNING p.*),
+  readback AS (SELECT
+p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
+p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+p.version || '.' || c.version AS "versionTag",
+COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+            FROM pet_tags pt
+              JOIN tags t ON t.id = pt.tag_id
+              WHERE pt.pet_id = p.id), '[]') AS tags
+              FROM changed p
+              JOIN categories c ON c.id = p.category_id),
+  recorded AS (
+  INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
+                          actor_role, changed_fields, status_from, status_to, adoption_id, pet)
+  SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, r."updatedAt",
+         $6::int8, $7::text,
+         $8::user_role,
+         e.changed_fields, e.status_from, e.status_to, m.adoption_id,
+         to_jsonb(r)
+    FROM readback r, moves m,
+   LATERAL (SELECT 'pet.status_changed'::text AS type, NULL::text[] AS changed_fields,
+                   $3::pet_status AS status_from, r.status AS status_to) e
+   WHERE m.id = r.id
+  RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+            adoption_id)
+  SELECT r.*,
+(SELECT json_agg(json_build_object(
+          'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
+          'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to,
+          'adoptionId', adoption_id)
+        ORDER BY sequence)
+   FROM recorded
+     WHERE adoption_id = (SELECT m.adoption_id
+     FROM moves m
+     WHERE m.id = r.id)) AS "recordedEvents"
+     FROM readback r;
+
 -- UPSERT_TAGS
 -- params: [["calm","friendly"]]
 INSERT INTO tags (name)

@@ -41,8 +41,9 @@ const mailSubjectOf = (adopterId: number) => `adopter:${adopterId}`;
 /**
  * The adopter's mails (docs/adoptions.md, "Mails"): one for each move that decides for it
  * (approve, complete, reject, and the hold's expiry), rendered and queued in the move's
- * transaction from its event, and a reminder a day before a hold longer than a day ends,
- * queued with the hold and mailed only if that hold is still the open adoption's then.
+ * transaction, from its event (the expiries', from their batch's events), and a reminder a
+ * day before a hold longer than a day ends, queued with the hold and mailed only if that
+ * hold is still the open adoption's then.
  */
 @Injectable()
 export class AdoptionMails {
@@ -53,7 +54,7 @@ export class AdoptionMails {
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
-  @OnDomainEvent('adoption.approved', 'adoption.completed', 'adoption.rejected', 'adoption.expired')
+  @OnDomainEvent('adoption.approved', 'adoption.completed', 'adoption.rejected')
   async onDecided(event: AdoptionEvent): Promise<void> {
     const { adopterId } = event.adoption;
     const facts = factsOf(event);
@@ -61,6 +62,26 @@ export class AdoptionMails {
     if (adopterId === null || !facts) return;
     const mail = mailOfDecision(event, facts);
     if (mail) await this.queue(adopterId, mail);
+  }
+
+  /**
+   * In the expiries' transaction, for the batch of holds it expired: their adopters' mails,
+   * the addresses read in one statement and the mails queued in one.
+   */
+  async onExpired(events: AdoptionEvent[]): Promise<void> {
+    const adopterIds = events.flatMap(({ adoption }) =>
+      adoption.adopterId === null ? [] : [adoption.adopterId],
+    );
+    if (adopterIds.length === 0) return;
+    const emails = await this.users.emailsOf(adopterIds);
+    const mails = events.flatMap((event) => {
+      const { adopterId } = event.adoption;
+      const facts = factsOf(event);
+      const to = adopterId === null ? undefined : emails.get(adopterId);
+      if (adopterId === null || !facts || to === undefined) return [];
+      return [mailJob(mailSubjectOf(adopterId), to, adoptionExpiredMail(facts))];
+    });
+    await this.jobs.enqueueAll(MAIL_QUEUE, mails);
   }
 
   /** Every new hold: its reminder, due a day before it ends, when it lasts more than a day. */
@@ -132,9 +153,8 @@ function mailOfDecision(event: AdoptionEvent, facts: AdoptionMailFacts): Mail | 
       return adoptionCompletedMail(facts);
     case 'adoption.rejected':
       return adoptionRejectedMail(facts, reason);
-    case 'adoption.expired':
-      return adoptionExpiredMail(facts);
     case 'adoption.requested':
+    case 'adoption.expired':
     case 'adoption.cancelled':
     case 'adoption.returned':
     case 'adoption.extended':

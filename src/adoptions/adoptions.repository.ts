@@ -212,6 +212,49 @@ export class AdoptionsRepository {
   }
 
   /**
+   * Inside a transaction: expires, in one statement, each adoption of `holds` that is open
+   * with that hold and whose pet is pending, each locked first (one changed meanwhile is read
+   * again, and left if it no longer matches). Answers them as the API shows them, their pets
+   * as they were before the statement.
+   */
+  expireHolds(holds: { adoptionId: number; holdExpiresAt: Date }[]): Promise<AdoptionRow[]> {
+    return this.run<AdoptionRow[]>(
+      `WITH due AS (
+         SELECT a.id FROM unnest($1::int8[], $2::timestamptz[]) AS h(id, hold_expires_at)
+           JOIN adoptions a
+             ON a.id = h.id AND date_trunc('milliseconds', a.hold_expires_at) = h.hold_expires_at
+           JOIN pets p ON p.id = a.pet_id
+          WHERE adoption_is_open(a.status) AND p.status = 'pending'
+          ORDER BY a.id
+            FOR UPDATE OF a),
+       updated AS (
+         UPDATE adoptions a
+            SET status = 'expired', hold_expires_at = NULL,
+                closed_at = COALESCE(a.closed_at, clock_timestamp()),
+                version = a.version + 1, updated_at = clock_timestamp()
+           FROM due WHERE a.id = due.id
+         RETURNING a.*)
+       ${selectRows('updated')}`,
+      [holds.map((hold) => hold.adoptionId), holds.map((hold) => hold.holdExpiresAt)],
+    );
+  }
+
+  /** Of `holds`, the adoptions still open with that hold, and their pets' statuses. */
+  openWithHold(
+    holds: { adoptionId: number; holdExpiresAt: Date }[],
+  ): Promise<{ id: number; petStatus: PetStatus }[]> {
+    return this.txHost.tx.query<{ id: number; petStatus: PetStatus }[]>(
+      `SELECT a.id, p.status AS "petStatus"
+         FROM unnest($1::int8[], $2::timestamptz[]) AS h(id, hold_expires_at)
+         JOIN adoptions a
+             ON a.id = h.id AND date_trunc('milliseconds', a.hold_expires_at) = h.hold_expires_at
+         JOIN pets p ON p.id = a.pet_id
+        WHERE adoption_is_open(a.status)`,
+      [holds.map((hold) => hold.adoptionId), holds.map((hold) => hold.holdExpiresAt)],
+    );
+  }
+
+  /**
    * Per UTC day since `since`, for the days that had any: requests by their time, and
    * completions and expiries by the time the adoption closed. A completed adoption returned
    * later still counts as completed on its day.

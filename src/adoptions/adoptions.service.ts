@@ -11,7 +11,8 @@ import type { Principal } from '../common/types/principal.js';
 import { adoptionsConfig, type AdoptionsConfig } from '../config/adoptions.config.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
-import { EachJobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
+import { BatchJobHandler, OnDomainEvent } from '../events/event-handlers.decorator.js';
+import type { BatchJobOutcome } from '../events/outbox-handlers.js';
 import { Jobs } from '../events/jobs.js';
 import { actorOf, NO_ACTOR, type PetActor } from '../pets/pet-actor.js';
 import { PetHoldsService } from '../pets/pet-holds.service.js';
@@ -20,10 +21,10 @@ import type { UserDeleting } from '../users/user-events.js';
 import { UserLookupService } from '../users/user-lookup.service.js';
 import { decodeAdoptionCursor, encodeAdoptionCursor } from './adoption-cursor.js';
 import { adoptionVersionTag } from './adoption.mapper.js';
+import { AdoptionMails } from './adoption-mails.js';
 import { adoptionEvent, adoptionSubject, EVENT_OF_MOVE } from './adoption-events.js';
 import {
   allowedNextStatuses,
-  isOpen,
   MOVES,
   type AdoptionMove,
   type RequestedMove,
@@ -49,10 +50,19 @@ export const HOLD_EXPIRY_QUEUE = 'adoptions.hold-expiry';
 const HOLD_EXPIRY_RETRY_FOR_MS = 400 * 24 * 3_600_000;
 
 /**
- * Expiries running at once on an instance: each holds a pooled connection for its
- * transaction, so this leaves most of the default pool (DATABASE_POOL_MAX, 10) to requests.
+ * Holds ended per transaction, in a few set-based statements: 10,000 due at once end in a
+ * hundred transactions rather than 10,000 (docs/performance.md, A2).
  */
-const HOLD_EXPIRY_CONCURRENCY = 4;
+const HOLD_EXPIRY_BATCH = 100;
+
+/**
+ * Batches running at once on an instance: one, holding one pooled connection, so that a
+ * burst of expiries leaves the rest of the pool and most of the CPU to requests.
+ */
+const HOLD_EXPIRY_CONCURRENCY = 1;
+
+/** What an expiry does to the pet (the adoption's machine, MOVES). */
+const EXPIRY_PET_MOVE = MOVES.expire.pet!;
 
 /** The job that ends a hold: it does nothing once the adoption is decided or its hold moved. */
 interface HoldExpiry {
@@ -103,6 +113,7 @@ export class AdoptionsService implements OnModuleInit {
     private readonly users: UserLookupService,
     private readonly events: DomainEvents,
     private readonly jobs: Jobs,
+    private readonly mails: AdoptionMails,
     private readonly cursors: CursorSigner,
     @InjectTransactionHost() private readonly txHost: TxHost,
     @Inject(adoptionsConfig.KEY) private readonly config: AdoptionsConfig,
@@ -230,24 +241,51 @@ export class AdoptionsService implements OnModuleInit {
   }
 
   /**
-   * Ends a hold that is due, in a transaction of its own under the adoption's lock; an
-   * adoption decided since, or whose hold moved (approve, extend), is left as it is: the job
-   * of its new hold ends it. In a lane of its own, so that many holds ending at once end
-   * several at a time, and a failing one holds back no other.
+   * Ends the holds that are due, a batch of jobs in a transaction of their own: the adoptions
+   * open with their job's hold expired in one statement under their locks, their pets freed
+   * in one, the events and the adopters' mails queued in one each. An adoption decided since,
+   * or whose hold moved (approve, extend), is left as it is: the job of its new hold ends it.
+   * One whose pet is not pending (moved around its adoption) fails alone, and is retried.
    */
-  @EachJobHandler(HOLD_EXPIRY_QUEUE, {
+  @BatchJobHandler(HOLD_EXPIRY_QUEUE, {
+    batch: HOLD_EXPIRY_BATCH,
     concurrency: HOLD_EXPIRY_CONCURRENCY,
     retryForMs: HOLD_EXPIRY_RETRY_FOR_MS,
   })
-  async expire(job: HoldExpiry): Promise<void> {
-    await this.txHost.withTransaction(async () => {
-      const state = await this.adoptions.lock(job.adoptionId);
-      if (!state || !isOpen(state.status)) return;
-      if (state.holdExpiresAt?.toISOString() !== job.holdExpiresAt) return;
-      await this.apply(state, 'expire', {
-        actor: NO_ACTOR,
-        byStaff: false,
-        holdExpiresAt: null,
+  expire(jobs: HoldExpiry[]): Promise<BatchJobOutcome[]> {
+    const holds = jobs.map((job) => ({
+      adoptionId: job.adoptionId,
+      holdExpiresAt: new Date(job.holdExpiresAt),
+    }));
+    return this.txHost.withTransaction(async () => {
+      const expired = await this.adoptions.expireHolds(holds);
+      const moved = await this.pets.moveStatuses(
+        expired.map((row) => ({ petId: row.petId, adoptionId: row.id })),
+        EXPIRY_PET_MOVE.from,
+        EXPIRY_PET_MOVE.to,
+        NO_ACTOR,
+      );
+      const rows = expired.map((row) => {
+        const pet = moved.get(row.petId);
+        // Read pending with its adoption locked, and nothing moves it but its adoption: a
+        // miss rolls the batch back, to be retried.
+        if (!pet) throw new Error(`Pet ${row.petId} of adoption ${row.id} did not move`);
+        return { ...row, petName: pet.name, petStatus: pet.status };
+      });
+      const events = rows.map((row) =>
+        adoptionEvent('adoption.expired', row, { userId: null, byStaff: false }, 'expire'),
+      );
+      await this.events.publish(...events);
+      await this.mails.onExpired(events);
+      // Those still open with their hold now are the ones whose pet was not pending.
+      const stuck = new Map(
+        rows.length === jobs.length
+          ? []
+          : (await this.adoptions.openWithHold(holds)).map(({ id, petStatus }) => [id, petStatus]),
+      );
+      return jobs.map((job): BatchJobOutcome => {
+        const petStatus = stuck.get(job.adoptionId);
+        return petStatus === undefined ? undefined : { error: petNotAvailable(petStatus) };
       });
     });
   }

@@ -14,6 +14,7 @@ import {
   deletePetQuery,
   insertPetQuery,
   LINK_TAGS,
+  moveForAdoptionsQuery,
   recordUpdateQuery,
   UNLINK_TAGS,
   updatePetQuery,
@@ -172,6 +173,18 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
       appendPhotoUrlQuery(42, 'https://example.com/rex.jpg', 20, ACTOR),
     ),
     sample('deletePetQuery', deletePetQuery(42, ACTOR)),
+    sample(
+      'moveForAdoptionsQuery',
+      moveForAdoptionsQuery(
+        [
+          { petId: 42, adoptionId: 7 },
+          { petId: 43, adoptionId: 8 },
+        ],
+        'pending',
+        'available',
+        { userId: null, apiKeyPrefix: null },
+      ),
+    ),
     { name: 'UPSERT_TAGS', sql: UPSERT_TAGS, params: [['calm', 'friendly']] },
     { name: 'UNLINK_TAGS', sql: UNLINK_TAGS, params: [42] },
     { name: 'LINK_TAGS', sql: LINK_TAGS, params: [42, ['calm', 'friendly']] },

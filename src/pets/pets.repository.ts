@@ -4,6 +4,7 @@ import { databaseConfig, type DatabaseConfig } from '../config/database.config.j
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { PetActor } from './pet-actor.js';
+import type { PetStatus } from './pet-status.js';
 import { petEventsOf, type PetEvent, type RecordedPetEvent } from './pet-events.js';
 import {
   CURRENT_VERSION_TAG,
@@ -30,6 +31,7 @@ import {
   deletePetQuery,
   insertPetQuery,
   LINK_TAGS,
+  moveForAdoptionsQuery,
   recordUpdateQuery,
   UNLINK_TAGS,
   updatePetQuery,
@@ -179,6 +181,21 @@ export class PetsRepository {
       ...(recordAs ? writeOf(written, recordAs) : { pet: written, events: [] }),
       changes: { changedFields, statusFrom },
     };
+  }
+
+  /**
+   * Moves the pets of `moves` from `from` to `to`, each for its adoption, recording each
+   * one's `pet.status_changed`; the pets moved (those in `from`), in no order.
+   */
+  async moveForAdoptions(
+    moves: { petId: number; adoptionId: number }[],
+    from: PetStatus,
+    to: PetStatus,
+    actor: PetActor,
+  ): Promise<PetWrite[]> {
+    const { sql, params } = moveForAdoptionsQuery(moves, from, to, actor);
+    const rows = await this.prepared.query<WrittenRow[]>(this.txHost.tx, sql, params);
+    return rows.map((row) => writeOf(row, actor));
   }
 
   /**

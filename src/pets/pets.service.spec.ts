@@ -84,6 +84,7 @@ function fakeRepository() {
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
     update: jest.fn<PetsRepository['update']>(),
+    moveForAdoptions: jest.fn<PetsRepository['moveForAdoptions']>(),
     recordUpdate: jest.fn<PetsRepository['recordUpdate']>(),
     stateOf: jest.fn<PetsRepository['stateOf']>(),
     exists: jest.fn<PetsRepository['exists']>(),

@@ -216,6 +216,23 @@ export class PetsService {
   }
 
   /**
+   * `moveStatus` for many pets at once, each for its own adoption, in one statement within the
+   * caller's transaction, publishing each one's event: the pets moved (those in `from` at the
+   * statement's start), by id.
+   */
+  async moveStatuses(
+    moves: { petId: number; adoptionId: number }[],
+    from: PetStatus,
+    to: PetStatus,
+    actor: PetActor,
+  ): Promise<Map<number, PetRow>> {
+    if (moves.length === 0) return new Map();
+    const written = await this.pets.moveForAdoptions(moves, from, to, actor);
+    await this.events.publish(...written.flatMap((write) => write.events));
+    return new Map(written.map(({ pet }) => [pet.id, pet]));
+  }
+
+  /**
    * Deletes the pet. The row lock comes first, so an upload that commits meanwhile is either
    * deleted with the pet or finds it gone, and `ifMatch` is checked against the pet's
    * version, which nothing can change before the delete.

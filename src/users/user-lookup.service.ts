@@ -50,6 +50,11 @@ export class UserLookupService {
     return this.rows.findEmail(userId);
   }
 
+  /** Where each of the users' mail goes, by id; the deleted are left out. */
+  emailsOf(userIds: number[]): Promise<Map<number, string>> {
+    return this.rows.findEmails(userIds);
+  }
+
   /** Status, role and token cut-off of a token's user, read now; null when deleted. */
   async accessStateOf(userId: number): Promise<AccessState | null> {
     const user = await this.rows.findAccess(userId);

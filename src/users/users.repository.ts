@@ -83,6 +83,15 @@ export class UsersRepository {
     return row?.email;
   }
 
+  /** The addresses of those of `ids` that still exist, by id. */
+  async findEmails(ids: number[]): Promise<Map<number, string>> {
+    const rows = await this.txHost.tx.query<{ id: number; email: string }[]>(
+      'SELECT id, email FROM users WHERE id = ANY($1::int8[])',
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.email]));
+  }
+
   findAccess(id: number): Promise<UserAccess | null> {
     return this.users.findOne({
       select: { id: true, userStatus: true, role: true, tokensValidAfter: true },

@@ -46,6 +46,7 @@ function fakeRepository() {
     findByUsername: jest.fn<UsersRepository['findByUsername']>(),
     findByEmail: jest.fn<UsersRepository['findByEmail']>(),
     findEmail: jest.fn<UsersRepository['findEmail']>(),
+    findEmails: jest.fn<UsersRepository['findEmails']>(),
     findAccess: jest.fn<UsersRepository['findAccess']>(),
     adminExists: jest.fn<UsersRepository['adminExists']>(),
     insert: jest.fn<UsersRepository['insert']>(),

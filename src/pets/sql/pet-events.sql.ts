@@ -16,28 +16,37 @@ import { parameters, READ_BACK, type Param } from './statement-parts.js';
  * `e.status_from` and `e.status_to`, in the order the events happened. The snapshot is the
  * read-back row itself, the PetRow that toPetResponse maps (see `petRowOfSnapshot`).
  */
-function recordEvents(param: Param, actor: PetActor, events: string, occurredAt: string): string {
+function recordEvents(
+  param: Param,
+  actor: PetActor,
+  events: string,
+  occurredAt: string,
+  adoptionId?: string,
+): string {
   return `recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                             actor_role, changed_fields, status_from, status_to, adoption_id, pet)
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, ${occurredAt},
            ${param(actor.userId)}::int8, ${param(actor.apiKeyPrefix)}::text,
            ${param(actor.role ?? null)}::user_role,
-           e.changed_fields, e.status_from, e.status_to, ${param(actor.adoptionId ?? null)}::int8,
+           e.changed_fields, e.status_from, e.status_to, ${adoptionId ?? `${param(actor.adoptionId ?? null)}::int8`},
            to_jsonb(r)
       FROM ${READ_BACK} r, ${events}
     RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)`;
 }
 
-/** The events `recorded` wrote, oldest first, as a JSON column (see RecordedPetEvent). */
-export const RECORDED_EVENTS = `
+/** The events `recorded` wrote (those `where` keeps), oldest first, as a JSON column. */
+const recordedEvents = (where = '') => `
   (SELECT json_agg(json_build_object(
             'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
             'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to,
             'adoptionId', adoption_id)
           ORDER BY sequence)
-     FROM recorded) AS "recordedEvents"`;
+     FROM recorded${where}) AS "recordedEvents"`;
+
+/** The events `recorded` wrote, oldest first, as a JSON column (see RecordedPetEvent). */
+export const RECORDED_EVENTS = recordedEvents();
 
 /** One event of `type` per pet read back, dated by the write (`updatedAt`) unless told. */
 export const recordOne = (
@@ -72,6 +81,26 @@ export const recordUpdateEvents = (param: Param, actor: PetActor, diff: string) 
      ORDER BY e.position`,
     'r."updatedAt"',
   );
+
+/**
+ * A `pet.status_changed` from `from` (a `pet_status` expression) per pet read back, naming
+ * the adoption that moved it: `moves m` gives each pet's (m.id, m.adoption_id).
+ */
+export const recordAdoptionMoves = (param: Param, actor: PetActor, from: string, moves: string) =>
+  recordEvents(
+    param,
+    actor,
+    `${moves} m,
+     LATERAL (SELECT 'pet.status_changed'::text AS type, NULL::text[] AS changed_fields,
+                     ${from} AS status_from, r.status AS status_to) e
+     WHERE m.id = r.id`,
+    'r."updatedAt"',
+    'm.adoption_id',
+  );
+
+/** Per pet read back as `r`, the events `recordAdoptionMoves` recorded for it. */
+export const recordedEventsOfMove = (moves: string) =>
+  recordedEvents(` WHERE adoption_id = (SELECT m.adoption_id FROM ${moves} m WHERE m.id = r.id)`);
 
 /** A page of a pet's history, newest first, with its total and whether the pet exists now. */
 export function historyPageQuery(

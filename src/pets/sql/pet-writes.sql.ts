@@ -1,7 +1,13 @@
 import type { PetActor } from '../pet-actor.js';
 import type { PetChangedField } from '../pet-events.js';
 import type { PetStatus } from '../pet-status.js';
-import { RECORDED_EVENTS, recordOne, recordUpdateEvents } from './pet-events.sql.js';
+import {
+  RECORDED_EVENTS,
+  recordAdoptionMoves,
+  recordedEventsOfMove,
+  recordOne,
+  recordUpdateEvents,
+} from './pet-events.sql.js';
 import { CURRENT_VERSION_TAG, petColumns, SELECT_PET_BY_ID } from './pet-reads.sql.js';
 import { parameters, READ_BACK, readBack } from './statement-parts.js';
 
@@ -134,6 +140,37 @@ export function updatePetQuery(
   const sql = `WITH ${ctes.join(',\n')}
     SELECT r.*, d."changedFields", d."statusFrom"${recordAs ? `, ${RECORDED_EVENTS}` : ''}
       FROM ${READ_BACK} r, changed d`;
+  return { sql, params };
+}
+
+/**
+ * Moves each pet of `moves` from status `from` to `to` for its adoption, in one statement:
+ * an adoption's moves of many pets at once (the holds that expire together). A pet not in
+ * `from` when its row is locked is left as it is. Each moved pet gets its
+ * `pet.status_changed`, naming its adoption, and is read back with it.
+ */
+export function moveForAdoptionsQuery(
+  moves: { petId: number; adoptionId: number }[],
+  from: PetStatus,
+  to: PetStatus,
+  actor: PetActor,
+): { sql: string; params: unknown[] } {
+  const { params, param } = parameters([
+    moves.map((move) => move.petId),
+    moves.map((move) => move.adoptionId),
+  ]);
+  const fromStatus = `${param(from)}::pet_status`;
+  const sql = `
+    WITH moves AS (SELECT * FROM unnest($1::int8[], $2::int8[]) AS m(id, adoption_id)),
+    changed AS (UPDATE pets p SET status = ${param(to)},
+                                  held_by = CASE WHEN ${param(to)}::pet_status = 'pending'
+                                                 THEN m.adoption_id END,
+                                  updated_at = clock_timestamp(), version = p.version + 1
+                  FROM moves m WHERE p.id = m.id AND p.status = ${fromStatus}
+                RETURNING p.*),
+    ${readBack()},
+    ${recordAdoptionMoves(param, actor, fromStatus, 'moves')}
+    SELECT r.*, ${recordedEventsOfMove('moves')} FROM ${READ_BACK} r`;
   return { sql, params };
 }
 

@@ -539,6 +539,44 @@ describe('Adoptions (e2e)', () => {
     expect(await adoptionStatus(id)).toBe('requested');
   });
 
+  it('should expire the holds that pass together, leaving one whose hold was extended', async () => {
+    const passing = [await adoptionIn('requested'), await adoptionIn('requested')];
+    const extended = await adoptionIn('requested');
+    await move(extended.id, 'extend', t.user, { hours: 5 }).expect(200);
+    // One commit makes all three due: the expiries' lane claims them together.
+    await t.dataSource.transaction(async (manager) => {
+      const inTx = (sql: string, params: unknown[]) => manager.query(sql, params);
+      for (const { id } of passing) await holdPasses(inTx, id);
+      await manager.query(
+        `UPDATE outbox_messages SET next_attempt_at = now()
+          WHERE id = (SELECT min(id) FROM outbox_messages
+                       WHERE consumer = $1 AND (event->>'adoptionId')::bigint = $2)`,
+        [HOLD_EXPIRY_QUEUE, extended.id],
+      );
+    });
+
+    await waitFor(async () => (await pendingExpiries(extended.id)) === 1);
+    await waitFor(async () =>
+      (await Promise.all(passing.map(({ id }) => adoptionStatus(id)))).every(
+        (status) => status === 'expired',
+      ),
+    );
+    for (const { id, petId } of passing) {
+      expect(await petStatus(petId)).toBe('available');
+      const history = await t.http.get(`/v1/pets/${petId}/history`).set(t.user).expect(200);
+      const moves = (history.body.events as { type: string; to?: string; adoptionId?: number }[])
+        .filter((event) => event.type === 'pet.status_changed')
+        .map((event) => [event.to, event.adoptionId]);
+      expect(moves).toEqual([
+        ['available', id],
+        ['pending', id],
+      ]);
+    }
+    expect(await adoptionStatus(extended.id)).toBe('requested');
+    expect(await petStatus(extended.petId)).toBe('pending');
+    await move(extended.id, 'cancel').expect(200);
+  });
+
   it('should answer a replayed request with the same Idempotency-Key once', async () => {
     const petId = await createPet(t);
     const key = `adopt-${petId}`;
