@@ -271,7 +271,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description Bearer token only. The full key is in this response only; it acts as its owner with the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A user holds at most API_KEYS_PER_USER keys (default 10): one more is 409 API_KEY_LIMIT_REACHED with `details.limit`.
+     * @description Bearer token only. The full key is in this response only; it acts as its owner with the owner’s role, limited to `scopes` when given (each checked against that role at every request). A scope the role does not allow is 400 on scopes. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A user holds at most API_KEYS_PER_USER keys (default 10): one more is 409 API_KEY_LIMIT_REACHED with `details.limit`.
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -1602,6 +1602,20 @@ export interface components {
        * @enum {string}
        */
       mode: 'live' | 'test';
+      /** @description What the key may do; without it, every scope your role allows (now and as it changes). A scope your role does not allow is 400 on scopes. */
+      scopes?: (
+        | 'pets:read'
+        | 'pets:write'
+        | 'categories:read'
+        | 'categories:write'
+        | 'media:write'
+        | 'adoptions:read'
+        | 'adoptions:write'
+        | 'users:read'
+        | 'users:write'
+        | 'webhooks:read'
+        | 'audit:read'
+      )[];
     };
     CreatedApiKeyResponse: {
       /**
@@ -1615,6 +1629,20 @@ export interface components {
       mode: 'live' | 'test';
       /** @description The first 12 characters of the key, to tell keys apart */
       prefix: string;
+      /** @description What the key may do now: the scopes it was given that its owner’s role still allows (all of the role’s, for a key made without a list) */
+      scopes: (
+        | 'pets:read'
+        | 'pets:write'
+        | 'categories:read'
+        | 'categories:write'
+        | 'media:write'
+        | 'adoptions:read'
+        | 'adoptions:write'
+        | 'users:read'
+        | 'users:write'
+        | 'webhooks:read'
+        | 'audit:read'
+      )[];
       /**
        * Format: date-time
        * @description Creation time
@@ -1642,6 +1670,20 @@ export interface components {
       mode: 'live' | 'test';
       /** @description The first 12 characters of the key, to tell keys apart */
       prefix: string;
+      /** @description What the key may do now: the scopes it was given that its owner’s role still allows (all of the role’s, for a key made without a list) */
+      scopes: (
+        | 'pets:read'
+        | 'pets:write'
+        | 'categories:read'
+        | 'categories:write'
+        | 'media:write'
+        | 'adoptions:read'
+        | 'adoptions:write'
+        | 'users:read'
+        | 'users:write'
+        | 'webhooks:read'
+        | 'audit:read'
+      )[];
       /**
        * Format: date-time
        * @description Creation time
@@ -2478,6 +2520,7 @@ export interface components {
         | 'INVALID_CREDENTIALS'
         | 'INVALID_REFRESH_TOKEN'
         | 'INSUFFICIENT_PERMISSIONS'
+        | 'INSUFFICIENT_SCOPE'
         | 'INVALID_CURRENT_PASSWORD'
         | 'ORIGIN_NOT_ALLOWED'
         | 'EMAIL_NOT_VERIFIED'
@@ -2510,7 +2553,7 @@ export interface components {
         | 'SERVICE_UNAVAILABLE';
       /** @description Human-readable explanation, safe to show */
       message: string;
-      /** @description Code-specific facts: `fields` [{field, message}] for VALIDATION_ERROR; `{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED */
+      /** @description Code-specific facts: `fields` [{field, message}] for VALIDATION_ERROR; `{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED; `required` (the scopes that would do) for INSUFFICIENT_SCOPE */
       details?: {
         [key: string]: unknown;
       };
@@ -2579,6 +2622,8 @@ export interface components {
     RetryAfterIfInProgress: number;
     /** @description true when this response replays the first one to this Idempotency-Key: nothing was done again */
     IdempotentReplayed: 'true';
+    /** @description With INSUFFICIENT_SCOPE: the API key scopes this operation accepts, comma-separated */
+    AcceptedScopes: string;
     /** @description The challenge (RFC 9110): which schemes apply, and the bearer error if any */
     WwwAuthenticate: string;
     /** @description Requests allowed in the tightest window */
@@ -2781,7 +2826,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -2789,12 +2834,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -2993,19 +3039,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3239,19 +3286,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3371,7 +3419,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3379,12 +3427,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3581,19 +3630,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3689,19 +3739,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3834,19 +3885,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -3986,19 +4038,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -4196,19 +4249,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -4378,19 +4432,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -5716,19 +5771,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -5861,19 +5917,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -5993,7 +6050,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6001,12 +6058,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -6206,19 +6264,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -6358,19 +6417,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, INVALID_CURRENT_PASSWORD */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, INVALID_CURRENT_PASSWORD */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS' | 'INVALID_CURRENT_PASSWORD';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'INVALID_CURRENT_PASSWORD';
           };
         };
       };
@@ -6568,19 +6628,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -7418,19 +7479,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -7550,7 +7612,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7558,12 +7620,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -7763,19 +7826,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -7915,19 +7979,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -8125,19 +8190,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -8310,19 +8376,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -8442,7 +8509,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8450,12 +8517,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -8672,19 +8740,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -8827,7 +8896,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8835,12 +8904,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -9069,7 +9139,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9077,12 +9147,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -9311,7 +9382,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9319,12 +9390,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -9553,7 +9625,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9561,12 +9633,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -9795,7 +9868,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9803,12 +9876,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -10037,7 +10111,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -10045,12 +10119,13 @@ export interface operations {
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -11835,19 +11910,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -11964,19 +12040,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };
@@ -12091,19 +12168,20 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
           };
         };
       };

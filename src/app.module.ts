@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { ResolveCredentialsGuard } from './auth/guards/resolve-credentials.guard.js';
 import { RolesGuard } from './auth/guards/roles.guard.js';
+import { ScopesGuard } from './auth/guards/scopes.guard.js';
 import { AdoptionsModule } from './adoptions/adoptions.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { ConsoleHostModule } from './console-host/console-host.module.js';
@@ -72,7 +73,9 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     { provide: APP_GUARD, useExisting: AuthenticationGuard },
     // 4. @Roles(...) (403).
     { provide: APP_GUARD, useExisting: RolesGuard },
-    // 5. A POST or PUT body of another type than its handler consumes (415).
+    // 5. An API key outside the route's @RequiredScope (403), from the key's row already read.
+    { provide: APP_GUARD, useExisting: ScopesGuard },
+    // 6. A POST or PUT body of another type than its handler consumes (415).
     { provide: APP_GUARD, useClass: ContentTypeGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     // Global pipes run in this order: NUL, prototype keys and depth are refused before

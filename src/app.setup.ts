@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { appConfig, type AppConfig } from './config/app.config.js';
 import {
+  ACCEPTED_SCOPES_HEADER,
   API_KEY_HEADER,
   AUTHORIZATION_HEADER,
   IDEMPOTENCY_KEY_HEADER,
@@ -76,6 +77,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
         RATE_LIMIT_RESET_HEADER,
         RETRY_AFTER_HEADER,
         IDEMPOTENT_REPLAYED_HEADER,
+        ACCEPTED_SCOPES_HEADER,
       ],
       maxAge: 600,
     });

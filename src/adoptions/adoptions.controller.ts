@@ -15,6 +15,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { AnyRole } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { parseIfMatch, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { IF_MATCH_HEADER } from '../common/http/header-names.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
@@ -89,6 +90,7 @@ export class AdoptionsController {
   constructor(private readonly adoptions: AdoptionsService) {}
 
   @Get()
+  @RequiredScope('adoptions:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'listAdoptions',
@@ -112,6 +114,7 @@ export class AdoptionsController {
   }
 
   @Post()
+  @RequiredScope('adoptions:write')
   @AnyRole()
   @Idempotent()
   @ApiOperation({
@@ -136,6 +139,7 @@ export class AdoptionsController {
   }
 
   @Get(':adoptionId')
+  @RequiredScope('adoptions:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getAdoption',
@@ -159,6 +163,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/approve')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @HttpCode(200)
   @OptionalJsonBody(AdoptionMoveDto)
@@ -172,6 +177,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/complete')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @HttpCode(200)
   @OptionalJsonBody(AdoptionMoveDto)
@@ -185,6 +191,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/reject')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @HttpCode(200)
   @OptionalJsonBody(AdoptionMoveDto)
@@ -202,6 +209,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/cancel')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @AnyRole()
   @HttpCode(200)
@@ -220,6 +228,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/return')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @HttpCode(200)
   @OptionalJsonBody(AdoptionMoveDto)
@@ -237,6 +246,7 @@ export class AdoptionsController {
   }
 
   @Post(':adoptionId/extend')
+  @RequiredScope('adoptions:write')
   @Idempotent()
   @HttpCode(200)
   @ApiJsonBody()

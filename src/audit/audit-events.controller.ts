@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Roles } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { ApiAuth, ApiValidatedQuery } from '../openapi/api-docs.decorators.js';
 import { toAuditEventResponse } from './audit.mapper.js';
@@ -25,6 +26,7 @@ export class AuditEventsController {
   constructor(private readonly auditEvents: AuditEventsService) {}
 
   @Get()
+  @RequiredScope('audit:read')
   @Roles('admin')
   @ApiOperation({
     operationId: 'listAuditEvents',
@@ -44,6 +46,7 @@ export class AuditEventsController {
   }
 
   @Get('export')
+  @RequiredScope('audit:read')
   @Roles('admin')
   @ApiOperation({
     operationId: 'exportAuditEvents',

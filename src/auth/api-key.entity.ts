@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { User } from '../users/user.entity.js';
 import { API_KEY_MODES, type ApiKeyMode } from '../common/types/api-key-mode.js';
+import type { ApiKeyScope } from '../common/types/api-key-scope.js';
 import { API_KEY_PREFIX_LENGTH } from './api-key-format.js';
 
 @Entity({ name: 'api_keys' })
@@ -32,6 +33,13 @@ export class ApiKey {
 
   @Column({ type: 'enum', enum: API_KEY_MODES, enumName: 'api_key_mode' })
   mode: ApiKeyMode;
+
+  /**
+   * What the key was limited to at creation, in API_KEY_SCOPES' order; null when it was made
+   * without a list: every scope its owner's role allows, whatever that role becomes.
+   */
+  @Column({ type: 'text', array: true, nullable: true })
+  scopes: ApiKeyScope[] | null;
 
   /** The key's first characters, kept in clear so that owners can tell their keys apart. */
   @Column({ type: 'varchar', length: API_KEY_PREFIX_LENGTH })

@@ -1,13 +1,19 @@
+import { effectiveScopes } from '../common/types/api-key-scope.js';
+import type { Role } from '../common/types/principal.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeyResponse } from './dto/api-key-response.dto.js';
 
-/** Without the hash, and without the key, which only the creation response carries. */
-export function toApiKeyResponse(apiKey: ApiKey): ApiKeyResponse {
+/**
+ * Without the hash, and without the key, which only the creation response carries. `role` is
+ * the owner's current one: the scopes shown are those the key has now.
+ */
+export function toApiKeyResponse(apiKey: ApiKey, role: Role): ApiKeyResponse {
   return {
     id: apiKey.id,
     name: apiKey.name,
     mode: apiKey.mode,
     prefix: apiKey.prefix,
+    scopes: [...effectiveScopes(role, apiKey.scopes)],
     createdAt: apiKey.createdAt,
     lastUsedAt: apiKey.lastUsedAt,
   };

@@ -48,7 +48,8 @@ export class ApiKeysController {
     summary: 'Create an API key',
     description:
       'Bearer token only. The full key is in this response only; it acts as its owner with ' +
-      'the owner’s role. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A ' +
+      'the owner’s role, limited to `scopes` when given (each checked against that role at ' +
+      'every request). A scope the role does not allow is 400 on scopes. A mode the deployment refuses (API_KEY_MODES) is 400 on mode. A ' +
       'user holds at most API_KEYS_PER_USER keys (default 10): one more is 409 ' +
       'API_KEY_LIMIT_REACHED with `details.limit`.',
   })
@@ -63,8 +64,8 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateApiKeyDto,
   ): Promise<CreatedApiKeyResponse> {
-    const { apiKey, key } = await this.apiKeysService.create(principal.userId, dto);
-    return { ...toApiKeyResponse(apiKey), key };
+    const { apiKey, key } = await this.apiKeysService.create(principal.userId, principal.role, dto);
+    return { ...toApiKeyResponse(apiKey, principal.role), key };
   }
 
   @Get()
@@ -82,7 +83,10 @@ export class ApiKeysController {
     @Query() query: LargePageQueryDto,
   ): Promise<ApiKeyListResponse> {
     const page = await this.apiKeysService.listOwn(principal.userId, query);
-    return { apiKeys: page.apiKeys.map(toApiKeyResponse), pagination: page.pagination };
+    return {
+      apiKeys: page.apiKeys.map((apiKey) => toApiKeyResponse(apiKey, principal.role)),
+      pagination: page.pagination,
+    };
   }
 
   @Delete(':id')

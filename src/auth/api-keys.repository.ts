@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { Repository } from 'typeorm';
+import type { ApiKeyScope } from '../common/types/api-key-scope.js';
 import type { Role } from '../common/types/principal.js';
 import type { TxHost } from '../database/transactions.js';
 import type { UserStatus } from '../users/user-status.js';
 import { ApiKey } from './api-key.entity.js';
 
 /** What a create records; the id and the creation time come from the database. */
-export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'prefix' | 'keyHash'>;
+export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'scopes' | 'prefix' | 'keyHash'>;
 
 /** What names a key, without its secret part: what its revocation says of it. */
 export type ApiKeyLabel = Pick<ApiKey, 'id' | 'name' | 'mode' | 'prefix'>;
@@ -17,6 +18,7 @@ export interface ApiKeyCredentialRow {
   id: number;
   userId: number;
   prefix: string;
+  scopes: ApiKeyScope[] | null;
   lastUsedAt: Date | null;
   role: Role;
   userStatus: UserStatus;
@@ -81,7 +83,7 @@ export class ApiKeysRepository {
    */
   async findByHash(keyHash: string): Promise<ApiKeyCredentialRow | undefined> {
     const [row] = await this.txHost.tx.query<ApiKeyCredentialRow[]>(
-      `SELECT k.id, k.user_id AS "userId", k.prefix, k.last_used_at AS "lastUsedAt",
+      `SELECT k.id, k.user_id AS "userId", k.prefix, k.scopes, k.last_used_at AS "lastUsedAt",
               u.role, u.user_status AS "userStatus"
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE k.key_hash = $1`,

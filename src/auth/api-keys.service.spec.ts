@@ -38,6 +38,7 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
     id: 5,
     userId: 9,
     prefix: 'pk_test_abcd',
+    scopes: null,
     lastUsedAt: null,
     role: 'user',
     userStatus: UserStatus.Active,
@@ -66,7 +67,7 @@ describe(ApiKeysService.name, () => {
 
   describe('create', () => {
     it('should refuse a mode this deployment does not accept with 400, before any database work', async () => {
-      const error = await refusal(sut.create(9, { name: 'ci', mode: 'test' }));
+      const error = await refusal(sut.create(9, 'user', { name: 'ci', mode: 'test' }));
 
       expect(error.code).toBe('VALIDATION_ERROR');
       expect(error.details).toEqual({
@@ -92,7 +93,7 @@ describe(ApiKeysService.name, () => {
         return Promise.resolve({ id: 1, ...fields } as ApiKey);
       });
 
-      const created = await sut.create(9, { name: 'ci', mode: 'live' });
+      const created = await sut.create(9, 'user', { name: 'ci', mode: 'live' });
 
       expect(events).toEqual(['lock', 'count', 'insert']);
       expect(users.lockForUpdate).toHaveBeenCalledWith(9);
@@ -100,16 +101,51 @@ describe(ApiKeysService.name, () => {
         userId: 9,
         name: 'ci',
         mode: 'live',
+        scopes: null,
         prefix: created.key.slice(0, 12),
         keyHash: hashApiKey(created.key),
       });
+    });
+
+    it('should store the scopes asked for once each, in the order of the scope list', async () => {
+      users.lockForUpdate.mockResolvedValue(true);
+      repository.countOfUser.mockResolvedValue(0);
+      repository.insert.mockImplementation((fields) =>
+        Promise.resolve({ id: 1, ...fields } as ApiKey),
+      );
+
+      await sut.create(9, 'user', {
+        name: 'ci',
+        mode: 'live',
+        scopes: ['pets:write', 'pets:read', 'pets:write'],
+      });
+
+      expect(repository.insert).toHaveBeenCalledWith(
+        expect.objectContaining({ scopes: ['pets:read', 'pets:write'] }),
+      );
+    });
+
+    it('should refuse a scope the owner’s role does not allow with 400 on scopes, before any database work', async () => {
+      const error = await refusal(
+        sut.create(9, 'customer', {
+          name: 'ci',
+          mode: 'live',
+          scopes: ['pets:read', 'pets:write'],
+        }),
+      );
+
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.details).toEqual({
+        fields: [{ field: 'scopes', message: 'the role customer does not allow pets:write' }],
+      });
+      expect(users.lockForUpdate).not.toHaveBeenCalled();
     });
 
     it('should answer 409 API_KEY_LIMIT_REACHED with the limit when the user holds the maximum', async () => {
       users.lockForUpdate.mockResolvedValue(true);
       repository.countOfUser.mockResolvedValue(2);
 
-      const error = await refusal(sut.create(9, { name: 'ci', mode: 'live' }));
+      const error = await refusal(sut.create(9, 'user', { name: 'ci', mode: 'live' }));
 
       expect(error.getStatus()).toBe(409);
       expect(error.code).toBe('API_KEY_LIMIT_REACHED');
@@ -120,7 +156,7 @@ describe(ApiKeysService.name, () => {
     it('should answer 401 INVALID_TOKEN when the owner no longer exists', async () => {
       users.lockForUpdate.mockResolvedValue(false);
 
-      const error = await refusal(sut.create(9, { name: 'ci', mode: 'live' }));
+      const error = await refusal(sut.create(9, 'user', { name: 'ci', mode: 'live' }));
 
       expect(error.code).toBe('INVALID_TOKEN');
       expect(repository.insert).not.toHaveBeenCalled();
@@ -192,7 +228,31 @@ describe(ApiKeysService.name, () => {
         role: 'admin',
         apiKeyId: 5,
         apiKeyPrefix: 'pk_test_abcd',
+        apiKeyScopes: [
+          'pets:read',
+          'pets:write',
+          'categories:read',
+          'categories:write',
+          'media:write',
+          'adoptions:read',
+          'adoptions:write',
+          'users:read',
+          'users:write',
+          'webhooks:read',
+          'audit:read',
+        ],
       });
+    });
+
+    it('should give a key the scopes it was made with that its owner’s role allows now', async () => {
+      repository.findByHash.mockResolvedValue(
+        credential({ role: 'customer', scopes: ['pets:read', 'pets:write', 'audit:read'] }),
+      );
+      repository.touch.mockResolvedValue();
+
+      const principal = await sut.authenticate(generateApiKey('live'));
+
+      expect(principal.apiKeyScopes).toEqual(['pets:read']);
     });
 
     it.each([

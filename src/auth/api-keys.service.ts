@@ -6,7 +6,13 @@ import {
   type LargePageQueryDto,
 } from '../common/dto/pagination-query.dto.js';
 import { ApiException } from '../common/errors/api-exception.js';
-import type { Principal } from '../common/types/principal.js';
+import {
+  API_KEY_SCOPES,
+  effectiveScopes,
+  ROLE_SCOPES,
+  type ApiKeyScope,
+} from '../common/types/api-key-scope.js';
+import type { Principal, Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
@@ -40,6 +46,24 @@ export interface ApiKeyPage {
   pagination: Pagination;
 }
 
+/**
+ * The scopes to store, deduplicated in API_KEY_SCOPES' order; null (every scope of the role)
+ * when none were asked for. A scope the role does not allow is refused, naming `scopes`.
+ */
+function grantableScopes(role: Role, asked: readonly ApiKeyScope[] | undefined | null) {
+  if (!asked) return null;
+  const refused = asked.filter((scope) => !ROLE_SCOPES[role].includes(scope));
+  if (refused.length > 0) {
+    throw ApiException.validation([
+      {
+        field: 'scopes',
+        message: `the role ${role} does not allow ${[...new Set(refused)].join(', ')}`,
+      },
+    ]);
+  }
+  return API_KEY_SCOPES.filter((scope) => asked.includes(scope));
+}
+
 /** Also ParseIdPipe's answer on the API key routes, for ids that cannot exist. */
 export const apiKeyNotFound = (id: number | string) =>
   new ApiException('API_KEY_NOT_FOUND', `API key ${id} not found`);
@@ -70,13 +94,15 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     }
   }
 
-  async create(userId: number, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+  /** `role` is the owner's current one, which bounds the scopes it may grant. */
+  async create(userId: number, role: Role, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
     // A key this deployment would refuse is of no use to its owner: say so now.
     if (!this.cfg.apiKeyModes.includes(dto.mode)) {
       throw ApiException.validation([
         { field: 'mode', message: `must be one of: ${this.cfg.apiKeyModes.join(', ')}` },
       ]);
     }
+    const scopes = grantableScopes(role, dto.scopes);
     const key = generateApiKey(dto.mode);
     const apiKey = await this.txHost.withTransaction(async () => {
       // Concurrent creates by one user queue on the owner's row, so the count below is exact.
@@ -95,6 +121,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
         userId,
         name: dto.name,
         mode: dto.mode,
+        scopes,
         prefix: displayPrefixOf(key),
         keyHash: hashApiKey(key),
       });
@@ -136,6 +163,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
       role: apiKey.role,
       apiKeyId: apiKey.id,
       apiKeyPrefix: apiKey.prefix,
+      apiKeyScopes: effectiveScopes(apiKey.role, apiKey.scopes),
     };
   }
 

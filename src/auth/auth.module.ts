@@ -18,6 +18,7 @@ import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ResolveCredentialsGuard } from './guards/resolve-credentials.guard.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { RolesGuard } from './guards/roles.guard.js';
+import { ScopesGuard } from './guards/scopes.guard.js';
 import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
@@ -60,8 +61,9 @@ import { SessionsService } from './sessions/sessions.service.js';
     ResolveCredentialsGuard,
     AuthenticationGuard,
     RolesGuard,
+    ScopesGuard,
   ],
   // The guards are registered globally, in order, by AppModule.
-  exports: [ResolveCredentialsGuard, AuthenticationGuard, RolesGuard],
+  exports: [ResolveCredentialsGuard, AuthenticationGuard, RolesGuard, ScopesGuard],
 })
 export class AuthModule {}

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AnyRole, Roles } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import {
   IfMatchHeader,
   rowEtag,
@@ -34,6 +35,7 @@ export class CategoriesController {
   constructor(private readonly categoriesService: CategoriesService) {}
 
   @Get()
+  @RequiredScope('categories:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'listCategories',
@@ -47,6 +49,7 @@ export class CategoriesController {
   }
 
   @Post()
+  @RequiredScope('categories:write')
   @Roles('admin')
   @Idempotent()
   @ApiOperation({
@@ -62,6 +65,7 @@ export class CategoriesController {
   }
 
   @Get(':id')
+  @RequiredScope('categories:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getCategory',
@@ -86,6 +90,7 @@ export class CategoriesController {
   }
 
   @Put(':id')
+  @RequiredScope('categories:write')
   @Roles('admin')
   @ApiOperation({
     operationId: 'updateCategory',
@@ -113,6 +118,7 @@ export class CategoriesController {
   }
 
   @Delete(':id')
+  @RequiredScope('categories:write')
   @Roles('admin')
   @HttpCode(200)
   @ApiOperation({

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import {
   ApiBody,
   ApiConsumes,
@@ -32,6 +33,7 @@ export class PetImagesController {
   constructor(private readonly mediaService: MediaService) {}
 
   @Post(':petId/upload-image')
+  @RequiredScope('media:write')
   @HttpCode(201)
   @Consumes('multipart/form-data')
   // Above the upload's interceptor, so that it runs inside it and fingerprints the form.
@@ -69,6 +71,7 @@ export class PetImagesController {
   }
 
   @Get(':petId/images')
+  @RequiredScope('pets:read')
   @ApiOperation({
     operationId: 'listPetImages',
     summary: 'List a pet’s images',

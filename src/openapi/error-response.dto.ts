@@ -17,7 +17,8 @@ export class ErrorResponse {
       'Code-specific facts: `fields` [{field, message}] for VALIDATION_ERROR; ' +
       '`{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for ' +
       'INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for ' +
-      'RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED',
+      'RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED; ' +
+      '`required` (the scopes that would do) for INSUFFICIENT_SCOPE',
   })
   details?: Record<string, unknown>;
 

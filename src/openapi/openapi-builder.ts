@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import {
+  ACCEPTED_SCOPES_HEADER,
   API_KEY_HEADER,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -12,6 +13,7 @@ import {
   WWW_AUTHENTICATE_HEADER,
 } from '../common/http/header-names.js';
 import { REQUIRED_ROLES_EXTENSION } from '../common/decorators/roles.decorator.js';
+import { REQUIRED_SCOPES_EXTENSION } from '../common/decorators/required-scope.decorator.js';
 import type { ErrorCode } from '../common/errors/api-exception.js';
 import { API_PREFIX, isUnderApiPrefix, MEDIA_PATH } from '../common/http/route-space.js';
 import { errorResponse, errorSchema } from './api-errors.decorator.js';
@@ -39,7 +41,9 @@ type Responses = Record<string, Response>;
 type Operation = {
   responses: Responses;
   parameters?: { in?: string; name?: string }[];
+  security?: Record<string, string[]>[];
   [REQUIRED_ROLES_EXTENSION]?: string[];
+  [REQUIRED_SCOPES_EXTENSION]?: string[];
 };
 
 const integerHeader = (description: string, required: boolean) => ({
@@ -76,6 +80,12 @@ const HEADERS: Record<string, unknown> = {
       'true when this response replays the first one to this Idempotency-Key: nothing was done again',
     required: false,
     schema: { type: 'string', enum: ['true'] },
+  },
+  AcceptedScopes: {
+    description:
+      'With INSUFFICIENT_SCOPE: the API key scopes this operation accepts, comma-separated',
+    required: false,
+    schema: { type: 'string', maxLength: 256, pattern: '^[a-z]+:[a-z]+(, ?[a-z]+:[a-z]+)*$' },
   },
   WwwAuthenticate: {
     description: 'The challenge (RFC 9110): which schemes apply, and the bearer error if any',
@@ -131,11 +141,8 @@ function codesOf(response: Response | undefined): ErrorCode[] {
   return schema?.allOf?.[1]?.properties?.code?.enum ?? [];
 }
 
-// @Roles (common/) records the roles a route admits; the 403 for any other comes first among
-// the route's 403 codes.
-function documentRoles(operation: Operation): void {
-  if (!operation[REQUIRED_ROLES_EXTENSION]) return;
-  const refused: ErrorCode = 'INSUFFICIENT_PERMISSIONS';
+/** Puts `refused` first among the operation's 403 codes. */
+function documentForbidden(operation: Operation, refused: ErrorCode): void {
   const codes = [
     refused,
     ...codesOf(operation.responses['403']).filter((code) => code !== refused),
@@ -148,11 +155,31 @@ function documentRoles(operation: Operation): void {
   } as Response;
 }
 
+// @Roles (common/) records the roles a route admits; the 403 for any other comes first among
+// the route's 403 codes.
+function documentRoles(operation: Operation): void {
+  if (operation[REQUIRED_ROLES_EXTENSION]) documentForbidden(operation, 'INSUFFICIENT_PERMISSIONS');
+}
+
+// @RequiredScope (common/) records the scope an API key needs (`x-required-scopes`: OpenAPI
+// gives scopes to OAuth2 and OpenID Connect schemes only); a key without it gets the 403
+// INSUFFICIENT_SCOPE.
+function documentScopes(operation: Operation): void {
+  const scopes = operation[REQUIRED_SCOPES_EXTENSION];
+  const takesKeys = operation.security?.some((requirement) => API_KEY_SCHEME in requirement);
+  if (!scopes?.length || !takesKeys) return;
+  documentForbidden(operation, 'INSUFFICIENT_SCOPE');
+  operation.responses['403'].headers = {
+    ...operation.responses['403'].headers,
+    [ACCEPTED_SCOPES_HEADER]: ref('AcceptedScopes'),
+  };
+}
+
 /**
  * What the decorators cannot say per operation, applied to the scanned document: closed
  * schemas (the service rejects unknown request fields and must not leak response fields),
- * the headers every response carries, the 500 every operation can answer, and the 403 of a
- * route's roles.
+ * the headers every response carries, the 500 every operation can answer, and the 403s of a
+ * route's roles and API key scope.
  */
 function finish(document: OpenAPIObject): OpenAPIObject {
   document.components = { ...document.components, headers: HEADERS as never };
@@ -167,6 +194,7 @@ function finish(document: OpenAPIObject): OpenAPIObject {
         (p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER,
       );
       documentRoles(operation);
+      documentScopes(operation);
       operation.responses['500'] ??= {
         description: 'Unexpected error: INTERNAL_ERROR (logged with the request id)',
         content: { 'application/json': { schema: errorSchema(['INTERNAL_ERROR']) } },

@@ -14,6 +14,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { AnyRole } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
@@ -62,6 +63,7 @@ export class PetsController {
   ) {}
 
   @Get()
+  @RequiredScope('pets:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'listPets',
@@ -80,6 +82,7 @@ export class PetsController {
   }
 
   @Post()
+  @RequiredScope('pets:write')
   @Idempotent()
   @ApiOperation({
     operationId: 'createPet',
@@ -97,6 +100,7 @@ export class PetsController {
 
   // Before ':petId', which would take "facets" for an id.
   @Get('facets')
+  @RequiredScope('pets:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getPetFacets',
@@ -114,6 +118,7 @@ export class PetsController {
 
   // Before ':petId', which would take "inventory" for an id.
   @Get('inventory')
+  @RequiredScope('pets:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getPetInventory',
@@ -128,6 +133,7 @@ export class PetsController {
   }
 
   @Get(':petId')
+  @RequiredScope('pets:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getPet',
@@ -151,6 +157,7 @@ export class PetsController {
   }
 
   @Put(':petId')
+  @RequiredScope('pets:write')
   @ApiOperation({
     operationId: 'updatePet',
     summary: 'Update a pet',
@@ -186,6 +193,7 @@ export class PetsController {
   }
 
   @Delete(':petId')
+  @RequiredScope('pets:write')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'deletePet',
@@ -208,6 +216,7 @@ export class PetsController {
   }
 
   @Get(':petId/history')
+  @RequiredScope('pets:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getPetHistory',

@@ -2,6 +2,7 @@ import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { SkipThrottle } from '@nestjs/throttler';
+import { AnyScope } from '../common/decorators/required-scope.decorator.js';
 import { ApiAuth } from '../openapi/api-docs.decorators.js';
 import { CallerBudgetResponse } from './dto/rate-limit-response.dto.js';
 import { RateLimitService } from './rate-limit.service.js';
@@ -14,6 +15,7 @@ export class RateLimitController {
 
   /** Not counted: asking how much budget is left must not spend it. */
   @Get()
+  @AnyScope()
   @SkipThrottle()
   @ApiAuth()
   @ApiOperation({

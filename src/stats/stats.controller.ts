@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { ApiAuth, ApiValidatedQuery } from '../openapi/api-docs.decorators.js';
 import { ActivityQueryDto, ActivityResponse } from './dto/activity.dto.js';
 import { StatsService } from './stats.service.js';
@@ -12,6 +13,7 @@ export class StatsController {
   constructor(private readonly stats: StatsService) {}
 
   @Get('activity')
+  @RequiredScope('audit:read')
   @Roles('admin')
   @ApiOperation({
     operationId: 'getActivityStats',

@@ -15,6 +15,7 @@ import type { Response } from 'express';
 import { LargePageQueryDto } from '../common/dto/pagination-query.dto.js';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { AnyRole, Roles } from '../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import {
   IfMatchHeader,
   rowEtag,
@@ -55,6 +56,7 @@ export class UsersController {
   constructor(private readonly usersService: UsersService) {}
 
   @Post()
+  @RequiredScope('users:write')
   @Roles('admin')
   @Idempotent()
   @ApiOperation({
@@ -78,6 +80,7 @@ export class UsersController {
   }
 
   @Get()
+  @RequiredScope('users:read')
   @Roles('admin')
   @ApiOperation({
     operationId: 'listUsers',
@@ -92,6 +95,7 @@ export class UsersController {
   }
 
   @Get(':id')
+  @RequiredScope('users:read')
   @AnyRole()
   @ApiOperation({
     operationId: 'getUser',
@@ -114,6 +118,7 @@ export class UsersController {
   }
 
   @Put(':id')
+  @RequiredScope('users:write')
   @AnyRole()
   @ApiOperation({
     operationId: 'updateUser',
@@ -160,6 +165,7 @@ export class UsersController {
   }
 
   @Delete(':id')
+  @RequiredScope('users:write')
   @Roles('admin')
   @HttpCode(200)
   @ApiOperation({

@@ -7,6 +7,7 @@ import {
   TIMESTAMP_SCHEMA,
 } from '../../openapi/schemas.js';
 import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/types/api-key-scope.js';
 import { API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_PATTERN } from '../api-key-format.js';
 
 /** An API key without its hash, and without the key itself (shown once, at creation). */
@@ -28,6 +29,16 @@ export class ApiKeyResponse {
     },
   )
   prefix: string;
+
+  @ApiProperty({
+    enum: API_KEY_SCOPES,
+    isArray: true,
+    maxItems: API_KEY_SCOPES.length,
+    description:
+      'What the key may do now: the scopes it was given that its owner’s role still allows ' +
+      '(all of the role’s, for a key made without a list)',
+  })
+  scopes: ApiKeyScope[];
 
   @ApiTimestampProperty('Creation time')
   createdAt: Date;

@@ -1,7 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Length } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+} from 'class-validator';
 import { Trim } from '../../common/dto/transforms.js';
 import { API_KEY_MODES, type ApiKeyMode } from '../../common/types/api-key-mode.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../common/types/api-key-scope.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: 100, description: 'Trimmed' })
@@ -16,4 +25,21 @@ export class CreateApiKeyDto {
   })
   @IsIn(API_KEY_MODES)
   mode: ApiKeyMode;
+
+  @ApiProperty({
+    enum: API_KEY_SCOPES,
+    isArray: true,
+    minItems: 1,
+    maxItems: API_KEY_SCOPES.length,
+    required: false,
+    description:
+      'What the key may do; without it, every scope your role allows (now and as it changes). ' +
+      'A scope your role does not allow is 400 on scopes.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(API_KEY_SCOPES.length)
+  @IsIn(API_KEY_SCOPES, { each: true })
+  scopes?: ApiKeyScope[];
 }

@@ -2,6 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../../common/decorators/current-principal.decorator.js';
 import { AnyRole, Roles } from '../../common/decorators/roles.decorator.js';
+import { RequiredScope } from '../../common/decorators/required-scope.decorator.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../../common/types/principal.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
@@ -71,6 +72,7 @@ export class UserSessionsController {
   constructor(private readonly sessionsService: SessionsService) {}
 
   @Delete(':id/sessions')
+  @RequiredScope('users:write')
   @Roles('admin')
   @HttpCode(200)
   @ApiOperation({

@@ -6,6 +6,8 @@
 export const AUTHORIZATION_HEADER = 'Authorization';
 export const WWW_AUTHENTICATE_HEADER = 'WWW-Authenticate';
 export const API_KEY_HEADER = 'X-API-Key';
+/** Set with 403 INSUFFICIENT_SCOPE: the scopes an API key could call the operation with. */
+export const ACCEPTED_SCOPES_HEADER = 'X-Accepted-Scopes';
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set to `true` on a response that replays the first answer to an Idempotency-Key. */

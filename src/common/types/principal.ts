@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from './api-key-scope.js';
+
 /** `customer` is what a self-registered account gets (docs/identity.md, Users and roles). */
 export const ROLES = ['admin', 'user', 'customer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -14,6 +16,8 @@ export interface Principal {
   apiKeyId?: number;
   /** The key's display prefix, set with `apiKeyId`: a pet's history names the key by it. */
   apiKeyPrefix?: string;
+  /** Set with `apiKeyId`: the key's scopes that its owner's role allows now. */
+  apiKeyScopes?: readonly ApiKeyScope[];
   /** The refresh session a bearer token was issued for (its `sid` claim), when it has one. */
   sessionId?: number;
 }

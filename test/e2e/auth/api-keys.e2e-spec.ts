@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateApiKey, hashApiKey } from '../../../src/auth/api-key-format.js';
+import { ROLE_SCOPES } from '../../../src/common/types/api-key-scope.js';
 import { apiKey, createApiKey, createUser } from '../../support/auth.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
@@ -51,6 +52,7 @@ describe('API keys (e2e)', () => {
         name: 'CI',
         mode,
         prefix: String(res.body.key).slice(0, 12),
+        scopes: ROLE_SCOPES.user,
         key: expect.stringMatching(new RegExp(`^pk_${mode}_[0-9A-Za-z]{38}$`)),
         createdAt: expect.stringMatching(ISO),
         lastUsedAt: null,
@@ -102,6 +104,7 @@ describe('API keys (e2e)', () => {
             name: 'deploy',
             mode: 'live',
             prefix: created.prefix,
+            scopes: ROLE_SCOPES.user,
             createdAt: expect.stringMatching(ISO),
             lastUsedAt: null,
           },
