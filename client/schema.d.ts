@@ -280,6 +280,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/api-keys/{id}/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll an API key
+     * @description Bearer token only. A new key of the same name, mode and scopes, in full in this response only; the old key keeps working for `expiresInHours` (default 24, 0: it stops at once), never longer than it would have. The new key lives as long as the old one was made to, from now. Someone else’s key is 404; a roll that leaves the user holding more than API_KEYS_PER_USER working keys is 409 API_KEY_LIMIT_REACHED.
+     */
+    post: operations['rollApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/api-keys/{id}': {
     parameters: {
       query?: never;
@@ -1616,6 +1636,12 @@ export interface components {
         | 'webhooks:read'
         | 'audit:read'
       )[];
+      /**
+       * Format: date-time
+       * @description When the key stops working: in the future, at most 366 days ahead; without it, never
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      expiresAt?: string;
     };
     CreatedApiKeyResponse: {
       /**
@@ -1651,12 +1677,28 @@ export interface components {
       createdAt: string;
       /**
        * Format: date-time
+       * @description When the key stops working; absent when it never does
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      expiresAt?: string;
+      /** @description true when the key stops working within the next 7 days (and has not yet) */
+      expiringSoon: boolean;
+      /**
+       * Format: date-time
        * @description Last use, updated at most once a minute; null when never used
        * @example 2026-11-21T22:27:03.123Z
        */
       lastUsedAt: string | null;
       /** @description The full key: shown in this response only, store it now. Never stored, so absent from a replay (`Idempotent-Replayed: true`): revoke that key and create another if the first response was lost. */
       key?: string;
+    };
+    RollApiKeyDto: {
+      /**
+       * Format: int32
+       * @description How many hours the old key keeps working; 0: it stops at once
+       * @default 24
+       */
+      expiresInHours?: number;
     };
     ApiKeyResponse: {
       /**
@@ -1690,6 +1732,14 @@ export interface components {
        * @example 2026-11-21T22:27:03.123Z
        */
       createdAt: string;
+      /**
+       * Format: date-time
+       * @description When the key stops working; absent when it never does
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      expiresAt?: string;
+      /** @description true when the key stops working within the next 7 days (and has not yet) */
+      expiringSoon: boolean;
       /**
        * Format: date-time
        * @description Last use, updated at most once a minute; null when never used
@@ -2553,7 +2603,7 @@ export interface components {
         | 'SERVICE_UNAVAILABLE';
       /** @description Human-readable explanation, safe to show */
       message: string;
-      /** @description Code-specific facts: `fields` [{field, message}] for VALIDATION_ERROR; `{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED; `required` (the scopes that would do) for INSUFFICIENT_SCOPE */
+      /** @description Code-specific facts: `fields` [{field, message}] for VALIDATION_ERROR; `{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED; `required` (the scopes that would do) for INSUFFICIENT_SCOPE; `{reason: "expired", expiredAt}` for an expired key’s INVALID_API_KEY */
       details?: {
         [key: string]: unknown;
       };
@@ -5196,6 +5246,228 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: API_KEY_LIMIT_REACHED, IDEMPOTENCY_KEY_IN_PROGRESS */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'API_KEY_LIMIT_REACHED' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  rollApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description API key id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RollApiKeyDto'];
+      };
+    };
+    responses: {
+      /** @description The new key, in full */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          /** @description The key is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedApiKeyResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Not found: API_KEY_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'API_KEY_NOT_FOUND';
           };
         };
       };

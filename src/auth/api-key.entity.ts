@@ -52,6 +52,10 @@ export class ApiKey {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
+  /** When the key stops working; null when it never does. */
+  @Column({ name: 'expires_at', type: 'timestamptz', precision: 3, nullable: true })
+  expiresAt: Date | null;
+
   @Column({ name: 'last_used_at', type: 'timestamptz', precision: 3, nullable: true })
   lastUsedAt: Date | null;
 }

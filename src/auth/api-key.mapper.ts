@@ -3,6 +3,9 @@ import type { Role } from '../common/types/principal.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeyResponse } from './dto/api-key-response.dto.js';
 
+/** docs/identity.md: a key is flagged this long before it expires. */
+const EXPIRING_SOON_MS = 7 * 86_400_000;
+
 /**
  * Without the hash, and without the key, which only the creation response carries. `role` is
  * the owner's current one: the scopes shown are those the key has now.
@@ -15,6 +18,14 @@ export function toApiKeyResponse(apiKey: ApiKey, role: Role): ApiKeyResponse {
     prefix: apiKey.prefix,
     scopes: [...effectiveScopes(role, apiKey.scopes)],
     createdAt: apiKey.createdAt,
+    ...(apiKey.expiresAt && { expiresAt: apiKey.expiresAt }),
+    expiringSoon: expiringSoon(apiKey.expiresAt, Date.now()),
     lastUsedAt: apiKey.lastUsedAt,
   };
+}
+
+function expiringSoon(expiresAt: Date | null, now: number): boolean {
+  return (
+    expiresAt !== null && expiresAt.getTime() > now && expiresAt.getTime() - now <= EXPIRING_SOON_MS
+  );
 }

@@ -20,6 +20,7 @@ import {
   ApiJsonBody,
   ApiValidatedQuery,
   noStoreResponseHeaders,
+  OptionalJsonBody,
 } from '../openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../openapi/empty-response.dto.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
@@ -30,6 +31,7 @@ import { apiKeyNotFound, ApiKeysService } from './api-keys.service.js';
 import { BearerOnly } from './bearer-only.decorator.js';
 import { ApiKeyListResponse, CreatedApiKeyResponse } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { RollApiKeyDto } from './dto/roll-api-key.dto.js';
 
 @ApiTags('api-keys')
 @Controller('api-keys')
@@ -65,6 +67,36 @@ export class ApiKeysController {
     @Body() dto: CreateApiKeyDto,
   ): Promise<CreatedApiKeyResponse> {
     const { apiKey, key } = await this.apiKeysService.create(principal.userId, principal.role, dto);
+    return { ...toApiKeyResponse(apiKey, principal.role), key };
+  }
+
+  @Post(':id/roll')
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
+  @Idempotent({ secretFields: ['key'] })
+  @ApiOperation({
+    operationId: 'rollApiKey',
+    summary: 'Roll an API key',
+    description:
+      'Bearer token only. A new key of the same name, mode and scopes, in full in this ' +
+      'response only; the old key keeps working for `expiresInHours` (default 24, 0: it ' +
+      'stops at once), never longer than it would have. The new key lives as long as the old ' +
+      'one was made to, from now. Someone else’s key is 404; a roll that leaves the user ' +
+      'holding more than API_KEYS_PER_USER working keys is 409 API_KEY_LIMIT_REACHED.',
+  })
+  @ApiIdParam('id', 'API key id')
+  @OptionalJsonBody(RollApiKeyDto)
+  @ApiErrors({ 404: ['API_KEY_NOT_FOUND'], 409: ['API_KEY_LIMIT_REACHED'] })
+  @ApiCreatedResponse({
+    type: CreatedApiKeyResponse,
+    description: 'The new key, in full',
+    headers: noStoreResponseHeaders('key'),
+  })
+  async roll(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseIdPipe(apiKeyNotFound)) id: number,
+    @Body() dto: RollApiKeyDto,
+  ): Promise<CreatedApiKeyResponse> {
+    const { apiKey, key } = await this.apiKeysService.roll(principal.userId, id, dto);
     return { ...toApiKeyResponse(apiKey, principal.role), key };
   }
 

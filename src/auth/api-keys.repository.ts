@@ -8,10 +8,22 @@ import type { UserStatus } from '../users/user-status.js';
 import { ApiKey } from './api-key.entity.js';
 
 /** What a create records; the id and the creation time come from the database. */
-export type NewApiKey = Pick<ApiKey, 'userId' | 'name' | 'mode' | 'scopes' | 'prefix' | 'keyHash'>;
+export type NewApiKey = Pick<
+  ApiKey,
+  'userId' | 'name' | 'mode' | 'scopes' | 'prefix' | 'keyHash' | 'expiresAt'
+>;
 
 /** What names a key, without its secret part: what its revocation says of it. */
 export type ApiKeyLabel = Pick<ApiKey, 'id' | 'name' | 'mode' | 'prefix'>;
+
+/** A key being rolled, its end brought forward: what its successor copies. */
+export type RolledApiKey = Pick<
+  ApiKey,
+  'id' | 'name' | 'mode' | 'prefix' | 'scopes' | 'createdAt'
+> & {
+  /** Its end before the roll; null when it had none. */
+  previousExpiresAt: Date | null;
+};
 
 /** A key as authentication reads it: itself and what its owner may do now. */
 export interface ApiKeyCredentialRow {
@@ -19,6 +31,9 @@ export interface ApiKeyCredentialRow {
   userId: number;
   prefix: string;
   scopes: ApiKeyScope[] | null;
+  expiresAt: Date | null;
+  /** Past `expiresAt` by the database's clock, which every instance shares. */
+  expired: boolean;
   lastUsedAt: Date | null;
   role: Role;
   userStatus: UserStatus;
@@ -36,8 +51,14 @@ export class ApiKeysRepository {
     return this.txHost.tx.getRepository(ApiKey);
   }
 
-  countOfUser(userId: number): Promise<number> {
-    return this.apiKeys.countBy({ userId });
+  /** The user's keys that still work: an expired key takes no place. */
+  async countActiveOfUser(userId: number): Promise<number> {
+    const [{ count }] = await this.txHost.tx.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM api_keys
+        WHERE user_id = $1 AND (expires_at IS NULL OR expires_at > now())`,
+      [userId],
+    );
+    return count;
   }
 
   insert(apiKey: NewApiKey): Promise<ApiKey> {
@@ -68,6 +89,26 @@ export class ApiKeysRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Brings the user's key's end forward to `hours` from now (never later than it was); null
+   * when the user holds no key of this id. The row stays locked until the transaction ends.
+   */
+  async endOwnedWithin(userId: number, id: number, hours: number): Promise<RolledApiKey | null> {
+    const [rows] = await this.txHost.tx.query<[RolledApiKey[], number]>(
+      `WITH old AS (
+         SELECT id, expires_at FROM api_keys WHERE id = $1 AND user_id = $2 FOR UPDATE
+       )
+       UPDATE api_keys k
+          SET expires_at = LEAST(COALESCE(old.expires_at, 'infinity'),
+                                 date_trunc('milliseconds', now()) + make_interval(hours => $3::int))
+         FROM old WHERE k.id = old.id
+       RETURNING k.id, k.name, k.mode, k.prefix, k.scopes, k.created_at AS "createdAt",
+                 old.expires_at AS "previousExpiresAt"`,
+      [id, userId, hours],
+    );
+    return rows[0] ?? null;
+  }
+
   /** The keys deleted, as they were. */
   async deleteAllOfUser(userId: number): Promise<ApiKeyLabel[]> {
     const [rows] = await this.txHost.tx.query<[ApiKeyLabel[], number]>(
@@ -84,6 +125,7 @@ export class ApiKeysRepository {
   async findByHash(keyHash: string): Promise<ApiKeyCredentialRow | undefined> {
     const [row] = await this.txHost.tx.query<ApiKeyCredentialRow[]>(
       `SELECT k.id, k.user_id AS "userId", k.prefix, k.scopes, k.last_used_at AS "lastUsedAt",
+              k.expires_at AS "expiresAt", coalesce(k.expires_at <= now(), false) AS expired,
               u.role, u.user_status AS "userStatus"
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE k.key_hash = $1`,

@@ -17,10 +17,11 @@ const cfg = { apiKeyModes: ['live'], apiKeysPerUser: 2 } as AuthConfig;
 /** Every repository method a stub. */
 function fakeRepository() {
   return {
-    countOfUser: jest.fn<ApiKeysRepository['countOfUser']>(),
+    countActiveOfUser: jest.fn<ApiKeysRepository['countActiveOfUser']>(),
     insert: jest.fn<ApiKeysRepository['insert']>(),
     findPageOfUser: jest.fn<ApiKeysRepository['findPageOfUser']>(),
     deleteOwned: jest.fn<ApiKeysRepository['deleteOwned']>(),
+    endOwnedWithin: jest.fn<ApiKeysRepository['endOwnedWithin']>(),
     deleteAllOfUser: jest.fn<ApiKeysRepository['deleteAllOfUser']>(),
     findByHash: jest.fn<ApiKeysRepository['findByHash']>(),
     touch: jest.fn<ApiKeysRepository['touch']>(),
@@ -39,6 +40,8 @@ function credential(fields: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredential
     userId: 9,
     prefix: 'pk_test_abcd',
     scopes: null,
+    expiresAt: null,
+    expired: false,
     lastUsedAt: null,
     role: 'user',
     userStatus: UserStatus.Active,
@@ -84,7 +87,7 @@ describe(ApiKeysService.name, () => {
         inTransaction('lock');
         return Promise.resolve(true);
       });
-      repository.countOfUser.mockImplementation(() => {
+      repository.countActiveOfUser.mockImplementation(() => {
         inTransaction('count');
         return Promise.resolve(1);
       });
@@ -104,12 +107,13 @@ describe(ApiKeysService.name, () => {
         scopes: null,
         prefix: created.key.slice(0, 12),
         keyHash: hashApiKey(created.key),
+        expiresAt: null,
       });
     });
 
     it('should store the scopes asked for once each, in the order of the scope list', async () => {
       users.lockForUpdate.mockResolvedValue(true);
-      repository.countOfUser.mockResolvedValue(0);
+      repository.countActiveOfUser.mockResolvedValue(0);
       repository.insert.mockImplementation((fields) =>
         Promise.resolve({ id: 1, ...fields } as ApiKey),
       );
@@ -143,7 +147,7 @@ describe(ApiKeysService.name, () => {
 
     it('should answer 409 API_KEY_LIMIT_REACHED with the limit when the user holds the maximum', async () => {
       users.lockForUpdate.mockResolvedValue(true);
-      repository.countOfUser.mockResolvedValue(2);
+      repository.countActiveOfUser.mockResolvedValue(2);
 
       const error = await refusal(sut.create(9, 'user', { name: 'ci', mode: 'live' }));
 
@@ -264,6 +268,17 @@ describe(ApiKeysService.name, () => {
       const error = await refusal(sut.authenticate(generateApiKey('live')));
 
       expect(error.code).toBe('INVALID_API_KEY');
+      expect(repository.touch).not.toHaveBeenCalled();
+    });
+
+    it('should refuse an expired key with 401 INVALID_API_KEY saying when it expired, unrecorded', async () => {
+      const expiresAt = new Date('2026-12-01T10:00:00.000Z');
+      repository.findByHash.mockResolvedValue(credential({ expiresAt, expired: true }));
+
+      const error = await refusal(sut.authenticate(generateApiKey('live')));
+
+      expect(error.code).toBe('INVALID_API_KEY');
+      expect(error.details).toEqual({ reason: 'expired', expiredAt: '2026-12-01T10:00:00.000Z' });
       expect(repository.touch).not.toHaveBeenCalled();
     });
 

@@ -26,10 +26,12 @@ import {
   ApiKeysRepository,
   type ApiKeyCredentialRow,
   type ApiKeyLabel,
+  type RolledApiKey,
 } from './api-keys.repository.js';
 import type { ApiKeyChanged } from './auth-events.js';
 import { AuthErrors } from './auth-errors.js';
-import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { API_KEY_MAX_LIFETIME_DAYS, type CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { DEFAULT_ROLL_GRACE_HOURS, type RollApiKeyDto } from './dto/roll-api-key.dto.js';
 import { messageOf } from '../common/errors/message-of.js';
 
 /** docs/identity.md: `lastUsedAt` is written at most once a minute. */
@@ -105,18 +107,7 @@ export class ApiKeysService implements BeforeApplicationShutdown {
     const scopes = grantableScopes(role, dto.scopes);
     const key = generateApiKey(dto.mode);
     const apiKey = await this.txHost.withTransaction(async () => {
-      // Concurrent creates by one user queue on the owner's row, so the count below is exact.
-      if (!(await this.users.lockForUpdate(userId))) {
-        throw AuthErrors.invalidToken('its account no longer exists');
-      }
-      const limit = this.cfg.apiKeysPerUser;
-      if ((await this.apiKeys.countOfUser(userId)) >= limit) {
-        throw new ApiException(
-          'API_KEY_LIMIT_REACHED',
-          `A user holds at most ${limit} API keys; revoke one first`,
-          { limit },
-        );
-      }
+      await this.lockOwnerWithRoom(userId);
       const created = await this.apiKeys.insert({
         userId,
         name: dto.name,
@@ -124,11 +115,42 @@ export class ApiKeysService implements BeforeApplicationShutdown {
         scopes,
         prefix: displayPrefixOf(key),
         keyHash: hashApiKey(key),
+        expiresAt: dto.expiresAt === undefined ? null : new Date(dto.expiresAt),
       });
       await this.publish('auth.api_key_created', userId, created);
       return created;
     });
     return { apiKey, key };
+  }
+
+  /**
+   * A new key of the same name, mode and scopes; the old one keeps working for
+   * `expiresInHours` (never longer than it would have). The old key's end is brought forward
+   * before the count, so a roll with no grace fits where the user is at its limit.
+   */
+  async roll(userId: number, id: number, dto: RollApiKeyDto): Promise<CreatedApiKey> {
+    return this.txHost.withTransaction(async () => {
+      await this.lockOwner(userId);
+      const old = await this.apiKeys.endOwnedWithin(
+        userId,
+        id,
+        dto.expiresInHours ?? DEFAULT_ROLL_GRACE_HOURS,
+      );
+      if (!old) throw apiKeyNotFound(id);
+      await this.checkRoom(userId);
+      const key = generateApiKey(old.mode);
+      const created = await this.apiKeys.insert({
+        userId,
+        name: old.name,
+        mode: old.mode,
+        scopes: old.scopes,
+        prefix: displayPrefixOf(key),
+        keyHash: hashApiKey(key),
+        expiresAt: successorExpiry(old, Date.now()),
+      });
+      await this.publish('auth.api_key_created', userId, created);
+      return { apiKey: created, key };
+    });
   }
 
   async listOwn(userId: number, query: LargePageQueryDto): Promise<ApiKeyPage> {
@@ -149,13 +171,14 @@ export class ApiKeysService implements BeforeApplicationShutdown {
   /**
    * The principal a key acts as, else INVALID_API_KEY. Format, checksum and mode are
    * checked before the database; then one indexed query by hash, joined to the owner, on
-   * every request, so that revocation and disabled accounts take effect at once.
+   * every request, so that revocation, expiry and disabled accounts take effect at once.
    */
   async authenticate(rawKey: string): Promise<Principal> {
     const parsed = parseApiKey(rawKey);
     if (!parsed || !this.cfg.apiKeyModes.includes(parsed.mode)) throw AuthErrors.invalidApiKey();
     const apiKey = await this.apiKeys.findByHash(hashApiKey(rawKey));
     if (!apiKey || !canUseCredentials(apiKey.userStatus)) throw AuthErrors.invalidApiKey();
+    if (apiKey.expired) throw AuthErrors.expiredApiKey(apiKey.expiresAt!);
     this.touch(apiKey);
     return {
       kind: 'api-key',
@@ -169,6 +192,29 @@ export class ApiKeysService implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled(this.pendingTouches);
+  }
+
+  /** Concurrent creates and rolls by one user queue on the owner's row, so counts are exact. */
+  private async lockOwner(userId: number): Promise<void> {
+    if (!(await this.users.lockForUpdate(userId))) {
+      throw AuthErrors.invalidToken('its account no longer exists');
+    }
+  }
+
+  private async lockOwnerWithRoom(userId: number): Promise<void> {
+    await this.lockOwner(userId);
+    await this.checkRoom(userId);
+  }
+
+  private async checkRoom(userId: number): Promise<void> {
+    const limit = this.cfg.apiKeysPerUser;
+    if ((await this.apiKeys.countActiveOfUser(userId)) >= limit) {
+      throw new ApiException(
+        'API_KEY_LIMIT_REACHED',
+        `A user holds at most ${limit} API keys; revoke one first`,
+        { limit },
+      );
+    }
   }
 
   /** Its label only: never the hash. */
@@ -202,4 +248,15 @@ export class ApiKeysService implements BeforeApplicationShutdown {
       .finally(() => this.pendingTouches.delete(touch));
     this.pendingTouches.add(touch);
   }
+}
+
+/**
+ * A rolled key's successor lives as long as the old key was made to (from its creation to
+ * its end before the roll), counted from now, within the longest lifetime; a key that never
+ * expired is followed by one that never does.
+ */
+function successorExpiry(old: RolledApiKey, now: number): Date | null {
+  if (old.previousExpiresAt === null) return null;
+  const lifetime = old.previousExpiresAt.getTime() - old.createdAt.getTime();
+  return new Date(now + Math.min(lifetime, API_KEY_MAX_LIFETIME_DAYS * 86_400_000));
 }

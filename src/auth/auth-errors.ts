@@ -38,6 +38,13 @@ export const AuthErrors = {
       { expired_at: expiredAt.toISOString(), current_time: now.toISOString() },
     ),
   invalidApiKey: () => unauthorized('INVALID_API_KEY', 'The API key is not valid', API_KEY),
+  expiredApiKey: (expiredAt: Date) =>
+    unauthorized(
+      'INVALID_API_KEY',
+      'The API key has expired; roll it or create another with a bearer token',
+      API_KEY,
+      { reason: 'expired', expiredAt: expiredAt.toISOString() },
+    ),
   invalidCredentials: () =>
     unauthorized('INVALID_CREDENTIALS', 'Username or password is incorrect', BEARER),
   emailNotVerified: () =>

@@ -18,7 +18,8 @@ export class ErrorResponse {
       '`{expired_at, current_time}` for EXPIRED_TOKEN; `{from, to, allowed}` for ' +
       'INVALID_STATUS_TRANSITION; `field` for CONFLICT; `{limit, window, retryAfter}` for ' +
       'RATE_LIMIT_EXCEEDED; `maxBytes` for an oversized upload; `allowed` for METHOD_NOT_ALLOWED; ' +
-      '`required` (the scopes that would do) for INSUFFICIENT_SCOPE',
+      '`required` (the scopes that would do) for INSUFFICIENT_SCOPE; `{reason: "expired", ' +
+      'expiredAt}` for an expired key’s INVALID_API_KEY',
   })
   details?: Record<string, unknown>;
 

@@ -43,6 +43,17 @@ export class ApiKeyResponse {
   @ApiTimestampProperty('Creation time')
   createdAt: Date;
 
+  @ApiTimestampProperty('When the key stops working; absent when it never does', {
+    required: false,
+  })
+  expiresAt?: Date;
+
+  @ApiProperty({
+    type: 'boolean',
+    description: 'true when the key stops working within the next 7 days (and has not yet)',
+  })
+  expiringSoon: boolean;
+
   @ApiProperty({
     ...TIMESTAMP_SCHEMA,
     nullable: true,

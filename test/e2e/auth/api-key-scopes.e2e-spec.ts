@@ -143,7 +143,8 @@ describe('API key scopes (e2e)', () => {
       }
     }
     expect(wrong).toEqual([]);
-  });
+    // About 450 requests, one after another.
+  }, 300_000);
 
   it('should give a bearer token every scope of its role', async () => {
     await t.http.get('/v1/audit-events').set(t.admin).expect(200);

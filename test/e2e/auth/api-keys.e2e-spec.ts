@@ -55,6 +55,7 @@ describe('API keys (e2e)', () => {
         scopes: ROLE_SCOPES.user,
         key: expect.stringMatching(new RegExp(`^pk_${mode}_[0-9A-Za-z]{38}$`)),
         createdAt: expect.stringMatching(ISO),
+        expiringSoon: false,
         lastUsedAt: null,
       });
       expect(res.body.prefix).toMatch(new RegExp(`^pk_${mode}_`));
@@ -106,6 +107,7 @@ describe('API keys (e2e)', () => {
             prefix: created.prefix,
             scopes: ROLE_SCOPES.user,
             createdAt: expect.stringMatching(ISO),
+            expiringSoon: false,
             lastUsedAt: null,
           },
         ],
