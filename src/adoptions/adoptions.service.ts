@@ -374,7 +374,7 @@ export class AdoptionsService implements OnModuleInit {
     return row;
   }
 
-  private queueExpiry(adoptionId: number, holdExpiresAt: Date): Promise<number> {
+  private queueExpiry(adoptionId: number, holdExpiresAt: Date): Promise<void> {
     const job: HoldExpiry = {
       type: 'adoption.hold_expiry',
       subject: adoptionSubject(adoptionId),

@@ -6,7 +6,12 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
-import { afterCommit, TypeOrmTransactions, type TxHost } from './transactions.js';
+import {
+  afterCommit,
+  gatherUntilCommit,
+  TypeOrmTransactions,
+  type TxHost,
+} from './transactions.js';
 
 // A real database, in memory, behind one connection as the embedded one: joined transactions
 // must not wait for a second one.
@@ -141,5 +146,76 @@ describe(TypeOrmTransactions.name, () => {
 
   it('should refuse work registered outside a transaction', () => {
     expect(() => afterCommit(jest.fn())).toThrow('afterCommit() outside a transaction');
+    expect(() => gatherUntilCommit({}, () => [], jest.fn<() => Promise<void>>())).toThrow(
+      'gatherUntilCommit() outside a transaction',
+    );
+  });
+
+  describe('gatherUntilCommit', () => {
+    const key = {};
+    /** Gathers `text` to insert with the others of the transaction, in one statement. */
+    const gather = (text: string) =>
+      gatherUntilCommit<string[]>(
+        key,
+        () => [],
+        async (texts) => {
+          await sut.tx.query('INSERT INTO notes (text) SELECT unnest($1::text[])', [texts]);
+          afterCommit(async () => seen.push(`after commit saw ${await count()}`));
+        },
+      ).push(text);
+    let seen: string[];
+    beforeEach(() => {
+      seen = [];
+    });
+
+    it('should write what the transaction and the ones it joined gathered, once, before it commits', async () => {
+      await sut.withTransaction(async () => {
+        gather('a');
+        await sut.withTransaction(() => Promise.resolve(gather('b')));
+        const [{ n }] = await sut.tx.query<{ n: number }[]>('SELECT count(*)::int AS n FROM notes');
+        seen.push(`the work saw ${n}`);
+      });
+
+      expect(seen).toEqual(['the work saw 0', 'after commit saw 2']);
+      expect(await dataSource.query('SELECT text FROM notes')).toEqual([
+        { text: 'a' },
+        { text: 'b' },
+      ]);
+    });
+
+    it('should gather apart in each transaction', async () => {
+      await sut.withTransaction(() => Promise.resolve(gather('first')));
+      await sut.withTransaction(() => Promise.resolve(gather('second')));
+
+      expect(seen).toEqual(['after commit saw 1', 'after commit saw 2']);
+    });
+
+    it('should write nothing of a transaction that rolls back', async () => {
+      await expect(
+        sut.withTransaction(async () => {
+          await insert('the change');
+          gather('a');
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+
+      expect(seen).toEqual([]);
+      expect(await count()).toBe(0);
+    });
+
+    it('should roll the transaction back when the write fails', async () => {
+      await expect(
+        sut.withTransaction(async () => {
+          await insert('the change');
+          gatherUntilCommit(
+            {},
+            () => undefined,
+            () => sut.tx.query('SELECT 1 / 0'),
+          );
+        }),
+      ).rejects.toThrow('division by zero');
+
+      expect(await count()).toBe(0);
+    });
   });
 });

@@ -23,6 +23,8 @@ interface PendingWork {
   /** False once the transaction has ended: later registrations are mistakes. */
   open: boolean;
   work: AfterCommitWork[];
+  /** What `gatherUntilCommit` keeps, by key, and the work that writes it before the commit. */
+  gathered: Map<object, { value: unknown; write: () => Promise<unknown> }>;
 }
 
 const pendingWork = new AsyncLocalStorage<PendingWork>();
@@ -41,19 +43,48 @@ export function afterCommit(work: AfterCommitWork): void {
 }
 
 /**
- * Runs `work` inside the transaction `transact` opens around it, then, once it has
- * committed and `leave` has made it no longer the current one (a query of the work must not
- * go to its released connection), what `work` registered with `afterCommit`.
+ * What the current transaction gathers under `key`: `start()`'s value, made by the first call
+ * in each transaction, and handed to `write` once the transaction's work has returned, inside
+ * it, just before it commits (a throw of `write` rolls it back). For writes that a
+ * transaction makes in many places and the database takes in one statement (the outbox's
+ * rows). Outside a transaction, refused.
+ */
+export function gatherUntilCommit<T>(
+  key: object,
+  start: () => T,
+  write: (value: T) => Promise<unknown>,
+): T {
+  const pending = pendingWork.getStore();
+  if (!pending?.open) throw new Error('gatherUntilCommit() outside a transaction');
+  let entry = pending.gathered.get(key);
+  if (!entry) {
+    const value = start();
+    entry = { value, write: () => write(value) };
+    pending.gathered.set(key, entry);
+  }
+  return entry.value as T;
+}
+
+/**
+ * Runs `work` inside the transaction `transact` opens around it, then what it gathered
+ * (`gatherUntilCommit`), still inside it; then, once it has committed and `leave` has made it
+ * no longer the current one (a query of the work must not go to its released connection),
+ * what `work` registered with `afterCommit`.
  */
 export async function transactionWithAfterCommit<T>(
   transact: (inside: () => Promise<T>) => Promise<T>,
   work: () => Promise<T>,
   leave: () => void = () => undefined,
 ): Promise<T> {
-  const pending: PendingWork = { open: true, work: [] };
+  const pending: PendingWork = { open: true, work: [], gathered: new Map() };
+  const workThenWrites = async () => {
+    const result = await work();
+    for (const { write } of pending.gathered.values()) await write();
+    return result;
+  };
   let result: T;
   try {
-    result = await transact(() => pendingWork.run(pending, work));
+    result = await transact(() => pendingWork.run(pending, workThenWrites));
   } finally {
     pending.open = false;
   }

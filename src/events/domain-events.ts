@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import { afterCommit, type TxHost } from '../database/transactions.js';
+import type { TxHost } from '../database/transactions.js';
 import type { DomainEvent } from './domain-event.js';
 import { OutboxHandlers } from './outbox-handlers.js';
-import { OutboxWorker } from './outbox-worker.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { OutboxWrites } from './outbox-writes.js';
 
 /** How a change says what happened (docs/events.md, "Domain events"). */
 @Injectable()
@@ -13,17 +12,17 @@ export class DomainEvents {
   constructor(
     private readonly emitter: EventEmitter2,
     private readonly handlers: OutboxHandlers,
-    private readonly outbox: OutboxRepository,
-    private readonly worker: OutboxWorker,
+    private readonly writes: OutboxWrites,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /**
    * Publishes `events`, in order, inside the change's transaction: runs each `@OnDomainEvent`
-   * handler (a throw fails the change), then writes one outbox row per event and
-   * `@OutboxHandler` consumer (for a gated consumer, only if a subscriber wants the type),
-   * which the worker hands over once the transaction has committed. Outside a transaction,
-   * refused: the events would not commit with the change.
+   * handler (a throw fails the change), then adds one outbox row per event and
+   * `@OutboxHandler` consumer (for a gated consumer, only if a subscriber wants the type) to
+   * the transaction's, written before it commits (OutboxWrites), which the worker hands over
+   * once it has committed. Outside a transaction, refused: the events would not commit with
+   * the change.
    */
   async publish(...events: DomainEvent[]): Promise<void> {
     await this.publishAfter(0, ...events);
@@ -40,12 +39,13 @@ export class DomainEvents {
     }
     for (const event of events) await this.emitter.emitAsync(event.type, event);
     const messages = events.flatMap((event) =>
-      this.handlers
-        .consumersOf(event.type)
-        .map((consumer) => ({ consumer, event, gated: this.handlers.isGated(consumer) })),
+      this.handlers.consumersOf(event.type).map((consumer) => ({
+        consumer,
+        event,
+        gated: this.handlers.isGated(consumer),
+        due: { delayMs },
+      })),
     );
-    if (messages.length === 0) return;
-    const written = await this.outbox.add(messages, { delayMs });
-    if (written.length > 0) afterCommit(() => this.worker.nudge());
+    if (messages.length > 0) await this.writes.add(messages);
   }
 }

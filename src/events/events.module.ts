@@ -9,6 +9,7 @@ import { Jobs } from './jobs.js';
 import { OutboxMessage } from './outbox-message.entity.js';
 import { OutboxHandlers } from './outbox-handlers.js';
 import { OutboxWorker } from './outbox-worker.js';
+import { OutboxWrites } from './outbox-writes.js';
 import { OutboxRepository } from './outbox.repository.js';
 
 /**
@@ -23,7 +24,7 @@ import { OutboxRepository } from './outbox.repository.js';
     DiscoveryModule,
     TypeOrmModule.forFeature([OutboxMessage, JobSchedule, OutboxInterest]),
   ],
-  providers: [DomainEvents, Jobs, OutboxHandlers, OutboxRepository, OutboxWorker],
+  providers: [DomainEvents, Jobs, OutboxHandlers, OutboxRepository, OutboxWorker, OutboxWrites],
   exports: [DomainEvents, Jobs],
 })
 export class EventsModule {}

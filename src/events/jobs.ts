@@ -4,6 +4,7 @@ import { afterCommit, type TxHost } from '../database/transactions.js';
 import type { DomainEventBase } from './domain-event.js';
 import { OutboxHandlers } from './outbox-handlers.js';
 import { OutboxWorker } from './outbox-worker.js';
+import { OutboxWrites } from './outbox-writes.js';
 import { OutboxRepository, type Due, type JobProgress } from './outbox.repository.js';
 
 /** How a feature queues work for later and a long job says how far it got (docs/jobs.md). */
@@ -11,6 +12,7 @@ import { OutboxRepository, type Due, type JobProgress } from './outbox.repositor
 export class Jobs {
   constructor(
     private readonly outbox: OutboxRepository,
+    private readonly writes: OutboxWrites,
     private readonly handlers: OutboxHandlers,
     private readonly worker: OutboxWorker,
     @InjectTransactionHost() private readonly txHost: TxHost,
@@ -18,26 +20,20 @@ export class Jobs {
 
   /**
    * Queues `job` for the handler of `queue` inside the caller's transaction: it exists
-   * exactly when the transaction commits, and runs after the commit, no sooner than
-   * `due.runAt` (or `due.delayMs` from now), after the earlier jobs of its `subject` in that
-   * queue. Outside a transaction, refused. Its id, the `jobIds` entry its handler gets.
+   * exactly when the transaction commits (its row written with the transaction's others,
+   * before the commit), and runs after the commit, no sooner than `due.runAt` (or
+   * `due.delayMs` from now), after the earlier jobs of its `subject` in that queue. Outside a
+   * transaction, refused.
    */
-  async enqueue(queue: string, job: DomainEventBase, due: Due = {}): Promise<number> {
-    const [id] = await this.enqueueAll(queue, [job], due);
-    return id;
+  async enqueue(queue: string, job: DomainEventBase, due: Due = {}): Promise<void> {
+    await this.enqueueAll(queue, [job], due);
   }
 
-  /** Queues `jobs`, in order, as `enqueue` queues one, in one statement; their ids. */
-  async enqueueAll(queue: string, jobs: DomainEventBase[], due: Due = {}): Promise<number[]> {
+  /** Queues `jobs`, in order, as `enqueue` queues one. */
+  async enqueueAll(queue: string, jobs: DomainEventBase[], due: Due = {}): Promise<void> {
     if (!this.txHost.isTransactionActive()) throw new Error('Jobs.enqueue() outside a transaction');
     if (!this.handlers.serves(queue)) throw new Error(`No outbox handler is named ${queue}`);
-    if (jobs.length === 0) return [];
-    const ids = await this.outbox.add(
-      jobs.map((job) => ({ consumer: queue, event: job })),
-      due,
-    );
-    afterCommit(() => this.worker.nudge(queue));
-    return ids;
+    await this.writes.add(jobs.map((job) => ({ consumer: queue, event: job, due })));
   }
 
   /**
@@ -46,6 +42,7 @@ export class Jobs {
    * (0: none to hurry, queue one).
    */
   async runNow(queue: string, subject: string, match: object): Promise<number> {
+    if (this.txHost.isTransactionActive()) await this.writes.flush();
     const count = await this.outbox.runNow(queue, subject, match);
     if (count > 0) afterCommit(() => this.worker.nudge(queue));
     return count;
@@ -56,8 +53,9 @@ export class Jobs {
    * transaction: they are gone exactly when it commits. A job running meanwhile may still
    * finish. How many.
    */
-  cancel(queue: string, subject: string): Promise<number> {
+  async cancel(queue: string, subject: string): Promise<number> {
     if (!this.txHost.isTransactionActive()) throw new Error('Jobs.cancel() outside a transaction');
+    await this.writes.flush();
     return this.outbox.cancel(queue, subject);
   }
 

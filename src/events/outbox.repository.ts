@@ -31,6 +31,16 @@ export interface Due {
   runAt?: Date;
 }
 
+/** A message to write: for `consumer`, due as `due` says (now by default). */
+export interface NewMessage {
+  consumer: string;
+  /** A domain event, or a job's payload. */
+  event: DomainEventBase;
+  /** Written only while a subscriber of the consumer wants the event's type. */
+  gated?: boolean;
+  due?: Due;
+}
+
 /** What a long job last said of its progress: `done` of `total`, when it knows the total. */
 export interface JobProgress {
   done: number;
@@ -65,39 +75,36 @@ export class OutboxRepository {
   ) {}
 
   /**
-   * One message per (consumer, event), in the caller's transaction, in one statement; a
-   * `gated` one only when `outbox_interests` counts a subscriber of its consumer for its
-   * event's type (docs/events.md, "Interest"). The ids of the messages written, in order.
-   * A named statement: every change that publishes runs it, and its plan, with the interest's
-   * look-up, cost more than its run.
+   * The messages, in the caller's transaction, in one statement, in order; a `gated` one only
+   * when `outbox_interests` counts a subscriber of its consumer for its event's type
+   * (docs/events.md, "Interest"). The consumer of each message written, and whether it is due
+   * already. A named statement: every change that publishes runs it, and its plan, with the
+   * interest's look-up, cost more than its run.
    */
-  async add(
-    messages: { consumer: string; event: DomainEventBase; gated?: boolean }[],
-    { delayMs = 0, runAt }: Due = {},
-  ): Promise<number[]> {
-    const rows = await this.prepared.query<{ id: number }[]>(
+  add(messages: NewMessage[]): Promise<{ consumer: string; due: boolean }[]> {
+    return this.prepared.query<{ consumer: string; due: boolean }[]>(
       this.txHost.tx,
       `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
        SELECT m.consumer, m.subject, m.event_type, m.event,
-              coalesce($6::timestamptz, now() + $5 * interval '1 millisecond')
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $7::bool[])
-              AS m(consumer, subject, event_type, event, gated)
+              coalesce(m.run_at, now() + m.delay_ms * interval '1 millisecond')
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::float8[],
+                     $6::timestamptz[], $7::bool[])
+              AS m(consumer, subject, event_type, event, delay_ms, run_at, gated)
         WHERE NOT m.gated
            OR EXISTS (SELECT 1 FROM outbox_interests i
                        WHERE i.consumer = m.consumer AND i.event_type = m.event_type
                          AND i.subscribers > 0)
-       RETURNING id`,
+       RETURNING consumer, next_attempt_at <= now() AS due`,
       [
         messages.map((m) => m.consumer),
         messages.map((m) => m.event.subject),
         messages.map((m) => m.event.type),
         messages.map((m) => JSON.stringify(m.event)),
-        delayMs,
-        runAt ?? null,
+        messages.map((m) => m.due?.delayMs ?? 0),
+        messages.map((m) => m.due?.runAt ?? null),
         messages.map((m) => m.gated ?? false),
       ],
     );
-    return rows.map((row) => row.id);
   }
 
   /**

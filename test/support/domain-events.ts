@@ -7,7 +7,7 @@ type Dependencies = ConstructorParameters<typeof DomainEvents>;
 
 /**
  * The real DomainEvents over an EventEmitter2 of its own, for unit tests, with no outbox
- * consumer (the outbox, its repository and its worker are never reached): each published
+ * consumer (the outbox's writes are never reached): each published
  * event is logged by its type and kept in `published`, in order.
  */
 export function recordingDomainEvents(txHost: TxHost, log: (entry: string) => void = () => {}) {
@@ -21,7 +21,6 @@ export function recordingDomainEvents(txHost: TxHost, log: (entry: string) => vo
     emitter,
     { consumersOf: () => [] } as unknown as Dependencies[1],
     {} as Dependencies[2],
-    {} as Dependencies[3],
     txHost,
   );
   return { events, emitter, published };

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../../src/database/transactions.js';
 import type { DomainEventBase } from '../../../src/events/domain-event.js';
 import { JobHandler, RecurringJob } from '../../../src/events/event-handlers.decorator.js';
 import { Jobs } from '../../../src/events/jobs.js';
-import type { RecurringRun } from '../../../src/events/outbox.repository.js';
+import { OutboxRepository, type RecurringRun } from '../../../src/events/outbox.repository.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { testLogs } from '../../support/test-logs.js';
 import { waitFor } from '../../support/wait.js';
@@ -129,6 +129,30 @@ describe('Jobs (e2e)', () => {
     ).rejects.toThrow('No outbox handler is named nobody.handles');
   });
 
+  it('should write the jobs of one transaction in one statement at its end, and cancel those queued before the cancel', async () => {
+    const add = jest.spyOn(t.app.get(OutboxRepository), 'add');
+    const subject = 'probe:gathered';
+    try {
+      await txHost.withTransaction(async () => {
+        await jobs.enqueue(QUEUE, probeJob('cancelled', { subject }));
+        await jobs.cancel(QUEUE, subject);
+        await jobs.enqueue(QUEUE, probeJob('first', { subject }));
+        await jobs.enqueue(QUEUE, probeJob('second', { subject }));
+      });
+      await waitFor(ran('second'));
+
+      expect(attempts.map((a) => a.name)).toEqual(['first', 'second']);
+      const statements = add.mock.calls
+        .map(([messages]) => messages.filter((m) => m.consumer === QUEUE))
+        .filter((messages) => messages.length > 0);
+      expect(statements.map((messages) => messages.map((m) => (m.event as ProbeJob).name))).toEqual(
+        [['cancelled'], ['first', 'second']],
+      );
+    } finally {
+      add.mockRestore();
+    }
+  });
+
   it('should not run a job before its runAt', async () => {
     const runAt = new Date(Date.now() + 1_000);
     await enqueue(probeJob('later'), { runAt });
@@ -158,7 +182,9 @@ describe('Jobs (e2e)', () => {
 
   it('should show a running job’s progress and the queue’s metrics until it is done', async () => {
     const progress = { done: 1, total: 3 };
-    const jobId = await enqueue(probeJob('long', { progress }));
+    await enqueue(probeJob('long', { progress }));
+    await waitFor(ran('long'));
+    const [{ jobId }] = attemptsOf('long');
 
     await waitFor(async () => (await jobs.progressOf(jobId))?.done === 1);
     expect(await jobs.progressOf(jobId)).toEqual(progress);

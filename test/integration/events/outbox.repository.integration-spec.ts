@@ -188,26 +188,35 @@ describe(OutboxRepository.name, () => {
       expect(due).toEqual(Array.from({ length: 3 }, () => ({ dueWhenWritten: true })));
     });
 
-    it('should make a message due at its runAt, or delayMs after now, and answer its id', async () => {
-      const [later, delayed] = [petEvent(newPetId()), petEvent(newPetId())];
+    it('should make each message due at its runAt, or delayMs after now, and answer which are due', async () => {
+      const [later, delayed, now] = [
+        petEvent(newPetId()),
+        petEvent(newPetId()),
+        petEvent(newPetId()),
+      ];
       const runAt = at(3_600_000);
 
-      const [laterId] = await harness.transaction(() =>
-        sut.add([{ consumer: CONSUMER, event: later }], { runAt }),
-      );
-      const [delayedId] = await harness.transaction(() =>
-        sut.add([{ consumer: CONSUMER, event: delayed }], { delayMs: 60_000 }),
+      const written = await harness.transaction(() =>
+        sut.add([
+          { consumer: CONSUMER, event: later, due: { runAt } },
+          { consumer: OTHER_CONSUMER, event: delayed, due: { delayMs: 60_000 } },
+          { consumer: OTHER_CONSUMER, event: now },
+        ]),
       );
 
-      expect(laterId).toBe((await messageOf(later)).id);
+      expect(written).toEqual([
+        { consumer: CONSUMER, due: false },
+        { consumer: OTHER_CONSUMER, due: false },
+        { consumer: OTHER_CONSUMER, due: true },
+      ]);
       expect((await messageOf(later)).nextAttemptAt).toEqual(runAt);
       const [delay] = await harness.query<{ ms: number }>(
         `SELECT (extract(epoch FROM next_attempt_at - created_at) * 1000)::int AS ms
            FROM outbox_messages WHERE id = $1`,
-        [delayedId],
+        [(await messageOf(delayed, OTHER_CONSUMER)).id],
       );
       expect(delay.ms).toBe(60_000);
-      expect(await claimAll()).toEqual([]);
+      expect((await claimAll()).map((message) => message.event)).toEqual([now]);
     });
 
     it('should write nothing when the caller’s transaction rolls back', async () => {
