@@ -190,11 +190,17 @@ export class AdoptionsRepository {
   }
 
   /**
-   * Writes the move of a locked adoption; `decidedById` and `reason` are kept when undefined,
+   * Writes the move of an adoption, locked, or in one of `condition.from` (and the adopter's,
+   * when it names one): the update takes the row's lock itself, and a row that does not
+   * match is left as it is (undefined). `decidedById` and `reason` are kept when undefined,
    * and the time it closed once set. Answers it as the API shows it, with its pet as it was
    * before the statement.
    */
-  async update(id: number, change: AdoptionChange): Promise<AdoptionRow | undefined> {
+  async update(
+    id: number,
+    change: AdoptionChange,
+    condition?: { from: readonly AdoptionStatus[]; adopterId?: number },
+  ): Promise<AdoptionRow | undefined> {
     const [row] = await this.run<AdoptionRow[]>(
       `WITH updated AS (
          UPDATE adoptions
@@ -204,9 +210,19 @@ export class AdoptionsRepository {
                                                      THEN NULL ELSE clock_timestamp() END),
                 version = version + 1, updated_at = clock_timestamp()
           WHERE id = $1
+            AND ($6::adoption_status[] IS NULL OR status = ANY($6::adoption_status[]))
+            AND ($7::int8 IS NULL OR adopter_id = $7)
          RETURNING *)
        ${selectRows('updated')}`,
-      [id, change.status, change.holdExpiresAt, change.decidedById ?? null, change.reason ?? null],
+      [
+        id,
+        change.status,
+        change.holdExpiresAt,
+        change.decidedById ?? null,
+        change.reason ?? null,
+        condition?.from ?? null,
+        condition?.adopterId ?? null,
+      ],
     );
     return row;
   }

@@ -32,6 +32,7 @@ import {
 } from './adoption-status.js';
 import {
   AdoptionsRepository,
+  type AdoptionChange,
   type AdoptionRow,
   type AdoptionState,
 } from './adoptions.repository.js';
@@ -83,6 +84,22 @@ export const adoptionNotFound = (id: number | string) =>
   new ApiException('ADOPTION_NOT_FOUND', `Adoption ${id} not found`);
 
 const isStaff = (principal: Principal) => principal.role !== 'customer';
+
+/** Who makes a move, and the hold the adoption has after it. */
+interface MoveBy {
+  actor: PetActor;
+  byStaff: boolean;
+  reason?: string;
+  holdExpiresAt: Date | null;
+}
+
+/** What a move writes on the adoption, which ends in `status`. */
+const changeOf = (status: AdoptionStatus, by: MoveBy): AdoptionChange => ({
+  status,
+  holdExpiresAt: by.holdExpiresAt,
+  decidedById: by.byStaff && by.actor.userId !== null ? by.actor.userId : undefined,
+  reason: by.reason,
+});
 
 /** The reason of the cancel that a deletion of the adopter's account makes. */
 const ADOPTER_DELETED = 'The adopter’s account was deleted';
@@ -221,7 +238,20 @@ export class AdoptionsService implements OnModuleInit {
     principal: Principal,
     ifMatch?: IfMatch,
   ): Promise<AdoptionRow> {
+    const by = { actor: actorOf(principal), byStaff: isStaff(principal), reason: dto.reason };
+    const to = MOVES[move].to;
     return this.txHost.withTransaction(async () => {
+      // Without If-Match, a move to another status (not extend, whose hold follows from the
+      // old one) is one conditional update, which locks the row as `lock` does; a move it
+      // refuses goes the long way, which says why (404, 409).
+      if (!ifMatch && to) {
+        const moving = { ...by, holdExpiresAt: this.holdAfter(move, 0, null) };
+        const updated = await this.adoptions.update(id, changeOf(to, moving), {
+          from: MOVES[move].from,
+          adopterId: moving.byStaff ? undefined : principal.userId,
+        });
+        if (updated) return this.followUpdate(updated, move, moving);
+      }
       const state = await this.adoptions.lock(id);
       if (!state || (!isStaff(principal) && state.adopterId !== principal.userId)) {
         throw adoptionNotFound(id);
@@ -232,10 +262,8 @@ export class AdoptionsService implements OnModuleInit {
       }
       const hours = 'hours' in dto ? dto.hours : 0;
       return this.apply(state, move, {
-        actor: actorOf(principal),
-        byStaff: isStaff(principal),
-        reason: dto.reason,
-        holdExpiresAt: this.holdAfter(state, move, hours),
+        ...by,
+        holdExpiresAt: this.holdAfter(move, hours, state.holdExpiresAt),
       });
     });
   }
@@ -325,12 +353,10 @@ export class AdoptionsService implements OnModuleInit {
     ]);
   }
 
-  /** The hold after the move: renewed by approve, moved by extend, none once closed. */
-  private holdAfter(state: AdoptionState, move: AdoptionMove, hours: number): Date | null {
+  /** The hold after the move: renewed by approve, `current` moved by extend, none once closed. */
+  private holdAfter(move: AdoptionMove, hours: number, current: Date | null): Date | null {
     if (move === 'approve') return new Date(Date.now() + this.config.holdMs);
-    if (move === 'extend') {
-      return new Date((state.holdExpiresAt?.getTime() ?? Date.now()) + hours * 3_600_000);
-    }
+    if (move === 'extend') return new Date((current?.getTime() ?? Date.now()) + hours * 3_600_000);
     return null;
   }
 
@@ -338,31 +364,32 @@ export class AdoptionsService implements OnModuleInit {
    * The move on the locked adoption: the adoption first, so that the pet (whose trigger
    * refuses a move while an adoption is open) moves after it is closed.
    */
-  private async apply(
-    state: AdoptionState,
-    move: AdoptionMove,
-    by: { actor: PetActor; byStaff: boolean; reason?: string; holdExpiresAt: Date | null },
-  ): Promise<AdoptionRow> {
+  private async apply(state: AdoptionState, move: AdoptionMove, by: MoveBy): Promise<AdoptionRow> {
     const rule = MOVES[move];
     if (!rule.from.includes(state.status)) throw invalidTransition(state.status, move);
-    const updated = await this.adoptions.update(state.id, {
-      status: rule.to ?? state.status,
-      holdExpiresAt: by.holdExpiresAt,
-      decidedById: by.byStaff && by.actor.userId !== null ? by.actor.userId : undefined,
-      reason: by.reason,
-    });
+    const updated = await this.adoptions.update(state.id, changeOf(rule.to ?? state.status, by));
     if (!updated) throw adoptionNotFound(state.id);
+    return this.followUpdate(updated, move, by);
+  }
+
+  /** After the adoption's update: its pet moved, its new hold's expiry queued, its event. */
+  private async followUpdate(
+    updated: AdoptionRow,
+    move: AdoptionMove,
+    by: MoveBy,
+  ): Promise<AdoptionRow> {
+    const rule = MOVES[move];
     let row = updated;
     if (rule.pet) {
-      const moved = await this.pets.moveStatus(state.petId, rule.pet.from, rule.pet.to, {
+      const moved = await this.pets.moveStatus(updated.petId, rule.pet.from, rule.pet.to, {
         ...by.actor,
-        adoptionId: state.id,
+        adoptionId: updated.id,
       });
       // A completed adoption does not hold its pet: a PUT may have moved it since.
-      if (!moved) throw petNotAvailable((await this.pets.findOne(state.petId)).status);
+      if (!moved) throw petNotAvailable((await this.pets.findOne(updated.petId)).status);
       row = { ...updated, petName: moved.name, petStatus: moved.status };
     }
-    if (by.holdExpiresAt) await this.queueExpiry(state.id, by.holdExpiresAt);
+    if (by.holdExpiresAt) await this.queueExpiry(updated.id, by.holdExpiresAt);
     await this.events.publish(
       adoptionEvent(
         EVENT_OF_MOVE[move],
