@@ -20,7 +20,11 @@ export interface Sample {
   bytes: number;
 }
 
-export type RequestSetup = (request: { path?: string; body?: string | Buffer }) => void;
+export type RequestSetup = (request: {
+  path?: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}) => void;
 
 export interface LoadOptions {
   auth?: string[];
