@@ -130,6 +130,7 @@ class AdoptionData {
    * hold's job gone: the state every round of writes starts from.
    */
   async recycle(): Promise<void> {
+    await this.settle();
     await this.client.query('BEGIN');
     try {
       await this.client.query(
@@ -157,6 +158,24 @@ class AdoptionData {
       [HOLD_EXPIRY_QUEUE],
     );
     await this.client.query('VACUUM ANALYZE adoptions');
+  }
+
+  /**
+   * Waits (30 s at most) until no other session of the database is in a transaction: the
+   * load generator stops without waiting for the answers, and on a busy machine a server
+   * still writes the last requests of a round while the next one recycles.
+   */
+  private async settle(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const { rows } = await this.client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()
+            AND state IN ('active', 'idle in transaction')`,
+      );
+      if (rows[0].n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /**
