@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { userSnapshot } from '../../test/support/user-snapshot.js';
+import { API_KEY_SCOPES } from '../common/types/api-key-scope.js';
 import type { DomainEvents } from '../events/domain-events.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import type { UserUpdated } from '../users/user-events.js';
@@ -232,19 +233,7 @@ describe(ApiKeysService.name, () => {
         role: 'admin',
         apiKeyId: 5,
         apiKeyPrefix: 'pk_test_abcd',
-        apiKeyScopes: [
-          'pets:read',
-          'pets:write',
-          'categories:read',
-          'categories:write',
-          'media:write',
-          'adoptions:read',
-          'adoptions:write',
-          'users:read',
-          'users:write',
-          'webhooks:read',
-          'audit:read',
-        ],
+        apiKeyScopes: [...API_KEY_SCOPES],
       });
     });
 
