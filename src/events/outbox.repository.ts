@@ -78,7 +78,8 @@ export class OutboxRepository {
    * The messages, in the caller's transaction, in one statement, in order; a `gated` one only
    * when `outbox_interests` counts a subscriber of its consumer for its event's type
    * (docs/events.md, "Interest"). The consumer of each message written, and whether it is due
-   * already. A named statement: every change that publishes runs it, and its plan, with the
+   * already (compared at the column's millisecond precision, which may round now() up). A
+   * named statement: every change that publishes runs it, and its plan, with the
    * interest's look-up, cost more than its run.
    */
   add(messages: NewMessage[]): Promise<{ consumer: string; due: boolean }[]> {
@@ -94,7 +95,7 @@ export class OutboxRepository {
            OR EXISTS (SELECT 1 FROM outbox_interests i
                        WHERE i.consumer = m.consumer AND i.event_type = m.event_type
                          AND i.subscribers > 0)
-       RETURNING consumer, next_attempt_at <= now() AS due`,
+       RETURNING consumer, next_attempt_at <= now()::timestamptz(3) AS due`,
       [
         messages.map((m) => m.consumer),
         messages.map((m) => m.event.subject),

@@ -95,9 +95,8 @@ export function petEventsOf(
   recorded: RecordedPetEvent[] | null,
   actor: PetActor,
 ): PetEvent[] {
-  const { heldBy: _heldBy, ...shown } = pet;
   const snapshot: PetSnapshot = {
-    ...shown,
+    ...pet,
     createdAt: pet.createdAt.toISOString(),
     updatedAt: pet.updatedAt.toISOString(),
   };

@@ -20,8 +20,8 @@ export interface PetRow {
   /** The pet's ETag, unquoted (see `versionTag`). */
   versionTag: string;
   /**
-   * The adoption the pet moved to `pending` through, while it stays there; not kept in the
-   * events' snapshots, which show the pet as the API does.
+   * The adoption the pet moved to `pending` through, while it stays there; absent from the
+   * snapshots of events recorded before it was.
    */
   heldBy?: number | null;
 }

@@ -310,6 +310,7 @@ describe(PetsRepository.name, () => {
         categoryDescription: 'Loyal companions',
         tags,
         versionTag: '1.1',
+        heldBy: null,
       });
       expect(tags.map((tag) => tag.name)).toEqual(['calm', 'friendly']);
     });
@@ -430,6 +431,21 @@ describe(PetsRepository.name, () => {
         expect.objectContaining({ name: 'Max', status: 'pending', versionTag: '2.1' }),
       );
       expect((await recorded(id)).map((row) => row.type)).toEqual(['pet.created']);
+    });
+
+    it('should name the adoption a move to pending was made through, and forget it at the next move', async () => {
+      const { id } = await insert(await category());
+      const move = (from: PetStatus, to: PetStatus, actor: PetActor) =>
+        harness.transaction(() => sut.update(id, { status: to }, { fromStatuses: [from] }, actor));
+
+      expect(
+        (await move('available', 'pending', { ...OTHER_ACTOR, adoptionId: 41 }))?.pet.heldBy,
+      ).toBe(41);
+      expect((await sut.findById(id))?.heldBy).toBe(41);
+      expect(
+        (await move('pending', 'available', { ...OTHER_ACTOR, adoptionId: 41 }))?.pet.heldBy,
+      ).toBeNull();
+      expect((await move('available', 'pending', OTHER_ACTOR))?.pet.heldBy).toBeNull();
     });
 
     it('should record pet.updated, then pet.status_changed, by `recordAs`', async () => {

@@ -82,14 +82,14 @@ describe('Webhook interests (the fan-out gated by outbox_interests)', () => {
   });
 
   it('should write no fan-out row without a subscription, and the other consumers’ rows still', async () => {
-    const ids = await publish('pet.created', 'pet.updated', 'pet.deleted');
+    const written = await publish('pet.created', 'pet.updated', 'pet.deleted');
 
     expect(await fannedOut()).toEqual([]);
     const rows = await harness.query<{ id: number; consumer: string }>(
       'SELECT id, consumer FROM outbox_messages ORDER BY id',
     );
     expect(rows.map((row) => row.consumer)).toEqual([UNGATED, UNGATED, UNGATED]);
-    expect(ids).toEqual(rows.map((row) => Number(row.id)));
+    expect(written).toEqual(rows.map((row) => ({ consumer: row.consumer, due: true })));
   });
 
   it('should write the fan-out’s row for exactly the types an enabled subscription wants', async () => {
