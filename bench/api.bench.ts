@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { freePort } from '../test/support/free-port.js';
 import { generousRateLimits } from '../test/support/rate-limits.js';
+import { API_KEY_HEADER } from '../src/common/http/header-names.js';
 import {
   ADMIN_PASSWORD,
   databaseUrl as databaseUrlOf,
@@ -24,7 +25,7 @@ import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=adoptions [--a2] | --core] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --core] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
@@ -65,10 +66,16 @@ const ONLY_SEARCH = process.argv.includes('--only=search');
 const ONLY_BOUNDS = process.argv.includes('--only=bounds');
 /** `--only=by-id`: row 4 alone, e.g. to compare a change of the read with BENCH_COMPARE_APP. */
 const ONLY_BY_ID = process.argv.includes('--only=by-id');
+/**
+ * `--only=by-key`: row 4k alone, the read with a key limited to `pets:read`; beside a
+ * BENCH_COMPARE_APP build from before scopes, what checking a key's scopes costs.
+ */
+const ONLY_BY_KEY = process.argv.includes('--only=by-key');
 /** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
 const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
 /** The adoption rows run alone, or in the full run. */
-const ADOPTIONS = ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID);
+const ADOPTIONS =
+  ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY);
 /**
  * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
  * baseline's, about 1,500 a second here).
@@ -295,6 +302,30 @@ export async function run(): Promise<void> {
         met: one.app.rps >= 0.3 * one.baseline!.rps,
       });
     };
+    const byKeyRow = async () => {
+      console.log('bench: 4k. pet by id with a scoped API key');
+      const created = await fetch(`${app}/v1/api-keys`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${auth[0]}` },
+        body: JSON.stringify({ name: 'bench reader', mode: 'live', scopes: ['pets:read'] }),
+      });
+      const { key } = await json<{ key: string }>(created);
+      const withKey: RequestSetup = (request) => {
+        byId(request);
+        request.headers = { [API_KEY_HEADER]: key };
+      };
+      const runs: Runs = { app: () => measure(app, '/v1/pets/1', { setup: withKey }) };
+      if (origins.variant) {
+        runs.variant = () => measure(origins.variant!, '/v1/pets/1', { setup: withKey });
+      }
+      const read = await sideBySide(runs);
+      rows.push({
+        scenario: '4k. GET /pets/{id}, API key with scopes [pets:read]',
+        ...read,
+        target: 'app ≥ 85% of variant req/s (a build without scopes)',
+        met: read.variant ? read.app.rps >= 0.85 * read.variant.rps : undefined,
+      });
+    };
     const adoptionRows = async () => {
       const customers = await tokensOf(`${app}/v1`, CUSTOMERS, 'customer');
       await adoptionScenarios(
@@ -322,6 +353,10 @@ export async function run(): Promise<void> {
     }
     if (ONLY_BY_ID) {
       await byIdRow();
+      return;
+    }
+    if (ONLY_BY_KEY) {
+      await byKeyRow();
       return;
     }
     if (ONLY_SEARCH) {
@@ -395,6 +430,7 @@ export async function run(): Promise<void> {
     });
 
     await byIdRow();
+    await byKeyRow();
 
     console.log('bench: 5. create and update');
     await createRow();
