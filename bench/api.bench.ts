@@ -25,7 +25,7 @@ import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --core] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
@@ -71,6 +71,9 @@ const ONLY_BY_ID = process.argv.includes('--only=by-id');
  * BENCH_COMPARE_APP build from before scopes, what checking a key's scopes costs.
  */
 const ONLY_BY_KEY = process.argv.includes('--only=by-key');
+/** `--profile`: the app's CPU profile of the whole run, written to bench/results/profiles. */
+const PROFILE = process.argv.includes('--profile');
+const PROFILE_DIR = 'bench/results/profiles';
 /** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
 const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
 /** The adoption rows run alone, or in the full run. */
@@ -186,6 +189,7 @@ async function checkSameAnswers(
 
 export async function run(): Promise<void> {
   await prepareDatabase();
+  if (PROFILE) await mkdir(PROFILE_DIR, { recursive: true });
   if (ADOPTIONS) await ensureAdoptionPets(databaseUrl(), ADOPTION_PETS);
   const [appPort, basePort, rawPort, secondPort, thirdPort, variantPort] = await Promise.all([
     freePort(),
@@ -208,7 +212,10 @@ export async function run(): Promise<void> {
     ...generousRateLimits('100000000'),
   };
   const children = [
-    start('dist-bench/src/main.js', appEnv, preloadOf('dist-bench/src/main.js')),
+    start('dist-bench/src/main.js', appEnv, [
+      ...preloadOf('dist-bench/src/main.js'),
+      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+    ]),
     start('dist-bench/bench/baseline.js', {
       DATABASE_URL: databaseUrl(),
       PORT: String(basePort),
