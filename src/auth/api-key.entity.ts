@@ -16,6 +16,9 @@ import { API_KEY_PREFIX_LENGTH } from './api-key-format.js';
 @Entity({ name: 'api_keys' })
 @Unique('UQ_api_keys_key_hash', ['keyHash'])
 @Index('IDX_api_keys_user_id', ['userId'])
+@Index('IDX_api_keys_expiry_unwarned', ['expiresAt'], {
+  where: '"expiry_warned_at" IS NULL AND "expires_at" IS NOT NULL',
+})
 export class ApiKey {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id: number;
@@ -55,6 +58,13 @@ export class ApiKey {
   /** When the key stops working; null when it never does. */
   @Column({ name: 'expires_at', type: 'timestamptz', precision: 3, nullable: true })
   expiresAt: Date | null;
+
+  /**
+   * When its owner was told of its end: by the warning mail a week before, or by rolling it
+   * (docs/identity.md). Null while it is still to warn.
+   */
+  @Column({ name: 'expiry_warned_at', type: 'timestamptz', precision: 3, nullable: true })
+  expiryWarnedAt: Date | null;
 
   @Column({ name: 'last_used_at', type: 'timestamptz', precision: 3, nullable: true })
   lastUsedAt: Date | null;

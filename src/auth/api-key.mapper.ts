@@ -1,10 +1,11 @@
 import { effectiveScopes } from '../common/types/api-key-scope.js';
 import type { Role } from '../common/types/principal.js';
 import type { ApiKey } from './api-key.entity.js';
+import { EXPIRY_WARNING_DAYS } from './api-key-expiry-warnings.js';
 import { ApiKeyResponse } from './dto/api-key-response.dto.js';
 
-/** docs/identity.md: a key is flagged this long before it expires. */
-const EXPIRING_SOON_MS = 7 * 86_400_000;
+/** docs/identity.md: a key is flagged this long before it expires, when its owner is mailed. */
+const EXPIRING_SOON_MS = EXPIRY_WARNING_DAYS * 86_400_000;
 
 /**
  * Without the hash, and without the key, which only the creation response carries. `role` is

@@ -25,6 +25,12 @@ export type RolledApiKey = Pick<
   previousExpiresAt: Date | null;
 };
 
+/** A key whose owner is to be told that it ends soon, and the owner's name. */
+export type ExpiringApiKey = Pick<ApiKey, 'id' | 'userId' | 'name' | 'prefix'> & {
+  expiresAt: Date;
+  username: string;
+};
+
 /** A key as authentication reads it: itself and what its owner may do now. */
 export interface ApiKeyCredentialRow {
   id: number;
@@ -62,7 +68,9 @@ export class ApiKeysRepository {
   }
 
   insert(apiKey: NewApiKey): Promise<ApiKey> {
-    return this.apiKeys.save(this.apiKeys.create({ ...apiKey, lastUsedAt: null }));
+    return this.apiKeys.save(
+      this.apiKeys.create({ ...apiKey, expiryWarnedAt: null, lastUsedAt: null }),
+    );
   }
 
   /** Newest first. */
@@ -92,6 +100,7 @@ export class ApiKeysRepository {
   /**
    * Brings the user's key's end forward to `hours` from now (never later than it was); null
    * when the user holds no key of this id. The row stays locked until the transaction ends.
+   * The roll tells the owner of the old key's end: it is never warned of it afterwards.
    */
   async endOwnedWithin(userId: number, id: number, hours: number): Promise<RolledApiKey | null> {
     const [rows] = await this.txHost.tx.query<[RolledApiKey[], number]>(
@@ -100,13 +109,37 @@ export class ApiKeysRepository {
        )
        UPDATE api_keys k
           SET expires_at = LEAST(COALESCE(old.expires_at, 'infinity'),
-                                 date_trunc('milliseconds', now()) + make_interval(hours => $3::int))
+                                 date_trunc('milliseconds', now()) + make_interval(hours => $3::int)),
+              expiry_warned_at = COALESCE(k.expiry_warned_at, now())
          FROM old WHERE k.id = old.id
        RETURNING k.id, k.name, k.mode, k.prefix, k.scopes, k.created_at AS "createdAt",
                  old.expires_at AS "previousExpiresAt"`,
       [id, userId, hours],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Marks up to `limit` keys that end within `days` and were not yet warned (soonest end first)
+   * as warned now, and answers them with their owner's name. Rows another transaction holds
+   * are skipped, so that concurrent runs never answer a key twice.
+   */
+  async markExpiryWarned(days: number, limit: number): Promise<ExpiringApiKey[]> {
+    const [rows] = await this.txHost.tx.query<[ExpiringApiKey[], number]>(
+      `WITH due AS (
+         SELECT id FROM api_keys
+          WHERE expiry_warned_at IS NULL AND expires_at IS NOT NULL
+            AND expires_at > now() AND expires_at <= now() + make_interval(days => $1::int)
+          ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE api_keys k SET expiry_warned_at = now()
+         FROM due, users u
+        WHERE k.id = due.id AND u.id = k.user_id
+       RETURNING k.id, k.user_id AS "userId", k.name, k.prefix, k.expires_at AS "expiresAt",
+                 u.username`,
+      [days, limit],
+    );
+    return rows;
   }
 
   /** The keys deleted, as they were. */

@@ -23,6 +23,7 @@ function fakeRepository() {
     findPageOfUser: jest.fn<ApiKeysRepository['findPageOfUser']>(),
     deleteOwned: jest.fn<ApiKeysRepository['deleteOwned']>(),
     endOwnedWithin: jest.fn<ApiKeysRepository['endOwnedWithin']>(),
+    markExpiryWarned: jest.fn<ApiKeysRepository['markExpiryWarned']>(),
     deleteAllOfUser: jest.fn<ApiKeysRepository['deleteAllOfUser']>(),
     findByHash: jest.fn<ApiKeysRepository['findByHash']>(),
     touch: jest.fn<ApiKeysRepository['touch']>(),

@@ -7,6 +7,7 @@ import { PassportModule } from '@nestjs/passport';
 import type { KeyObject } from 'node:crypto';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { ApiKeyExpiryWarnings } from './api-key-expiry-warnings.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -51,6 +52,7 @@ import { SessionsService } from './sessions/sessions.service.js';
     TokenService,
     ApiKeysService,
     ApiKeysRepository,
+    ApiKeyExpiryWarnings,
     SessionsService,
     SessionsRepository,
     AccessStatesService,

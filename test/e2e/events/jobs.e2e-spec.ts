@@ -211,6 +211,7 @@ describe('Jobs (e2e)', () => {
     await waitFor(async () => (await schedules()).length > 0);
 
     expect(await schedules()).toEqual([
+      { queue: 'api-keys.expiry-warning', everyMs: 600_000 },
       { queue: 'audit.purge', everyMs: 3_600_000 },
       { queue: 'idempotency.sweep', everyMs: 600_000 },
       { queue: 'sessions.sweep', everyMs: 600_000 },
