@@ -197,7 +197,7 @@ describeInBrowser('Web console in Chromium', () => {
       await row.waitFor();
       expect(await page.content()).not.toContain(key);
       expect(await row.textContent()).toContain(key.slice(0, 12));
-      expect(await row.getByRole('cell').nth(3).textContent()).not.toBe('Never');
+      expect(await row.locator('td[data-label="Last used"]').textContent()).not.toBe('Never');
 
       await page.getByRole('button', { name: 'Revoke Shop front' }).click();
       const dialog = page.getByRole('dialog', { name: 'Revoke “Shop front”?' });
@@ -227,6 +227,74 @@ describeInBrowser('Web console in Chromium', () => {
       );
       expect(await page.getByRole('row', { name: /Kept key/ }).count()).toBe(1);
       expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(key) })).status).toBe(200);
+    });
+
+    it('should create a read-only key from the preset, whose scopes the list shows', async () => {
+      const page = await signedInPage('user', '/console/settings/api-keys');
+      await heading(page, 'API keys').waitFor();
+      // A plain user is offered its role's scopes only.
+      expect(await page.getByRole('checkbox', { name: 'audit:read' }).count()).toBe(0);
+      await page.getByLabel('Name', { exact: true }).fill('Catalogue reader');
+      await page.getByRole('button', { name: 'Read only' }).click();
+      expect(await page.getByRole('checkbox', { name: 'pets:write' }).isChecked()).toBe(false);
+      const expiresOn = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+      await page.getByLabel('Expires on (optional)').fill(expiresOn);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = await page.getByLabel('API key', { exact: true }).inputValue();
+
+      await page.getByRole('button', { name: 'I have copied the key' }).click();
+      const row = page.getByRole('row', { name: /Catalogue reader/ });
+      const scopes = row.locator('td[data-label="Scopes"]');
+      expect((await scopes.getByRole('listitem').allTextContents()).sort()).toEqual([
+        'adoptions:read',
+        'categories:read',
+        'pets:read',
+        'users:read',
+      ]);
+      expect(await row.locator('td[data-label="Expires"]').textContent()).not.toBe('Never');
+      await screenshot(page, 'api-keys');
+
+      expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(key) })).status).toBe(200);
+      const refused = await fetch(`${origin}/v1/categories`, {
+        method: 'POST',
+        headers: { ...apiKey(key), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Not allowed' }),
+      });
+      expect(refused.status).toBe(403);
+    });
+
+    it('should roll a key: the new one shown once, the old one listed and working in its grace', async () => {
+      const page = await signedInPage('admin', '/console/settings/api-keys');
+      await page.getByLabel('Name', { exact: true }).fill('Rolled key');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const old = await page.getByLabel('API key', { exact: true }).inputValue();
+      await page.getByRole('button', { name: 'I have copied the key' }).click();
+
+      await page.getByRole('button', { name: 'Roll Rolled key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Roll “Rolled key”?' });
+      const grace = dialog.getByLabel('Grace period (hours)');
+      expect(await grace.inputValue()).toBe('24');
+      await grace.fill('2');
+      await dialog.getByRole('button', { name: 'Roll key' }).click();
+
+      await page.getByText('Key “Rolled key” rolled.').waitFor();
+      const rolled = await page.getByLabel('API key', { exact: true }).inputValue();
+      expect(rolled).toMatch(/^pk_live_/);
+      expect(rolled).not.toBe(old);
+      const rows = page.getByRole('row', { name: /Rolled key/ });
+      // Newest first: the old key below, ending with its grace.
+      await rows.nth(1).waitFor();
+      expect(await rows.count()).toBe(2);
+      expect(await rows.nth(1).getByText('expires soon').count()).toBe(1);
+      await screenshot(page, 'api-keys-rolled');
+      expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(rolled) })).status).toBe(200);
+      expect((await fetch(`${origin}/v1/pets`, { headers: apiKey(old) })).status).toBe(200);
+
+      await page.getByRole('button', { name: 'I have copied the key' }).click();
+      await page.reload();
+      await rows.nth(1).waitFor();
+      expect(await rows.count()).toBe(2);
+      expect(await page.content()).not.toContain(rolled);
     });
 
     it('should show the API error next to the name', async () => {
