@@ -1326,6 +1326,8 @@ export interface components {
       breed?: string;
       /** @description Description; absent when not set */
       description?: string;
+      /** @description The shop’s own id for the pet; absent when not set */
+      externalId?: string;
       /**
        * Format: date-time
        * @description Creation time; never changes
@@ -1390,6 +1392,8 @@ export interface components {
       description?: string | null;
       /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
       tags?: string[];
+      /** @description The shop’s own id for the pet, unique (else 409 EXTERNAL_ID_TAKEN), compared as written; null on update clears it */
+      externalId?: string | null;
     };
     FacetStatusCounts: {
       /**
@@ -1512,6 +1516,8 @@ export interface components {
       description?: string | null;
       /** @description Tag names (trimmed, case-sensitive), created on first use; on update the whole list is replaced */
       tags?: string[];
+      /** @description The shop’s own id for the pet, unique (else 409 EXTERNAL_ID_TAKEN), compared as written; null on update clears it */
+      externalId?: string | null;
     };
     EmptyResponse: Record<string, never>;
     PetEventActorResponse: {
@@ -1543,7 +1549,14 @@ export interface components {
       actor: components['schemas']['PetEventActorResponse'];
       /** @description pet.updated only: the request fields whose value changed (status aside) */
       changedFields?: (
-        'name' | 'categoryId' | 'photoUrls' | 'age' | 'breed' | 'description' | 'tags'
+        | 'name'
+        | 'categoryId'
+        | 'photoUrls'
+        | 'age'
+        | 'breed'
+        | 'description'
+        | 'externalId'
+        | 'tags'
       )[];
       /**
        * @description pet.status_changed only
@@ -2588,6 +2601,7 @@ export interface components {
         | 'INVALID_STATUS_TRANSITION'
         | 'CONFLICT'
         | 'CATEGORY_IN_USE'
+        | 'EXTERNAL_ID_TAKEN'
         | 'API_KEY_LIMIT_REACHED'
         | 'PET_NOT_AVAILABLE'
         | 'PET_HAS_OPEN_ADOPTION'
@@ -2634,6 +2648,8 @@ export interface components {
       breed?: string;
       /** @description Description; absent when not set */
       description?: string;
+      /** @description The shop’s own id for the pet; absent when not set */
+      externalId?: string;
       /**
        * Format: date-time
        * @description Creation time; never changes
@@ -3274,6 +3290,8 @@ export interface operations {
         createdAfter?: string;
         /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
         createdBefore?: string;
+        /** @description The pet with exactly this externalId (case matters) */
+        externalId?: string;
         /** @description Page size; out of range is 400, never clamped */
         limit?: number;
         /** @description Items to skip */
@@ -3487,7 +3505,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: IDEMPOTENCY_KEY_IN_PROGRESS */
+      /** @description Conflicts with the current state: EXTERNAL_ID_TAKEN, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3501,7 +3519,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'IDEMPOTENCY_KEY_IN_PROGRESS';
+            code?: 'EXTERNAL_ID_TAKEN' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -3626,6 +3644,8 @@ export interface operations {
         createdAfter?: string;
         /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
         createdBefore?: string;
+        /** @description The pet with exactly this externalId (case matters) */
+        externalId?: string;
       };
       header?: never;
       path?: never;
@@ -4121,7 +4141,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: INVALID_STATUS_TRANSITION, PET_HAS_OPEN_ADOPTION */
+      /** @description Conflicts with the current state: INVALID_STATUS_TRANSITION, PET_HAS_OPEN_ADOPTION, EXTERNAL_ID_TAKEN */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4133,7 +4153,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_STATUS_TRANSITION' | 'PET_HAS_OPEN_ADOPTION';
+            code?: 'INVALID_STATUS_TRANSITION' | 'PET_HAS_OPEN_ADOPTION' | 'EXTERNAL_ID_TAKEN';
           };
         };
       };

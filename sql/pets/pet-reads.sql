@@ -4,7 +4,7 @@
 -- params: [42]
 SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)

@@ -6,7 +6,7 @@ WITH changed AS (INSERT INTO pets (name, category_id, status, photo_urls)
                  VALUES ($1, $2, $3, $4) RETURNING *),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+  p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -36,15 +36,15 @@ SELECT *,
      FROM recorded) AS "recordedEvents" FROM readback;
 
 -- insertPetQuery: every field, with tags
--- params: ["Rex",3,"available",["https://example.com/rex.jpg"],3,"Labrador","Fetches",["friendly","calm"],"pet.created",1,"pk_live_AbCd","user",null]
-WITH changed AS (INSERT INTO pets (name, category_id, status, photo_urls, age, breed, description)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *),
-pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($8::text[])),
+-- params: ["Rex",3,"available",["https://example.com/rex.jpg"],3,"Labrador","Fetches","SKU-1042",["friendly","calm"],"pet.created",1,"pk_live_AbCd","user",null]
+WITH changed AS (INSERT INTO pets (name, category_id, status, photo_urls, age, breed, description, external_id)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *),
+pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($9::text[])),
 linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
                   SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+  p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -55,11 +55,11 @@ recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                             actor_role, changed_fields, status_from, status_to, adoption_id, pet)
     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, r."updatedAt",
-           $10::int8, $11::text,
-           $12::user_role,
-           e.changed_fields, e.status_from, e.status_to, $13::int8,
+           $11::int8, $12::text,
+           $13::user_role,
+           e.changed_fields, e.status_from, e.status_to, $14::int8,
            to_jsonb(r)
-      FROM readback r, (SELECT $9::text AS type, NULL::text[] AS changed_fields,
+      FROM readback r, (SELECT $10::text AS type, NULL::text[] AS changed_fields,
              NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
     RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)
@@ -80,7 +80,7 @@ changed AS (UPDATE pets p SET name = $2, age = $3, updated_at = clock_timestamp(
                  RETURNING p.*, array_remove(ARRAY[CASE WHEN p.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN p.age IS DISTINCT FROM old.age THEN 'age' END]::text[], NULL) AS "changedFields", old.status AS "statusFrom"),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+  p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -130,7 +130,7 @@ changed AS (UPDATE pets p SET status = $2, held_by = $3, updated_at = clock_time
                  RETURNING p.*, array_remove(ARRAY[]::text[], NULL) AS "changedFields", old.status AS "statusFrom"),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+  p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   p.version || '.' || c.version AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -147,7 +147,7 @@ readback AS (SELECT
   WITH readback AS (
 SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -188,7 +188,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
      WHERE id = $1 AND cardinality(photo_urls) < $3 RETURNING *),
   readback AS (SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -222,7 +222,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
   WITH changed AS (DELETE FROM pets WHERE id = $1 RETURNING *),
   readback AS (SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -262,7 +262,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               RETURNING p.*),
   readback AS (SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)

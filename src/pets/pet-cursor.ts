@@ -66,6 +66,8 @@ export function filtersTag(filters: PetFilters, sort: PetSort): string {
     filters.createdAfter ?? null,
     filters.createdBefore ?? null,
     sort,
+    // Last and only when given, so that the cursors issued before it existed stay valid.
+    ...(filters.externalId === undefined ? [] : [filters.externalId]),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
 }

@@ -25,6 +25,7 @@ export const PET_CHANGED_FIELDS = [
   'age',
   'breed',
   'description',
+  'externalId',
   'tags',
 ] as const;
 export type PetChangedField = (typeof PET_CHANGED_FIELDS)[number];

@@ -119,6 +119,7 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
       createdAfter: '2026-11-01T00:00:00.000Z',
       createdBefore: '2026-12-01T00:00:00.000Z',
     }),
+    ...list('one externalId', { ...PAGE, externalId: 'SKU-1042' }),
     sample('countedFacetsQuery: no filter', countedFacetsQuery({})),
     sample(
       'countedFacetsQuery: category and status',
@@ -146,6 +147,7 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
           age: 3,
           breed: 'Labrador',
           description: 'Fetches',
+          externalId: 'SKU-1042',
         },
         ['friendly', 'calm'],
         ACTOR,

@@ -23,6 +23,8 @@ import { Tag } from './tag.entity.js';
 // Serve sort=age and sort=-age (ties by id descending, pets without an age last), migration AddPetSearch.
 @Index('IDX_pets_age', { synchronize: false })
 @Index('IDX_pets_age_desc', { synchronize: false })
+// externalId is unique where set (migration AddPetExternalId); a duplicate is 409 EXTERNAL_ID_TAKEN.
+@Index('UQ_pets_external_id', { synchronize: false })
 export class Pet {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id: number;
@@ -51,6 +53,10 @@ export class Pet {
 
   @Column({ type: 'text', nullable: true })
   description: string | null;
+
+  /** The shop's own id for the pet (imports upsert by it); unique where set. */
+  @Column({ name: 'external_id', type: 'varchar', length: 100, nullable: true })
+  externalId: string | null;
 
   /** The adoption the pet moved to `pending` through; null once it moves again. */
   @Column({ name: 'held_by', type: 'bigint', nullable: true })

@@ -23,6 +23,7 @@ export function toPetResponse(pet: PetRow): PetResponse {
     age: pet.age ?? undefined,
     breed: pet.breed ?? undefined,
     description: pet.description ?? undefined,
+    externalId: pet.externalId ?? undefined,
     createdAt: pet.createdAt.toISOString(),
     updatedAt: pet.updatedAt.toISOString(),
   };

@@ -90,6 +90,7 @@ export class PetsController {
     description: 'name, categoryId and status are required; tags are created on first use.',
   })
   @ApiJsonBody()
+  @ApiErrors({ 409: ['EXTERNAL_ID_TAKEN'] })
   @ApiCreatedResponse({ type: PetResponse, description: 'The new pet' })
   async create(
     @Body() dto: CreatePetDto,
@@ -173,7 +174,7 @@ export class PetsController {
   @ApiConditionalWrite()
   @ApiErrors({
     404: ['PET_NOT_FOUND'],
-    409: ['INVALID_STATUS_TRANSITION', 'PET_HAS_OPEN_ADOPTION'],
+    409: ['INVALID_STATUS_TRANSITION', 'PET_HAS_OPEN_ADOPTION', 'EXTERNAL_ID_TAKEN'],
   })
   @ApiOkResponse({
     type: PetResponse,

@@ -296,6 +296,7 @@ function filtersOf({ tag, ...query }: PetFiltersQueryDto): PetFilters {
     maxAge: query.maxAge,
     createdAfter: query.createdAfter,
     createdBefore: query.createdBefore,
+    externalId: query.externalId,
   };
 }
 

@@ -21,7 +21,7 @@ interface ForeignKeyRule {
   stillReferenced: (key: string) => ApiException;
 }
 
-/** A rule the database's own code enforces (src/database/schema/): refused as it says. */
+/** A rule with its own answer (the database's own code, src/database/schema/, or a unique key the API names). */
 interface RefusalRule {
   refused: () => ApiException;
 }
@@ -35,6 +35,15 @@ const CONSTRAINT_RULES = new Map<string | undefined, UniqueRule | ForeignKeyRule
   ['UQ_users_username_lower', { taken: 'username' }],
   ['UQ_users_email_lower', { taken: 'email' }],
   ['UQ_categories_name_lower', { taken: 'name' }],
+  [
+    'UQ_pets_external_id',
+    {
+      refused: () =>
+        new ApiException('EXTERNAL_ID_TAKEN', 'Another pet already has this externalId', {
+          field: 'externalId',
+        }),
+    },
+  ],
   [
     'pets_open_adoption',
     {

@@ -93,4 +93,18 @@ export class CreatePetDto {
   @IsString({ each: true })
   @Length(1, 50, { each: true })
   tags?: string[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    nullable: true,
+    description:
+      'The shop’s own id for the pet, unique (else 409 EXTERNAL_ID_TAKEN), compared as ' +
+      'written; null on update clears it',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  externalId?: string | null;
 }

@@ -208,6 +208,17 @@ export class PetFiltersQueryDto {
   @Matches(ZONED_TIMESTAMP, { message: 'createdBefore must be a timestamp with a zone' })
   @IsISO8601({ strict: true })
   createdBefore?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    description: 'The pet with exactly this externalId (case matters)',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  externalId?: string;
 }
 
 /** A sort that needs another parameter: refused without it. */

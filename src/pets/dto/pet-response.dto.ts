@@ -69,6 +69,12 @@ export class PetResponse {
   @ApiTextProperty(5000, 'Description; absent when not set', { required: false })
   description?: string;
 
+  @ApiTextProperty(100, 'The shop’s own id for the pet; absent when not set', {
+    required: false,
+    minLength: 1,
+  })
+  externalId?: string;
+
   @ApiTimestampProperty('Creation time; never changes')
   createdAt: string;
 

@@ -11,6 +11,8 @@ export interface PetRow {
   age: number | null;
   breed: string | null;
   description: string | null;
+  /** Absent from the snapshots of events recorded before pets had one. */
+  externalId?: string | null;
   createdAt: Date;
   updatedAt: Date;
   categoryId: number;
@@ -38,7 +40,7 @@ export const CURRENT_VERSION_TAG = versionTag(
 /** The read shape's columns of pet `p` and category `c`, its tags read from `tagsFrom` (as `t`). */
 export const petColumns = (tagsFrom: string) => `
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-  p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+  p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
   ${versionTag('c.version')} AS "versionTag",
   COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)

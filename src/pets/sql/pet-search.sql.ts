@@ -17,6 +17,8 @@ export interface PetFilters {
   /** Exclusive bounds, timestamps with a zone. */
   createdAfter?: string;
   createdBefore?: string;
+  /** Exactly, case-sensitively. */
+  externalId?: string;
 }
 
 /** A sort key's value as the page query reads it (`sortKey`) and a cursor carries it. */
@@ -66,6 +68,7 @@ const SEARCH_FILTERS = [
   'maxAge',
   'createdAfter',
   'createdBefore',
+  'externalId',
 ] as const satisfies readonly (keyof PetFilters)[];
 
 /** Only category and status, or nothing: the trigger-kept counters count the matches. */
@@ -152,6 +155,9 @@ function matching(filters: PetFilters, tagIds: TagIds, param: Param): Matching {
   }
   if (filters.createdBefore !== undefined) {
     conditions.push(`p.created_at < ${param(filters.createdBefore)}::timestamptz`);
+  }
+  if (filters.externalId !== undefined) {
+    conditions.push(`p.external_id = ${param(filters.externalId)}`);
   }
   const match = {
     with: with_,

@@ -20,6 +20,7 @@ export const WRITE_COLUMNS = {
   age: 'age',
   breed: 'breed',
   description: 'description',
+  externalId: 'external_id',
 } as const;
 export type PetWriteFields = Partial<Record<keyof typeof WRITE_COLUMNS, unknown>>;
 

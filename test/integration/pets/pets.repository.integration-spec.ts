@@ -303,6 +303,7 @@ describe(PetsRepository.name, () => {
         age: 3,
         breed: 'Labrador',
         description: null,
+        externalId: null,
         createdAt: expect.any(Date),
         updatedAt: expect.any(Date),
         categoryId: dogs,
