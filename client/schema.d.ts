@@ -748,6 +748,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/pets/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import pets from a file
+     * @description Queues the import of a CSV or NDJSON file and answers at once; follow it at `statusUrl`. Every row is validated as a single create (the same messages), then the valid rows are applied in batches; a row error never stops the rest. `mode=upsert` matches pets by externalId; `dryRun=true` changes nothing and reports what the import would.
+     */
+    post: operations['importPets'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pets/imports/{importId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Follow an import
+     * @description Its status, counts, progress and first 1,000 errors, while it runs and after.
+     */
+    get: operations['getPetImport'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel an import
+     * @description Stops an unfinished import after the batch being applied (its rows stay); no later row is applied. A finished one is 409 PET_IMPORT_FINISHED.
+     */
+    delete: operations['cancelPetImport'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks': {
     parameters: {
       query?: never;
@@ -2084,6 +2128,67 @@ export interface components {
        */
       hours: number;
     };
+    PetImportAcceptedResponse: {
+      /**
+       * Format: int64
+       * @description Import id
+       */
+      id: number;
+      /** @enum {string} */
+      status: 'queued' | 'validating' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      /** @description Where to follow the import */
+      statusUrl: string;
+    };
+    PetImportCountsResponse: {
+      /** @description Rows of the file (0 until validated) */
+      rows: number;
+      /** @description Rows without an error */
+      valid: number;
+      /** @description Rows with at least one error; never applied */
+      invalid: number;
+      /** @description Pets created (a dry run: that would be) */
+      created: number;
+      /** @description Pets changed by an upsert (a dry run: that would be) */
+      updated: number;
+      /** @description Pets an upsert found as their row says */
+      unchanged: number;
+    };
+    PetImportErrorResponse: {
+      /** @description The row: 1 is the first pet (a CSV header row is not counted) */
+      row: number;
+      /** @description The field, `row` for the whole row, `file` for the whole file */
+      field: string;
+      message: string;
+    };
+    PetImportResponse: {
+      /**
+       * Format: int64
+       * @description Import id
+       */
+      id: number;
+      /** @enum {string} */
+      status: 'queued' | 'validating' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      /** @enum {string} */
+      mode: 'create' | 'upsert';
+      dryRun: boolean;
+      counts: components['schemas']['PetImportCountsResponse'];
+      /** @description Share of the file’s rows done (applied or skipped); 1 once it succeeded */
+      progress: number;
+      /** @description The first 1000 errors, by row */
+      errors: components['schemas']['PetImportErrorResponse'][];
+      /**
+       * Format: date-time
+       * @description When the import was asked for
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it succeeded, failed or was cancelled
+       * @example 2026-11-21T22:27:03.123Z
+       */
+      finishedAt?: string;
+    };
     CreateWebhookDto: {
       /**
        * Format: uri
@@ -2597,11 +2702,13 @@ export interface components {
         | 'SESSION_NOT_FOUND'
         | 'WEBHOOK_NOT_FOUND'
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
+        | 'PET_IMPORT_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
         | 'INVALID_STATUS_TRANSITION'
         | 'CONFLICT'
         | 'CATEGORY_IN_USE'
         | 'EXTERNAL_ID_TAKEN'
+        | 'PET_IMPORT_FINISHED'
         | 'API_KEY_LIMIT_REACHED'
         | 'PET_NOT_AVAILABLE'
         | 'PET_HAS_OPEN_ADOPTION'
@@ -10520,6 +10627,529 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  importPets: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description CSV with a header row (UTF-8, a BOM allowed; tags and photoUrls joined with `|`) or NDJSON (one pet a line), told apart by the part’s type (`text/csv`, `application/x-ndjson`) or else its name (`.csv`, `.ndjson`, `.jsonl`); at most 50 MB and 100,000 rows
+           */
+          file: string;
+          /**
+           * @description create: every row a new pet; upsert: rows matched to pets by externalId
+           * @default create
+           * @enum {string}
+           */
+          mode?: 'create' | 'upsert';
+          /**
+           * @description true: validate and count only; nothing changes
+           * @default false
+           * @enum {string}
+           */
+          dryRun?: 'true' | 'false';
+        };
+      };
+    };
+    responses: {
+      /** @description Queued */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetImportAcceptedResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: IDEMPOTENCY_KEY_IN_PROGRESS */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_IN_PROGRESS';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getPetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Import id */
+        importId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The import */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PetImportResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Not found: PET_IMPORT_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_IMPORT_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  cancelPetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Import id */
+        importId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled; the body is `{}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Not found: PET_IMPORT_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_IMPORT_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: PET_IMPORT_FINISHED */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PET_IMPORT_FINISHED';
           };
         };
       };

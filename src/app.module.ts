@@ -27,6 +27,7 @@ import { MediaModule } from './media/media.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PetsModule } from './pets/pets.module.js';
+import { PetImportsModule } from './pet-imports/pet-imports.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule, RateLimitThrottlerModule } from './rate-limit/rate-limit.module.js';
 import { StatsModule } from './stats/stats.module.js';
@@ -51,6 +52,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     PetsModule,
     AdoptionsModule,
     MediaModule,
+    PetImportsModule,
     MailModule,
     WebhooksModule,
     AuditModule,

@@ -21,3 +21,15 @@ SELECT c.id, c.name,
   FROM categories c LEFT JOIN pet_counts pc ON pc.category_id = c.id
  GROUP BY c.id
  ORDER BY c.name, c.id;
+
+-- SELECT_PETS_BY_EXTERNAL_IDS
+-- params: [["SKU-1042","SKU-1043"]]
+SELECT
+p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+p.version || '.' || c.version AS "versionTag",
+COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
+  FROM pets p JOIN categories c ON c.id = p.category_id
+ WHERE p.external_id = ANY($1::text[]);

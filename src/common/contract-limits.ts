@@ -11,3 +11,7 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
  * 500-character description around it.
  */
 export const MAX_UPLOAD_BODY_BYTES = MAX_IMAGE_BYTES + 64 * 1024;
+
+/** The largest catalogue import file (50 MB), and the most rows it may hold. */
+export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+export const MAX_IMPORT_ROWS = 100_000;

@@ -8,6 +8,7 @@ import { mailConfig } from './mail.config.js';
 import { mediaConfig } from './media.config.js';
 import { observabilityConfig } from './observability.config.js';
 import { outboxConfig } from './outbox.config.js';
+import { petImportsConfig } from './pet-imports.config.js';
 import { rateLimitConfig } from './rate-limit.config.js';
 import { webhooksConfig } from './webhooks.config.js';
 
@@ -30,6 +31,7 @@ export const AppConfigModule = ConfigModule.forRoot({
     mediaConfig,
     observabilityConfig,
     outboxConfig,
+    petImportsConfig,
     rateLimitConfig,
     webhooksConfig,
   ],

@@ -455,6 +455,10 @@ export class EnvironmentVariables {
   /** Minutes a request (or an approval) holds the pet before the adoption expires; 72 h. */
   @IntegerText(1, 525_600)
   ADOPTION_HOLD_MINUTES = 4320;
+
+  /** Rows of a catalogue import applied per transaction (its durable cursor moves with each). */
+  @IntegerText(1, 5000)
+  PET_IMPORT_BATCH_ROWS = 500;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

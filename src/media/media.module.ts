@@ -5,6 +5,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { PetsModule } from '../pets/pets.module.js';
 import { ImageProcessor } from './processing/image-processor.js';
 import { ImageUploadInterceptor } from './upload/image-upload.interceptor.js';
+import { ImportFileInterceptor } from './upload/import-file.interceptor.js';
 import { MediaController } from './media.controller.js';
 import { MediaRepository } from './media.repository.js';
 import { mediaStorageProvider } from './storage/media-storage.provider.js';
@@ -21,9 +22,11 @@ import { UploadBudget } from './processing/upload-budget.js';
     MediaRepository,
     ImageProcessor,
     ImageUploadInterceptor,
+    ImportFileInterceptor,
     UploadBudget,
     mediaStorageProvider,
   ],
-  exports: [MediaService],
+  // The import form's interceptor: the catalogue import reuses the upload's parsing.
+  exports: [MediaService, ImportFileInterceptor],
 })
 export class MediaModule {}

@@ -1,6 +1,6 @@
 import type { PetActor } from './pet-actor.js';
 import { historyPageQuery } from './sql/pet-events.sql.js';
-import { INVENTORY, SELECT_PET_BY_ID } from './sql/pet-reads.sql.js';
+import { INVENTORY, SELECT_PET_BY_ID, SELECT_PETS_BY_EXTERNAL_IDS } from './sql/pet-reads.sql.js';
 import {
   countedFacetsQuery,
   listPetsQuery,
@@ -61,6 +61,11 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
   'pet-reads': [
     { name: 'SELECT_PET_BY_ID', sql: SELECT_PET_BY_ID, params: [42] },
     { name: 'INVENTORY', sql: INVENTORY, params: [] },
+    {
+      name: 'SELECT_PETS_BY_EXTERNAL_IDS',
+      sql: SELECT_PETS_BY_EXTERNAL_IDS,
+      params: [['SKU-1042', 'SKU-1043']],
+    },
   ],
   'pet-search': [
     { name: 'TAG_IDS', sql: TAG_IDS, params: [['friendly', 'calm']] },

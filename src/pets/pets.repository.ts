@@ -10,6 +10,7 @@ import {
   CURRENT_VERSION_TAG,
   INVENTORY,
   SELECT_PET_BY_ID,
+  SELECT_PETS_BY_EXTERNAL_IDS,
   type InventoryRow,
   type PetRow,
   type PetState,
@@ -147,6 +148,10 @@ export class PetsRepository {
   async findById(id: number): Promise<PetRow | undefined> {
     const [pet] = await this.prepared.query<PetRow[]>(this.txHost.tx, SELECT_PET_BY_ID, [id]);
     return pet;
+  }
+
+  findByExternalIds(externalIds: string[]): Promise<PetRow[]> {
+    return this.txHost.tx.query<PetRow[]>(SELECT_PETS_BY_EXTERNAL_IDS, [externalIds]);
   }
 
   /** Records `pet.created` by `actor`. `tags` must exist already (see `upsertTags`). */

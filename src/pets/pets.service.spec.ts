@@ -81,6 +81,7 @@ function fakeRepository() {
     findPage: jest.fn<PetsRepository['findPage']>(),
     facets: jest.fn<PetsRepository['facets']>(),
     findById: jest.fn<PetsRepository['findById']>(),
+    findByExternalIds: jest.fn<PetsRepository['findByExternalIds']>(),
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
     update: jest.fn<PetsRepository['update']>(),

@@ -23,6 +23,9 @@ import { petNotFound } from './pet-not-found.js';
 import { allowedNextStatuses, isAllowedMove, PET_STATUSES, type PetStatus } from './pet-status.js';
 import { PetsRepository, type PetWrite } from './pets.repository.js';
 import type { InventoryRow, PetRow } from './sql/pet-reads.sql.js';
+
+/** A pet as the service answers it, for the modules that read pets through it. */
+export type { PetRow } from './sql/pet-reads.sql.js';
 import type { PetFacetsRow, PetFilters, SortKey } from './sql/pet-search.sql.js';
 import type { PetChanges } from './sql/pet-writes.sql.js';
 
@@ -113,6 +116,13 @@ export class PetsService {
 
   findOne(id: number): Promise<PetRow> {
     return this.load(id);
+  }
+
+  /** The pets holding these externalIds, in no order (an import matches its rows by them). */
+  findByExternalIds(externalIds: string[]): Promise<PetRow[]> {
+    return externalIds.length === 0
+      ? Promise.resolve([])
+      : this.pets.findByExternalIds(externalIds);
   }
 
   /**

@@ -1,123 +1,20 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request, RequestHandler, Response } from 'express';
-import multer from 'multer';
-import type { Observable } from 'rxjs';
+import { Injectable } from '@nestjs/common';
 import { MAX_IMAGE_BYTES, MAX_UPLOAD_BODY_BYTES } from '../../common/contract-limits.js';
-import { ApiException } from '../../common/errors/api-exception.js';
 import { UploadBudget } from '../processing/upload-budget.js';
+import { MultipartUploadInterceptor } from './multipart-upload.interceptor.js';
 
-const FILE_FIELD = 'image';
-
-/**
- * Parses the upload form with hard limits, into memory (at most one 5 MB file), and turns
- * every multer and busboy failure into the error of docs/media.md here, where it is raised.
- */
+/** The image upload's form: at most one 5 MB `image`, its bytes counted in the upload budget. */
 @Injectable()
-export class ImageUploadInterceptor implements NestInterceptor {
-  private readonly parse: RequestHandler;
-
-  constructor(private readonly budget: UploadBudget) {
-    this.parse = multer({
-      storage: multer.memoryStorage(),
-      limits: {
-        fileSize: MAX_IMAGE_BYTES,
-        files: 1,
-        fields: 4,
-        parts: 6,
-        fieldNameSize: 100,
-        // Above the 500-character limit in UTF-8, so that validation names the field.
-        fieldSize: 4 * 1024,
-        headerPairs: 20,
+export class ImageUploadInterceptor extends MultipartUploadInterceptor {
+  constructor(budget: UploadBudget) {
+    super(
+      {
+        field: 'image',
+        maxFileBytes: MAX_IMAGE_BYTES,
+        maxBodyBytes: MAX_UPLOAD_BODY_BYTES,
+        what: 'Images',
       },
-    }).single(FILE_FIELD);
-  }
-
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<Request>();
-    const declared = Number(request.get('content-length'));
-    // A body announced far beyond the limit is refused before a byte of it is read.
-    if (declared > MAX_UPLOAD_BODY_BYTES) {
-      throw this.tooLarge();
-    }
-    // Node reads exactly Content-Length bytes of a body, so that is what it can hold; a
-    // body without one (chunked) may hold the most multer lets through.
-    const release = this.budget.tryReserve(declared > 0 ? declared : MAX_UPLOAD_BODY_BYTES);
-    if (!release) throw this.busy();
-    // Held while the handler works on the buffer, until the answer is sent or abandoned.
-    http.getResponse<Response>().once('close', release);
-    await new Promise<void>((resolve, reject) => {
-      // multer reads a refused body to its end before it reports the refusal: a chunked
-      // body that never ends is answered here instead, once it holds more than any upload
-      // may, and what follows is discarded within bounds (common/http/early-answers.ts).
-      let received = 0;
-      const count = (chunk: Buffer) => {
-        received += chunk.length;
-        if (received <= MAX_UPLOAD_BODY_BYTES) return;
-        request.off('data', count);
-        reject(this.tooLarge());
-      };
-      this.parse(request, http.getResponse<Response>(), (error?: unknown) => {
-        request.off('data', count);
-        if (error === undefined) resolve();
-        else reject(this.toApiException(error));
-      });
-      // Only while multer reads the body (it pipes a multipart one at once).
-      if (request.readableFlowing) request.on('data', count);
-    });
-    return next.handle();
-  }
-
-  private busy(): ApiException {
-    return ApiException.retryLater(
-      'SERVICE_UNAVAILABLE',
-      'Too many uploads are in progress; retry shortly',
-      1,
-      undefined,
-      // Refused before the body is read: the connection is closed rather than drained.
-      { Connection: 'close' },
+      budget,
     );
-  }
-
-  private tooLarge(): ApiException {
-    return new ApiException(
-      'PAYLOAD_TOO_LARGE',
-      `Images are limited to ${MAX_IMAGE_BYTES} bytes (${MAX_IMAGE_BYTES / 2 ** 20} MB)`,
-      { maxBytes: MAX_IMAGE_BYTES },
-      // Nothing more is kept of the body: what still arrives is discarded (within bounds,
-      // common/http/early-answers.ts), then the connection closes.
-      { Connection: 'close' },
-    );
-  }
-
-  private toApiException(error: unknown): ApiException {
-    if (!(error instanceof multer.MulterError)) {
-      // busboy's parse errors: a missing boundary, a cut-off body, a malformed part header.
-      return ApiException.validation([{ field: 'body', message: 'malformed multipart body' }]);
-    }
-    const field = error.field ?? 'body';
-    switch (error.code) {
-      case 'LIMIT_FILE_SIZE':
-        return this.tooLarge();
-      case 'LIMIT_FILE_COUNT':
-      case 'LIMIT_UNEXPECTED_FILE':
-        // busboy's file-count limit names no field: the only file field there is.
-        return ApiException.validation([
-          {
-            field: error.field ?? FILE_FIELD,
-            message: `only one file is accepted, in the ${FILE_FIELD} field`,
-          },
-        ]);
-      case 'LIMIT_FIELD_VALUE':
-        return ApiException.validation([{ field, message: `${field} is too long` }]);
-      case 'LIMIT_PART_COUNT':
-      case 'LIMIT_FIELD_COUNT':
-        return ApiException.validation([{ field: 'body', message: 'too many form fields' }]);
-      case 'LIMIT_FIELD_KEY':
-      case 'MISSING_FIELD_NAME':
-        return ApiException.validation([{ field: 'body', message: 'malformed form field name' }]);
-      default:
-        return ApiException.validation([{ field, message: error.message }]);
-    }
   }
 }

@@ -76,3 +76,9 @@ export const SELECT_PET_BY_ID = `
   SELECT ${PET_COLUMNS}
     FROM pets p JOIN categories c ON c.id = p.category_id
    WHERE p.id = $1`;
+
+/** The pets holding these externalIds (an import's look-up of a batch, or of its whole file). */
+export const SELECT_PETS_BY_EXTERNAL_IDS = `
+  SELECT ${PET_COLUMNS}
+    FROM pets p JOIN categories c ON c.id = p.category_id
+   WHERE p.external_id = ANY($1::text[])`;

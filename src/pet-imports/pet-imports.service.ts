@@ -1,0 +1,369 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { CategoriesService } from '../categories/categories.service.js';
+import { ApiException } from '../common/errors/api-exception.js';
+import { constraintErrorOf } from '../common/errors/constraint-errors.js';
+import { messageOf } from '../common/errors/message-of.js';
+import { petImportsConfig, type PetImportsConfig } from '../config/pet-imports.config.js';
+import type { TxHost } from '../database/transactions.js';
+import { EachJobHandler } from '../events/event-handlers.decorator.js';
+import type { JobOutcome } from '../events/outbox-handlers.js';
+import { Jobs } from '../events/jobs.js';
+import type { PetActor } from '../pets/pet-actor.js';
+import { PetsService, type PetRow } from '../pets/pets.service.js';
+import {
+  checkRecord,
+  planOf,
+  refusalOf,
+  type CategoryIds,
+  type ValidRow,
+} from './import-rows-check.js';
+import { readImportFile, type ImportRecord } from './import-rows.js';
+import type { PetImport } from './pet-import.entity.js';
+import {
+  MAX_SHOWN_ERRORS,
+  type PetImportCounts,
+  type PetImportError,
+  type PetImportFormat,
+  type PetImportMode,
+} from './pet-import-status.js';
+import { PetImportsRepository, type PetImportValidation } from './pet-imports.repository.js';
+
+export const PET_IMPORT_QUEUE = 'pets.import';
+
+/** The job that runs an import, start to end (resumed from its cursor when handed over). */
+interface PetImportJob {
+  type: 'pet_import.run';
+  subject: string;
+  importId: number;
+}
+
+export const petImportNotFound = (id: number | string) =>
+  new ApiException('PET_IMPORT_NOT_FOUND', `Import ${id} not found`);
+
+/** The outcome of one row of a batch, counted as the import counts it. */
+type Applied = 'created' | 'updated' | 'unchanged';
+const COUNTED_AS = { create: 'created', update: 'updated', unchanged: 'unchanged' } as const;
+
+/**
+ * Catalogue imports (docs/pet-imports.md): a request stores the file and queues the import's
+ * job; the job validates every row, then applies the valid ones in batches, each batch one
+ * transaction that also moves the import's cursor, through PetsService's own writes (so each
+ * pet's history and events are those of a single create or update).
+ */
+@Injectable()
+export class PetImportsService implements OnModuleDestroy {
+  private readonly logger = new Logger('PetImports');
+  /** Set at shutdown: a running import stops after its batch, for the next start to resume. */
+  private stopping = false;
+
+  constructor(
+    private readonly imports: PetImportsRepository,
+    private readonly pets: PetsService,
+    private readonly categories: CategoriesService,
+    private readonly jobs: Jobs,
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    @Inject(petImportsConfig.KEY) private readonly config: PetImportsConfig,
+  ) {}
+
+  // Before the worker's own shutdown, which waits for the running jobs.
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
+
+  /** Stores the file and queues the import, in one transaction. */
+  start(
+    file: Buffer,
+    format: PetImportFormat,
+    options: { mode: PetImportMode; dryRun: boolean },
+    actor: PetActor,
+  ): Promise<PetImport> {
+    return this.txHost.withTransaction(async () => {
+      const created = await this.imports.insert({ ...options, format, file, actor });
+      const job: PetImportJob = {
+        type: 'pet_import.run',
+        subject: subjectOf(created.id),
+        importId: created.id,
+      };
+      await this.jobs.enqueue(PET_IMPORT_QUEUE, job);
+      return created;
+    });
+  }
+
+  async findOne(id: number): Promise<PetImport> {
+    const found = await this.imports.findById(id);
+    if (!found) throw petImportNotFound(id);
+    return found;
+  }
+
+  /**
+   * Cancels an unfinished import: it waits for the batch being applied, whose rows stay; no
+   * row after it is applied. A finished import is 409 PET_IMPORT_FINISHED.
+   */
+  async cancel(id: number): Promise<void> {
+    await this.txHost.withTransaction(async () => {
+      if (await this.imports.finish(id, 'cancelled')) {
+        await this.jobs.cancel(PET_IMPORT_QUEUE, subjectOf(id));
+        return;
+      }
+      const found = await this.imports.findById(id);
+      if (!found) throw petImportNotFound(id);
+      throw new ApiException('PET_IMPORT_FINISHED', `Import ${id} has ${found.status} already`, {
+        status: found.status,
+      });
+    });
+  }
+
+  /**
+   * One import, start to end, one at a time per instance. Validation keeps every invalid
+   * row's number, so that a run handed over (a restart) applies exactly the rows it left.
+   */
+  @EachJobHandler(PET_IMPORT_QUEUE, { concurrency: 1 })
+  async run(job: PetImportJob): Promise<JobOutcome> {
+    const id = job.importId;
+    const found = await this.imports.findById(id);
+    if (!found || found.finishedAt) return;
+    const file = await this.imports.fileOf(id);
+    if (!file) return;
+    const read = readImportFile(file, found.format);
+    if ('error' in read) {
+      await this.imports.fail(id, [read.error]);
+      return;
+    }
+    let current = found;
+    if (found.status !== 'running') {
+      if (!(await this.imports.startValidating(id))) return;
+      const validated = await this.validate(found, read.records);
+      if (!validated) return;
+      current = validated;
+    }
+    if (current.status !== 'running') return;
+    try {
+      return await this.apply(current, read.records);
+    } catch (error) {
+      this.logger.error(`Import ${id} failed: ${messageOf(error)}`);
+      await this.imports.fail(id, [
+        ...current.errors,
+        { row: current.cursor + 1, field: 'file', message: 'the import stopped on an error' },
+      ]);
+    }
+  }
+
+  /**
+   * Every row's own checks, then those across rows and against the catalogue: an externalId
+   * given twice (the later rows refused), one another pet holds (create mode), a status move
+   * the pet does not allow (upsert mode). A dry run ends here, with the counts it would have.
+   */
+  private async validate(
+    found: PetImport,
+    records: ImportRecord[],
+  ): Promise<PetImport | undefined> {
+    const categoryIds = await this.categoryIds();
+    const errors: PetImportError[] = [];
+    const valid: ValidRow[] = [];
+    for (const record of records) {
+      const checked = checkRecord(record, categoryIds, found.mode);
+      errors.push(...checked.errors);
+      if (checked.valid) valid.push(checked.valid);
+    }
+    const firstRows = new Map<string, number>();
+    const existing = await this.existingPets(valid);
+    const counts: PetImportCounts = { ...found.counts, rows: records.length };
+    const accepted = valid.filter(({ row, dto }) => {
+      const externalId = dto.externalId ?? undefined;
+      if (externalId !== undefined) {
+        const first = firstRows.get(externalId);
+        if (first !== undefined) {
+          errors.push({ row, field: 'externalId', message: `externalId is in row ${first} too` });
+          return false;
+        }
+        firstRows.set(externalId, row);
+      }
+      const pet = externalId === undefined ? undefined : existing.get(externalId);
+      if (found.mode === 'create') {
+        if (!pet) return true;
+        errors.push({
+          row,
+          field: 'externalId',
+          message: 'another pet already has this externalId',
+        });
+        return false;
+      }
+      const plan = planOf(dto, pet);
+      const refusal = refusalOf(plan, row);
+      if (refusal) {
+        errors.push(refusal);
+        return false;
+      }
+      if (found.dryRun) counts[COUNTED_AS[plan.kind]] += 1;
+      return true;
+    });
+    if (found.dryRun && found.mode === 'create') counts.created = accepted.length;
+    errors.sort((a, b) => a.row - b.row);
+    const invalidRows = [...new Set(errors.map((error) => error.row))];
+    const outcome: PetImportValidation = {
+      status: found.dryRun ? 'succeeded' : 'running',
+      counts: { ...counts, valid: accepted.length, invalid: invalidRows.length },
+      invalidRows,
+      errors: errors.slice(0, MAX_SHOWN_ERRORS),
+      finishedAt: found.dryRun ? new Date() : null,
+    };
+    if (!(await this.imports.validated(found.id, outcome))) return undefined;
+    return { ...found, ...outcome };
+  }
+
+  private async existingPets(rows: ValidRow[]): Promise<Map<string, PetRow>> {
+    const externalIds = [
+      ...new Set(
+        rows.flatMap(({ dto }) => (typeof dto.externalId === 'string' ? [dto.externalId] : [])),
+      ),
+    ];
+    const pets = await this.pets.findByExternalIds(externalIds);
+    return new Map(pets.map((pet) => [pet.externalId!, pet]));
+  }
+
+  /**
+   * The valid rows after the cursor, a batch per transaction that moves the cursor past it.
+   * A row checked again that no longer passes (its category renamed since) is kept as an
+   * error; a batch that fails (a change made since validation: a category deleted, an
+   * adoption opened) is applied again row by row, the rows that still fail kept as errors.
+   */
+  private async apply(found: PetImport, records: ImportRecord[]): Promise<JobOutcome> {
+    const { id } = found;
+    const invalid = new Set(found.invalidRows);
+    const categoryIds = await this.categoryIds();
+    let progress: Progress = { counts: { ...found.counts }, errors: [...found.errors] };
+    let cursor = found.cursor;
+    while (cursor < records.length) {
+      if (this.stopping) return { retryAt: new Date() };
+      const end = Math.min(cursor + this.config.batchRows, records.length);
+      const batch: ValidRow[] = [];
+      const late: PetImportError[] = [];
+      for (const record of records.slice(cursor, end)) {
+        if (invalid.has(record.row)) continue;
+        const checked = checkRecord(record, categoryIds, found.mode);
+        if (checked.valid) batch.push(checked.valid);
+        else late.push(...checked.errors);
+      }
+      const start = withErrors(progress, late);
+      const next = await this.applyBatch(found, batch, end, start).catch((error: unknown) =>
+        this.refusedOf(error)
+          ? this.applyOneByOne(found, batch, end, start)
+          : Promise.reject(error as Error),
+      );
+      if (!next) return;
+      progress = next;
+      cursor = end;
+    }
+    await this.imports.finish(id, 'succeeded');
+  }
+
+  private async categoryIds(): Promise<CategoryIds> {
+    const all = await this.categories.findAll();
+    return new Map(all.map((category) => [category.name.toLowerCase(), Number(category.id)]));
+  }
+
+  /** Undefined when the import was cancelled meanwhile: nothing of the batch is applied. */
+  private applyBatch(
+    found: PetImport,
+    batch: ValidRow[],
+    end: number,
+    progress: Progress,
+  ): Promise<Progress | undefined> {
+    return this.txHost.withTransaction(async () => {
+      if ((await this.imports.lockStatus(found.id)) !== 'running') return undefined;
+      const existing = found.mode === 'upsert' ? await this.existingPets(batch) : undefined;
+      const counts = { ...progress.counts };
+      for (const { dto } of batch) counts[await this.applyRow(dto, existing, found.actor)] += 1;
+      await this.imports.advance(found.id, end, counts, progress.errors);
+      return { counts, errors: progress.errors };
+    });
+  }
+
+  /** Each row in its own transaction, with the cursor; a row refused is kept as an error. */
+  private async applyOneByOne(
+    found: PetImport,
+    batch: ValidRow[],
+    end: number,
+    progress: Progress,
+  ): Promise<Progress | undefined> {
+    let current = progress;
+    for (const [index, { row, dto }] of batch.entries()) {
+      const cursor = index === batch.length - 1 ? end : batch[index + 1].row - 1;
+      const next = await this.applyBatch(found, [{ row, dto }], cursor, current).catch(
+        async (error: unknown) => {
+          const refusal = this.refusedOf(error);
+          if (!refusal) throw error;
+          const failed = withErrors(current, [
+            { row, field: fieldOf(refusal), message: refusal.message },
+          ]);
+          await this.txHost.withTransaction(() =>
+            this.imports.advance(found.id, cursor, failed.counts, failed.errors),
+          );
+          return failed;
+        },
+      );
+      if (!next) return undefined;
+      current = next;
+    }
+    if (batch.length === 0) {
+      await this.txHost.withTransaction(() =>
+        this.imports.advance(found.id, end, current.counts, current.errors),
+      );
+    }
+    return current;
+  }
+
+  /** What a single write would have answered for this error, or undefined for a fault. */
+  private refusedOf(error: unknown): ApiException | undefined {
+    return error instanceof ApiException ? error : constraintErrorOf(error);
+  }
+
+  private async applyRow(
+    dto: ValidRow['dto'],
+    existing: Map<string, PetRow> | undefined,
+    actor: PetActor,
+  ): Promise<Applied> {
+    const plan = planOf(dto, existing?.get(dto.externalId ?? ''));
+    switch (plan.kind) {
+      case 'create':
+        await this.pets.create(dto, actor);
+        return 'created';
+      case 'unchanged':
+        return 'unchanged';
+      case 'update':
+        await this.pets.update(plan.pet.id, plan.changes, actor);
+        return 'updated';
+    }
+  }
+}
+
+const subjectOf = (id: number) => `pet-import:${id}`;
+
+/** What an import has applied so far, written with its cursor. */
+interface Progress {
+  counts: PetImportCounts;
+  errors: PetImportError[];
+}
+
+/** `progress` with rows refused while applying: invalid, no longer valid, their errors kept. */
+function withErrors(progress: Progress, refused: PetImportError[]): Progress {
+  if (refused.length === 0) return progress;
+  const rows = new Set(refused.map((error) => error.row)).size;
+  const { counts } = progress;
+  return {
+    counts: { ...counts, valid: counts.valid - rows, invalid: counts.invalid + rows },
+    errors: [...progress.errors, ...refused].slice(0, MAX_SHOWN_ERRORS),
+  };
+}
+
+/** The field a refused write names (`details.field`, as the 409s carry it), else `row`. */
+function fieldOf(error: ApiException): string {
+  const field = error.details?.field;
+  if (typeof field === 'string') return field;
+  const fields = error.details?.fields as { field: string }[] | undefined;
+  if (fields?.[0]) return fields[0].field;
+  return error.code === 'PET_HAS_OPEN_ADOPTION' || error.code === 'INVALID_STATUS_TRANSITION'
+    ? 'status'
+    : 'row';
+}
