@@ -2140,21 +2140,42 @@ export interface components {
       statusUrl: string;
     };
     PetImportCountsResponse: {
-      /** @description Rows of the file (0 until validated) */
+      /**
+       * Format: int32
+       * @description Rows of the file (0 until validated)
+       */
       rows: number;
-      /** @description Rows without an error */
+      /**
+       * Format: int32
+       * @description Rows without an error
+       */
       valid: number;
-      /** @description Rows with at least one error; never applied */
+      /**
+       * Format: int32
+       * @description Rows with at least one error; never applied
+       */
       invalid: number;
-      /** @description Pets created (a dry run: that would be) */
+      /**
+       * Format: int32
+       * @description Pets created (a dry run: that would be)
+       */
       created: number;
-      /** @description Pets changed by an upsert (a dry run: that would be) */
+      /**
+       * Format: int32
+       * @description Pets changed by an upsert (a dry run: that would be)
+       */
       updated: number;
-      /** @description Pets an upsert found as their row says */
+      /**
+       * Format: int32
+       * @description Pets an upsert found as their row says
+       */
       unchanged: number;
     };
     PetImportErrorResponse: {
-      /** @description The row: 1 is the first pet (a CSV header row is not counted) */
+      /**
+       * Format: int32
+       * @description The row: 1 is the first pet (a CSV header row is not counted)
+       */
       row: number;
       /** @description The field, `row` for the whole row, `file` for the whole file */
       field: string;

@@ -9,7 +9,7 @@ import {
   type PetImportStatus,
 } from '../pet-import-status.js';
 
-const COUNT = { type: 'integer', minimum: 0, maximum: MAX_IMPORT_ROWS } as const;
+const COUNT = { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_IMPORT_ROWS } as const;
 
 export class PetImportAcceptedResponse {
   @ApiIdProperty('Import id')
@@ -45,6 +45,7 @@ class PetImportCountsResponse {
 class PetImportErrorResponse {
   @ApiProperty({
     type: 'integer',
+    format: 'int32',
     minimum: 1,
     maximum: MAX_IMPORT_ROWS + 1,
     description: 'The row: 1 is the first pet (a CSV header row is not counted)',
