@@ -30,7 +30,7 @@ const HEADER_NAME = 'Name this header with its constant from src/common/http/hea
 const headerNameRules = [
   {
     selector:
-      'Literal[value=/^(authorization|www-authenticate|x-api-key|x-request-id|idempotency-key|idempotent-replayed|x-ratelimit-(limit|remaining|reset)|retry-after|cache-control|if-match|if-none-match)$/i]',
+      'Literal[value=/^(authorization|www-authenticate|x-api-key|x-request-id|idempotency-key|idempotent-replayed|x-ratelimit-(limit|remaining|reset)|retry-after|cache-control|content-disposition|if-match|if-none-match)$/i]',
     message: HEADER_NAME,
   },
   // Case-sensitive: 'etag' is also the name of an Express setting.

@@ -148,6 +148,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/pets/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export the pets as NDJSON or CSV
+     * @description Every pet the filters of GET /pets match (no paging, no sort), by id descending, streamed as it is read. `ndjson`: one pet per line, as GET /pets/{petId} shows it but without `adoption`. `csv`: a header row, then a row per pet with the columns id, name, category, status, tags, photoUrls, age, breed, description (tags and photoUrls joined with "|"). An error after the first byte cuts the response short.
+     */
+    get: operations['exportPets'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/pets/{petId}': {
     parameters: {
       query?: never;
@@ -3917,6 +3937,154 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['InventoryResponse'];
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'X-Accepted-Scopes': components['headers']['AcceptedScopes'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  exportPets: {
+    parameters: {
+      query?: {
+        /** @description Category name, any case; an unknown name gives an empty page */
+        category?: string;
+        status?: 'available' | 'pending' | 'sold';
+        /** @description Search the name, breed, tags, category name and description, web-search syntax: words (all of them), "a phrase", -word (without it), `or`. English stemming, accents ignored; a misspelt name or breed word (`labrdor`) finds the nearest ones (the first 3 misspelt words; the rest match as written). At most 10 terms (words, "phrases" and -exclusions; `or` is none), not only exclusions. */
+        q?: string;
+        /** @description Repeatable (`tag=a&tag=b`): pets with all of these tags, any case */
+        tag?: string[];
+        /** @description Exactly this breed, any case */
+        breed?: string;
+        /** @description Pets at least this old (years); not above maxAge. Pets without an age never match */
+        minAge?: number;
+        /** @description Pets at most this old (years) */
+        maxAge?: number;
+        /** @description Pets created after this instant (exclusive); RFC 3339, with its zone */
+        createdAfter?: string;
+        /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
+        createdBefore?: string;
+        /** @description One pet’s JSON per line (`ndjson`), or a header row and a row per pet (`csv`) */
+        format?: 'ndjson' | 'csv';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pets, as an attachment */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description attachment; filename="pets-<UTC date>.<ndjson|csv>" */
+          'Content-Disposition': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/x-ndjson': components['schemas']['PetResponse'];
+          'text/csv': string;
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
         };
       };
       /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */

@@ -3,6 +3,7 @@ import { historyPageQuery } from './sql/pet-events.sql.js';
 import { INVENTORY, SELECT_PET_BY_ID, SELECT_PETS_BY_EXTERNAL_IDS } from './sql/pet-reads.sql.js';
 import {
   countedFacetsQuery,
+  exportPetsQuery,
   listPetsQuery,
   petFacetsQuery,
   TAG_IDS,
@@ -125,6 +126,24 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
       createdBefore: '2026-12-01T00:00:00.000Z',
     }),
     ...list('one externalId', { ...PAGE, externalId: 'SKU-1042' }),
+    sample(
+      'exportPetsQuery: no filter, the first batch',
+      exportPetsQuery({}, new Map(), { limit: 1000 }),
+    ),
+    sample(
+      'exportPetsQuery: category and status, below an id',
+      exportPetsQuery({ category: 'Dogs', status: 'available' }, new Map(), {
+        beforeId: 42,
+        limit: 1000,
+      }),
+    ),
+    sample(
+      'exportPetsQuery: q and a tag, below an id',
+      exportPetsQuery({ q: 'labrdor', tags: ['friendly'] }, FRIENDLY, {
+        beforeId: 42,
+        limit: 1000,
+      }),
+    ),
     sample('countedFacetsQuery: no filter', countedFacetsQuery({})),
     sample(
       'countedFacetsQuery: category and status',

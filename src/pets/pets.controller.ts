@@ -4,18 +4,28 @@ import {
   Delete,
   Get,
   HttpCode,
+  Logger,
   Param,
   Post,
   Put,
   Query,
   Res,
 } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../common/decorators/current-principal.decorator.js';
 import { AnyRole } from '../common/decorators/roles.decorator.js';
 import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { IfMatchHeader, setEtag, type IfMatch } from '../common/http/conditional-requests.js';
+import { CONTENT_DISPOSITION_HEADER } from '../common/http/header-names.js';
+import { streamResponse } from '../common/http/stream-response.js';
+import { messageOf } from '../common/errors/message-of.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiAuth,
@@ -32,6 +42,7 @@ import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreatePetDto } from './dto/create-pet.dto.js';
+import { ExportPetsQueryDto } from './dto/export-pets-query.dto.js';
 import { InventoryResponse } from './dto/inventory-response.dto.js';
 import { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import { PetFacetsResponse } from './dto/pet-facets-response.dto.js';
@@ -50,12 +61,15 @@ import {
   toPetResponse,
 } from './pet.mapper.js';
 import { petNotFound } from './pet-not-found.js';
+import { exportChunks, PET_CSV_COLUMNS, PET_EXPORT_CONTENT_TYPES } from './pet-export.js';
 import { PetsService } from './pets.service.js';
 
 @ApiTags('pets')
 @ApiAuth()
 @Controller('pets')
 export class PetsController {
+  private readonly logger = new Logger('Pets');
+
   constructor(
     private readonly petsService: PetsService,
     private readonly petHistory: PetHistoryService,
@@ -131,6 +145,51 @@ export class PetsController {
   @ApiOkResponse({ type: InventoryResponse, description: 'Pets by status' })
   inventory(): Promise<InventoryResponse> {
     return this.petsService.inventory();
+  }
+
+  // Before ':petId', which would take "export" for an id. Staff only (the default roles).
+  @Get('export')
+  @RequiredScope('pets:read')
+  @ApiOperation({
+    operationId: 'exportPets',
+    summary: 'Export the pets as NDJSON or CSV',
+    description:
+      'Every pet the filters of GET /pets match (no paging, no sort), by id descending, ' +
+      'streamed as it is read. `ndjson`: one pet per line, as GET /pets/{petId} shows it ' +
+      'but without `adoption`. `csv`: a header row, then a row per pet with the columns ' +
+      `${PET_CSV_COLUMNS.join(', ')} (tags and photoUrls joined with "|"). An error after ` +
+      'the first byte cuts the response short.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({
+    description: 'The pets, as an attachment',
+    headers: {
+      [CONTENT_DISPOSITION_HEADER]: {
+        description: 'attachment; filename="pets-<UTC date>.<ndjson|csv>"',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^attachment; filename="pets-\\d{4}-\\d{2}-\\d{2}\\.(ndjson|csv)"$',
+        },
+      },
+    },
+    content: {
+      'application/x-ndjson': { schema: { $ref: getSchemaPath(PetResponse) } },
+      'text/csv': { schema: { type: 'string' } },
+    },
+  })
+  async export(@Query() query: ExportPetsQueryDto, @Res() res: Response): Promise<void> {
+    const { format } = query;
+    const date = new Date().toISOString().slice(0, 10);
+    await streamResponse(
+      res,
+      {
+        'Content-Type': PET_EXPORT_CONTENT_TYPES[format],
+        [CONTENT_DISPOSITION_HEADER]: `attachment; filename="pets-${date}.${format}"`,
+      },
+      exportChunks(this.petsService.export(query), format),
+      (error) => this.logger.warn(`Pet export cut short: ${messageOf(error)}`),
+    );
   }
 
   @Get(':petId')

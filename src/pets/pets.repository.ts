@@ -18,6 +18,7 @@ import {
 import {
   countedByCounters,
   countedFacetsQuery,
+  exportPetsQuery,
   listPetsQuery,
   petFacetsQuery,
   TAG_IDS,
@@ -25,6 +26,7 @@ import {
   type PetFacetsRow,
   type PetFilters,
   type PetListFilters,
+  type PetExportBatch,
   type PetPageRow,
 } from './sql/pet-search.sql.js';
 import {
@@ -99,6 +101,33 @@ export class PetsRepository {
         ? (await this.txHost.tx.query<{ total: number }[]>(countSql, countParams))[0].total
         : 0);
     return { pets: rows.map(({ total: _, ...pet }) => pet), total };
+  }
+
+  /**
+   * The pets the filters match, by id descending, in batches of `size`, one statement each
+   * (see exportPetsQuery); the filters' tags are looked up once. The next batch is read while
+   * the consumer handles the last one (the database works while this process encodes), and
+   * no further: a consumer that stops asking stops the reads. A search's batches each run
+   * under the search's statement time-out, as its pages do.
+   */
+  async *exportBatches(filters: PetFilters, size: number): AsyncGenerator<PetRow[]> {
+    const tagIds = await this.tagIds(filters);
+    const read = (batch: PetExportBatch) => {
+      const { sql, params, prepare } = exportPetsQuery(filters, tagIds, batch);
+      const rows = prepare
+        ? this.prepared.query<PetRow[]>(this.txHost.tx, sql, params)
+        : this.searching(() => this.txHost.tx.query<PetRow[]>(sql, params));
+      // Handled now, thrown when awaited: a batch read ahead may fail while nothing awaits
+      // it yet (the client is slow) or ever will (it went away).
+      rows.catch(() => undefined);
+      return rows;
+    };
+    let next: Promise<PetRow[]> | undefined = read({ limit: size });
+    while (next) {
+      const rows: PetRow[] = await next;
+      next = rows.length === size ? read({ beforeId: rows[size - 1].id, limit: size }) : undefined;
+      if (rows.length > 0) yield rows;
+    }
   }
 
   /** Counts of the pets the filters match (see petFacetsQuery). */

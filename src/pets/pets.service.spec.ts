@@ -80,6 +80,7 @@ function fakeRepository() {
   return {
     findPage: jest.fn<PetsRepository['findPage']>(),
     facets: jest.fn<PetsRepository['facets']>(),
+    exportBatches: jest.fn<PetsRepository['exportBatches']>(),
     findById: jest.fn<PetsRepository['findById']>(),
     findByExternalIds: jest.fn<PetsRepository['findByExternalIds']>(),
     inventory: jest.fn<PetsRepository['inventory']>(),
@@ -217,6 +218,31 @@ describe(PetsService.name, () => {
       expect(error.details).toEqual({
         fields: [{ field: 'cursor', message: expect.stringContaining('other filters') }],
       });
+    });
+  });
+
+  describe('export', () => {
+    it('should read the list’s filters in batches of 1,000, outside any transaction', () => {
+      const batches = (async function* () {})();
+      repository.exportBatches.mockReturnValue(batches);
+
+      expect(sut.export({ category: 'Dogs', tag: ['calm'], minAge: 2 })).toBe(batches);
+
+      expect(repository.exportBatches).toHaveBeenCalledWith(
+        {
+          category: 'Dogs',
+          status: undefined,
+          q: undefined,
+          tags: ['calm'],
+          breed: undefined,
+          minAge: 2,
+          maxAge: undefined,
+          createdAfter: undefined,
+          createdBefore: undefined,
+        },
+        1_000,
+      );
+      expect(txHost.withTransaction).not.toHaveBeenCalled();
     });
   });
 

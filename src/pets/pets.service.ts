@@ -55,6 +55,10 @@ class TagsGoneError extends Error {}
 const KNOWN_TAGS_TTL_MS = 10 * 60_000;
 const KNOWN_TAGS_MAX_ENTRIES = 10_000;
 
+// Pets read per statement by the export: large enough that a batch's round trip is small
+// beside its rows, small enough that a batch's memory is a few hundred kilobytes.
+const EXPORT_BATCH = 1_000;
+
 /**
  * Pets and their tags. Every write records its events with the change (`pet_events`, in the
  * same statement) and publishes them in its transaction (docs/events.md): that is how other
@@ -100,6 +104,14 @@ export class PetsService {
       });
     }
     return { pets, pagination };
+  }
+
+  /**
+   * Every pet the filters match, newest id first, in batches read as the consumer asks for
+   * them: whatever their number, the export holds one batch at a time.
+   */
+  export(query: PetFiltersQueryDto): AsyncGenerator<PetRow[]> {
+    return this.pets.exportBatches(filtersOf(query), EXPORT_BATCH);
   }
 
   /** Counts of the pets the filters match: overall, by status, category and top tags. */

@@ -17,6 +17,7 @@ export const RATE_LIMIT_REMAINING_HEADER = 'X-RateLimit-Remaining';
 export const RATE_LIMIT_RESET_HEADER = 'X-RateLimit-Reset';
 export const RETRY_AFTER_HEADER = 'Retry-After';
 export const CACHE_CONTROL_HEADER = 'Cache-Control';
+export const CONTENT_DISPOSITION_HEADER = 'Content-Disposition';
 export const ETAG_HEADER = 'ETag';
 export const IF_MATCH_HEADER = 'If-Match';
 export const IF_NONE_MATCH_HEADER = 'If-None-Match';

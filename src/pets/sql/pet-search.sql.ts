@@ -333,6 +333,39 @@ export function listPetsQuery(
   return { sql, params, countSql, countParams, prepare: match.countedByCounters };
 }
 
+/** One batch of the export: the filters' pets with ids below `beforeId` (all, without it). */
+export interface PetExportBatch {
+  beforeId?: number;
+  limit: number;
+}
+
+/**
+ * A batch of `GET /pets/export`: the pets the filters match, by id descending, below the
+ * batch's id, at most its limit. Each batch is its own statement, keyed by id, so a batch
+ * deep into the export costs what the first one does and no statement holds a snapshot for
+ * the export's whole length. `prepare` as in `listPetsQuery`.
+ */
+export function exportPetsQuery(
+  filters: PetFilters,
+  tagIds: TagIds,
+  batch: PetExportBatch,
+): { sql: string; params: unknown[]; prepare: boolean } {
+  const { params, param } = parameters();
+  const match = matching(filters, tagIds, param);
+  const conditions =
+    batch.beforeId === undefined
+      ? match.conditions
+      : [...match.conditions, `p.id < ${param(batch.beforeId)}::int8`];
+  // Cut first, as the list does: the tags and category are read for the batch's pets only.
+  const sql = `
+    ${match.with}SELECT ${PET_COLUMNS}
+      FROM (SELECT p.* FROM ${match.from}${where(conditions)}
+             ORDER BY p.id DESC LIMIT ${param(batch.limit)}) p
+      JOIN categories c ON c.id = p.category_id
+     ORDER BY p.id DESC`;
+  return { sql, params, prepare: match.countedByCounters };
+}
+
 /** What `GET /pets/facets` answers, as the facets query reads it. */
 export interface PetFacetsRow {
   total: number;
