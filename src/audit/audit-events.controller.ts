@@ -1,11 +1,10 @@
 import { Controller, Get, Logger, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Roles } from '../common/decorators/roles.decorator.js';
 import { RequiredScope } from '../common/decorators/required-scope.decorator.js';
 import { messageOf } from '../common/errors/message-of.js';
+import { streamResponse } from '../common/http/stream-response.js';
 import { ApiAuth, ApiValidatedQuery } from '../openapi/api-docs.decorators.js';
 import { toAuditEventResponse } from './audit.mapper.js';
 import { AuditEventsService } from './audit-events.service.js';
@@ -61,25 +60,15 @@ export class AuditEventsController {
     content: { [NDJSON]: { schema: { $ref: getSchemaPath(AuditEventResponse) } } },
   })
   async export(@Query() query: AuditRangeQueryDto, @Res() res: Response): Promise<void> {
-    const entries = this.auditEvents.export(query);
-    // The first batch is read before answering, so a database that cannot be read still
-    // gets its error response (503) rather than a 200 cut short.
-    const first = await entries.next();
-    res.status(200).type(NDJSON_UTF8);
-    const lines = async function* (): AsyncGenerator<string> {
-      if (first.done) return;
-      yield line(first.value);
+    async function* lines(entries: AsyncIterable<AuditEntryRow>): AsyncGenerator<string> {
       for await (const entry of entries) yield line(entry);
-    };
-    try {
-      await pipeline(Readable.from(lines()), res);
-    } catch (error) {
-      // A client that goes away is no error; a failed read mid-stream can only cut it short.
-      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        this.logger.warn(`Audit export cut short: ${messageOf(error)}`);
-      }
-      res.destroy();
     }
+    await streamResponse(
+      res,
+      { 'Content-Type': NDJSON_UTF8 },
+      lines(this.auditEvents.export(query)),
+      (error) => this.logger.warn(`Audit export cut short: ${messageOf(error)}`),
+    );
   }
 }
 
