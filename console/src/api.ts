@@ -1,5 +1,5 @@
 import type { Middleware } from 'openapi-fetch';
-import { createPetstoreClient, type Schemas } from '../../client/index.js';
+import { createPetstoreClient, type operations, type Schemas } from '../../client/index.js';
 import { plainFieldMessage } from './field-messages';
 import { RENEW_BEFORE_MS, SIGNED_OUT_EXPIRED, SIGNED_OUT_REFUSED, session } from './session';
 
@@ -247,6 +247,30 @@ export function messageOf(error: unknown): string {
       : error.message;
   }
   return 'The service could not be reached. Check the connection and try again.';
+}
+
+export type PetExportQuery = NonNullable<operations['exportPets']['parameters']['query']>;
+
+/**
+ * Downloads `GET /v1/pets/export` as the file the answer names. Fetched with the session's
+ * token (a plain link would carry none), so the browser holds the file until it is saved.
+ */
+export async function downloadPetExport(query: PetExportQuery): Promise<void> {
+  const { data, error, response } = await api.GET('/v1/pets/export', {
+    params: { query },
+    parseAs: 'blob',
+  });
+  if (!response.ok || !data) throw errorOf(response.status, error);
+  const disposition = response.headers.get('Content-Disposition') ?? '';
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `pets.${query.format ?? 'ndjson'}`;
+  const url = URL.createObjectURL(data);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { beforeAll, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import {
   accessibilityViolations,
@@ -144,6 +145,40 @@ describeInBrowser('The pet list in the console: cards, search highlights, phone 
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('Showing 1–3 of 3').waitFor();
     expect(await page.locator('.filter-more summary').textContent()).toBe('More filters (1 set)');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it('should download the export of the current filters, as CSV and as NDJSON', async () => {
+    const page = await c.signedInPage('admin', '/console/pets?category=Dogs&status=available');
+    await heading(page, 'Pets').waitFor();
+    await page.getByText('Showing 1–2 of 2').waitFor();
+    const downloaded = async (button: string) => {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: button }).click(),
+      ]);
+      return {
+        name: download.suggestedFilename(),
+        text: await readFile(await download.path(), 'utf8'),
+      };
+    };
+
+    const csv = await downloaded('Export CSV');
+    expect(csv.name).toMatch(/^pets-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = csv.text.trimEnd().split('\n');
+    expect(rows[0]).toBe('id,name,category,status,tags,photoUrls,age,breed,description');
+    expect(rows.slice(1).map((row) => row.split(',')[1])).toEqual(['Goldie', 'Biscuit']);
+
+    const ndjson = await downloaded('Export NDJSON');
+    expect(ndjson.name).toMatch(/^pets-\d{4}-\d{2}-\d{2}\.ndjson$/);
+    const pets = ndjson.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { name: string; status: string });
+    expect(pets.map((pet) => [pet.name, pet.status])).toEqual([
+      ['Goldie', 'available'],
+      ['Biscuit', 'available'],
+    ]);
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 });

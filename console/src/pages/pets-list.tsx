@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { PET_STATUSES } from '../../../src/pets/pet-status.js';
 import type { operations, Schemas } from '../../../client/index.js';
-import { api, type Inventory, ok, type Pet } from '../api';
+import { api, downloadPetExport, type Inventory, ok, type Pet } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import { ErrorAlert, PageHeading, Pager, useLoad } from '../ui';
 import { canEditPets, useSession } from '../session';
@@ -163,13 +164,7 @@ export function PetsPage() {
   return (
     <>
       <PageHeading>Pets</PageHeading>
-      {canEditPets(current) && (
-        <p>
-          <Link class="button" href="/pets/new">
-            Add a pet
-          </Link>
-        </p>
-      )}
+      {canEditPets(current) && <StaffActions filters={filters} />}
       {inventory.data && (
         <InventorySummary inventory={inventory.data} category={filters.category} />
       )}
@@ -281,6 +276,43 @@ export function PetsPage() {
           />
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * Add a pet, and download every pet the current filters match (the sort and page do not
+ * apply to an export), on one line so that the pets stay near the top on a phone.
+ */
+function StaffActions({ filters }: { filters: Filters }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const download = async (format: 'ndjson' | 'csv') => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await downloadPetExport({ ...apiFilters(filters), format });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <p>
+        <Link class="button" href="/pets/new">
+          Add a pet
+        </Link>{' '}
+        <button type="button" disabled={busy} onClick={() => void download('csv')}>
+          Export CSV
+        </button>{' '}
+        <button type="button" disabled={busy} onClick={() => void download('ndjson')}>
+          Export NDJSON
+        </button>
+        {busy && <span role="status"> Preparing the export…</span>}
+      </p>
+      <ErrorAlert error={error} />
     </>
   );
 }
