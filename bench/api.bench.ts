@@ -20,12 +20,13 @@ import {
   type Sample,
 } from './load.js';
 import { adoptionScenarios, ensureAdoptionPets } from './adoptions.bench.js';
+import { exportScenarios } from './export.bench.js';
 import { waitForHttp } from './processes.js';
 import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
@@ -76,9 +77,12 @@ const PROFILE = process.argv.includes('--profile');
 const PROFILE_DIR = 'bench/results/profiles';
 /** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
 const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
+/** `--only=export`: the export rows alone (E, export.bench.ts). */
+const ONLY_EXPORT = process.argv.includes('--only=export');
 /** The adoption rows run alone, or in the full run. */
 const ADOPTIONS =
-  ONLY_ADOPTIONS || !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY);
+  ONLY_ADOPTIONS ||
+  !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY || ONLY_EXPORT);
 /**
  * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
  * baseline's, about 1,500 a second here).
@@ -366,6 +370,11 @@ export async function run(): Promise<void> {
       await byKeyRow();
       return;
     }
+    const exportRows = () => exportScenarios({ app, pid: children[0].pid!, token: auth[0] }, rows);
+    if (ONLY_EXPORT) {
+      await exportRows();
+      return;
+    }
     if (ONLY_SEARCH) {
       await createRow();
       console.log('bench: 5c. create with and without the search triggers and indexes');
@@ -476,6 +485,7 @@ export async function run(): Promise<void> {
     await searchScenarios(rows, origins, auth);
     await boundsScenarios(rows, app, auth);
     await adoptionRows();
+    await exportRows();
 
     if (!QUICK) {
       console.log('bench: 7. no decay over 60 s');
