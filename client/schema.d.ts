@@ -4068,7 +4068,7 @@ export interface operations {
         };
         content: {
           'application/x-ndjson': components['schemas']['PetResponse'];
-          'text/csv': string;
+          'text/csv': unknown;
         };
       };
       /** @description The request is invalid: VALIDATION_ERROR */
