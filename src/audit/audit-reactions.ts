@@ -76,6 +76,7 @@ export class AuditReactions {
     const changes: AuditChanges = changesBetween(event.before, event.after, [
       'url',
       'events',
+      'filters',
       'description',
       'enabled',
     ]);

@@ -75,6 +75,13 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ WEBHOOKS_RETRY_BASE_MS: '9' })).toThrow(/WEBHOOKS_RETRY_BASE_MS/);
   });
 
+  it('should let an account own 10 webhook subscriptions by default, 1 to 100', () => {
+    expect(validateEnv({})).toMatchObject({ WEBHOOKS_PER_USER: 10 });
+    expect(validateEnv({ WEBHOOKS_PER_USER: '100' })).toMatchObject({ WEBHOOKS_PER_USER: 100 });
+    expect(() => validateEnv({ WEBHOOKS_PER_USER: '0' })).toThrow(/WEBHOOKS_PER_USER/);
+    expect(() => validateEnv({ WEBHOOKS_PER_USER: '101' })).toThrow(/WEBHOOKS_PER_USER/);
+  });
+
   it('should lease a job for a minute by default, and bound the lease', () => {
     expect(validateEnv({})).toMatchObject({ OUTBOX_LEASE_MS: 60_000 });
     expect(() => validateEnv({ OUTBOX_LEASE_MS: '299' })).toThrow(/OUTBOX_LEASE_MS/);

@@ -425,6 +425,10 @@ export class EnvironmentVariables {
   @IntegerText(10, 3_600_000)
   WEBHOOKS_RETRY_BASE_MS = 10_000;
 
+  /** Webhook subscriptions one account may own; at most one page of GET /v1/webhooks (100). */
+  @IntegerText(1, 100)
+  WEBHOOKS_PER_USER = 10;
+
   /** How often each instance looks for due outbox messages when nothing nudged it. */
   @IntegerText(50, 60_000)
   OUTBOX_POLL_INTERVAL_MS = 1_000;

@@ -11,6 +11,8 @@ export const webhooksConfig = registerAs('webhooks', (env: EnvironmentVariables 
   /** First retry waits up to this; each further one up to twice as long (full jitter). */
   retryBaseMs: env.WEBHOOKS_RETRY_BASE_MS,
   retryForMs: WEBHOOK_RETRY_FOR_MS,
+  /** Subscriptions one account may own (the store's own, made before owners, count for none). */
+  perUser: env.WEBHOOKS_PER_USER,
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 10_000,
   maxStoredResponseBytes: 1024,

@@ -1,4 +1,6 @@
 import type { DomainEventBase } from '../events/domain-event.js';
+import type { WebhookFiltersDto } from './dto/webhook-filters.dto.js';
+import { filtersOf } from './webhook.mapper.js';
 import type { WebhookSubscription } from './webhook-subscription.entity.js';
 
 export type WebhookSubscriptionEventType =
@@ -7,8 +9,8 @@ export type WebhookSubscriptionEventType =
 /** A subscription's fields as an event carries them: never its secrets. */
 export type WebhookSubscriptionSnapshot = Pick<
   WebhookSubscription,
-  'id' | 'url' | 'events' | 'description' | 'enabled'
->;
+  'id' | 'ownerId' | 'url' | 'events' | 'description' | 'enabled'
+> & { filters: WebhookFiltersDto | null };
 
 /**
  * A change of a subscription (subject `webhook:<id>`): the subscription before it (null for
@@ -33,8 +35,10 @@ declare module '../events/domain-event.js' {
 
 const snapshotOf = (s: WebhookSubscription): WebhookSubscriptionSnapshot => ({
   id: s.id,
+  ownerId: s.ownerId,
   url: s.url,
   events: s.events,
+  filters: filtersOf(s) ?? null,
   description: s.description,
   enabled: s.enabled,
 });

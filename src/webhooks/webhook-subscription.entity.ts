@@ -2,13 +2,22 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { PetStatus } from '../pets/pet-status.js';
+import { User } from '../users/user.entity.js';
 import type { WebhookEventType } from './webhook-event-types.js';
 
-/** Where events go: one receiver URL and the event types it asked for. */
+/**
+ * Where events go: one receiver URL, the event types it asked for, and the filters that
+ * narrow its pet events (each null when not set).
+ */
 @Entity({ name: 'webhook_subscriptions' })
+@Index('IDX_webhook_subscriptions_owner', ['ownerId', 'id'])
 export class WebhookSubscription {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',
@@ -20,8 +29,26 @@ export class WebhookSubscription {
   @Column({ type: 'varchar', length: 2048 })
   url: string;
 
+  /** The staff account it belongs to; null for the store's own (made before owners). */
+  @Column({ name: 'owner_id', type: 'bigint', nullable: true })
+  ownerId: number | null;
+
+  /** Deleting a user deletes its subscriptions. */
+  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: true })
+  @JoinColumn({ name: 'owner_id', foreignKeyConstraintName: 'FK_webhook_subscriptions_owner' })
+  owner: User | null;
+
   @Column({ type: 'text', array: true })
   events: WebhookEventType[];
+
+  @Column({ name: 'filter_category_ids', type: 'bigint', array: true, nullable: true })
+  filterCategoryIds: number[] | null;
+
+  @Column({ name: 'filter_statuses', type: 'text', array: true, nullable: true })
+  filterStatuses: PetStatus[] | null;
+
+  @Column({ name: 'filter_tags', type: 'text', array: true, nullable: true })
+  filterTags: string[] | null;
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   description: string | null;

@@ -7,6 +7,7 @@ import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.enti
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { addDocumentPart } from '../openapi/document-parts.js';
 import { PetsModule } from '../pets/pets.module.js';
+import { UsersModule } from '../users/users.module.js';
 import { WebhookDeliveriesController } from './delivery/webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './delivery/webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './delivery/webhook-deliveries.service.js';
@@ -29,6 +30,8 @@ addDocumentPart('webhooks', webhookEventsPart);
     TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery, WebhookDeliveryAttempt]),
     IdempotencyModule,
     PetsModule,
+    // An owner's row is locked while its subscriptions are counted against the cap.
+    UsersModule,
   ],
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [

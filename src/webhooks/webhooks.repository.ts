@@ -1,25 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import type { Repository } from 'typeorm';
+import type { FindOptionsWhere, Repository } from 'typeorm';
 import type { TxHost } from '../database/transactions.js';
-import type { WebhookEventType } from './webhook-event-types.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 
-/** What a create records; the id and the times come from the database. */
-interface NewWebhookSubscription {
-  url: string;
-  events: WebhookEventType[];
-  description: string | null;
-  secret: string;
-}
+type FilterColumns = 'filterCategoryIds' | 'filterStatuses' | 'filterTags';
 
-/** The columns an admin's update may set, and those that re-enabling clears. */
+/** What a create records; the id and the times come from the database. */
+type NewWebhookSubscription = Pick<
+  WebhookSubscription,
+  'ownerId' | 'url' | 'events' | 'description' | 'secret' | FilterColumns
+>;
+
+/** The columns an update may set, and those that re-enabling clears. */
 export type WebhookSubscriptionChanges = Partial<
   Pick<
     WebhookSubscription,
-    'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'failingSince'
+    'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'failingSince' | FilterColumns
   >
 >;
+
+/**
+ * Whose subscriptions a read or change may reach: one owner's (a user's own), or, with
+ * `undefined`, every subscription (an admin).
+ */
+export type OwnerScope = number | undefined;
+
+const scoped = (id: number, ownerId: OwnerScope): FindOptionsWhere<WebhookSubscription> =>
+  ownerId === undefined ? { id } : { id, ownerId };
 
 /**
  * The subscriptions' door to the database (the delivery worker has its own,
@@ -34,16 +42,25 @@ export class WebhooksRepository {
     return this.txHost.tx.getRepository(WebhookSubscription);
   }
 
-  insertSubscription(subscription: NewWebhookSubscription): Promise<WebhookSubscription> {
-    return this.subscriptions.save(this.subscriptions.create(subscription));
+  async insertSubscription(subscription: NewWebhookSubscription): Promise<WebhookSubscription> {
+    const { id } = await this.subscriptions.save(this.subscriptions.create(subscription));
+    return (await this.findSubscription(id, undefined))!;
   }
 
-  /** Newest first. */
+  /** How many subscriptions the user owns (its cap, WEBHOOKS_PER_USER). */
+  countOfOwner(ownerId: number): Promise<number> {
+    return this.subscriptions.countBy({ ownerId });
+  }
+
+  /** Newest first, with their owners. */
   async findSubscriptionPage(
+    ownerId: OwnerScope,
     limit: number,
     offset: number,
   ): Promise<{ subscriptions: WebhookSubscription[]; total: number }> {
     const [subscriptions, total] = await this.subscriptions.findAndCount({
+      where: ownerId === undefined ? {} : { ownerId },
+      relations: { owner: true },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: limit,
       skip: offset,
@@ -51,13 +68,23 @@ export class WebhooksRepository {
     return { subscriptions, total };
   }
 
-  findSubscription(id: number): Promise<WebhookSubscription | null> {
-    return this.subscriptions.findOneBy({ id });
+  /** With its owner; null when there is none of this id within the scope. */
+  findSubscription(id: number, ownerId: OwnerScope): Promise<WebhookSubscription | null> {
+    return this.subscriptions.findOne({
+      where: scoped(id, ownerId),
+      relations: { owner: true },
+    });
   }
 
-  /** Inside a transaction: the row, locked until it ends, as a change starts from it. */
-  findSubscriptionForUpdate(id: number): Promise<WebhookSubscription | null> {
-    return this.subscriptions.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  /**
+   * Inside a transaction: the row within the scope (null otherwise), locked until the
+   * transaction ends, as a change starts from it.
+   */
+  findSubscriptionForUpdate(id: number, ownerId: OwnerScope): Promise<WebhookSubscription | null> {
+    return this.subscriptions.findOne({
+      where: scoped(id, ownerId),
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   /**
@@ -81,7 +108,7 @@ export class WebhooksRepository {
       })
       .where('id = :id', { id })
       .execute();
-    return result.affected ? this.findSubscription(id) : null;
+    return result.affected ? this.findSubscription(id, undefined) : null;
   }
 
   /**
@@ -101,7 +128,7 @@ export class WebhooksRepository {
         .set({ secret, previousSecret: () => '"secret"', previousSecretExpiresAt })
         .where('id = :id', { id })
         .execute();
-      return result.affected ? this.subscriptions.findOneBy({ id }) : null;
+      return result.affected ? this.findSubscription(id, undefined) : null;
     });
   }
 

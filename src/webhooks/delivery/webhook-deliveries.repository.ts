@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import type { Role } from '../../common/types/principal.js';
 import type { TxHost } from '../../database/transactions.js';
+import type { PetStatus } from '../../pets/pet-status.js';
 import type { WebhookEventType } from '../webhook-event-types.js';
 import type { DeliveryStatus } from './webhook-delivery.entity.js';
 
@@ -25,6 +27,17 @@ export interface EventFanOut {
     occurredAt: string;
   };
   body: string;
+  /** The owners' roles that may receive it (webhookReadersOf). */
+  readers: readonly Role[];
+  /** What a pet event's subscription filters match; null for an event that is not filtered. */
+  pet: FilteredPet | null;
+}
+
+/** A pet event's pet as the filters see it: after the change (before it, for a deletion). */
+export interface FilteredPet {
+  categoryId: number;
+  status: PetStatus;
+  tags: string[];
 }
 
 /** A delivery to send: which one, and the (subscription, pet) whose order it keeps. */
@@ -137,14 +150,18 @@ export class WebhookDeliveriesRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
   /**
-   * One delivery per event and enabled subscription that asked for the event's type and
-   * existed when it happened, in the caller's transaction if there is one. An event fanned
-   * out twice adds nothing. The deliveries added, in event order.
+   * One delivery per event and enabled subscription that asked for the event's type, existed
+   * when it happened, belongs to an active owner of a role among the event's readers (or to
+   * the store, with no owner), and whose filters match the event's pet (a pet event: each
+   * filter set matches; tags case-insensitively, any one of them). In the caller's transaction
+   * if there is one. An event fanned out twice adds nothing. The deliveries added, in event
+   * order.
    */
   async insertForEvents(fanOuts: EventFanOut[]): Promise<QueuedDelivery[]> {
     if (fanOuts.length === 0) return [];
     const rows = await this.txHost.tx.query<(QueuedDelivery & { eventSequence: number })[]>(
-      // Not due before the pet's earlier delivery is (see holdFollowers).
+      // Not due before the pet's earlier delivery is (see holdFollowers). A list travels as
+      // its JSON text (readers, tags): unnest cannot take arrays of unequal lengths.
       `INSERT INTO webhook_deliveries
               (subscription_id, event_sequence, event_id, event_type, pet_id, body, next_attempt_at)
        SELECT s.id, e.sequence, e.id, e.type, e.pet_id, e.body,
@@ -152,10 +169,23 @@ export class WebhookDeliveriesRepository {
                                 WHERE earlier.subscription_id = s.id AND earlier.pet_id = e.pet_id
                                   AND earlier.status = 'pending'))
          FROM unnest($1::bigint[], $2::varchar[], $3::varchar[], $4::bigint[],
-                     $5::timestamptz[], $6::text[])
-              AS e(sequence, id, type, pet_id, occurred_at, body)
+                     $5::timestamptz[], $6::text[], $7::text[], $8::bigint[], $9::text[],
+                     $10::text[])
+              AS e(sequence, id, type, pet_id, occurred_at, body, readers, category_id, status,
+                   tags)
          JOIN webhook_subscriptions s
            ON s.enabled AND e.type = ANY (s.events) AND s.created_at <= e.occurred_at
+        WHERE (s.owner_id IS NULL
+               OR EXISTS (SELECT 1 FROM users u
+                           WHERE u.id = s.owner_id AND u.user_status = 0
+                             AND u.role::text IN (SELECT jsonb_array_elements_text(e.readers::jsonb))))
+          AND (e.category_id IS NULL OR s.filter_category_ids IS NULL
+               OR e.category_id = ANY (s.filter_category_ids))
+          AND (e.status IS NULL OR s.filter_statuses IS NULL OR e.status = ANY (s.filter_statuses))
+          AND (e.tags IS NULL OR s.filter_tags IS NULL
+               OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(e.tags::jsonb) AS tag(name)
+                           JOIN unnest(s.filter_tags) AS wanted(name)
+                             ON lower(wanted.name) = lower(tag.name)))
         ORDER BY e.sequence, s.id
        ON CONFLICT (subscription_id, event_id) DO NOTHING
        RETURNING id, subscription_id AS "subscriptionId", pet_id AS "petId",
@@ -167,6 +197,10 @@ export class WebhookDeliveriesRepository {
         fanOuts.map(({ event }) => event.petId),
         fanOuts.map(({ event }) => event.occurredAt),
         fanOuts.map(({ body }) => body),
+        fanOuts.map(({ readers }) => JSON.stringify(readers)),
+        fanOuts.map(({ pet }) => pet?.categoryId ?? null),
+        fanOuts.map(({ pet }) => pet?.status ?? null),
+        fanOuts.map(({ pet }) => (pet ? JSON.stringify(pet.tags) : null)),
       ],
     );
     // RETURNING promises no order; a pet's deliveries are queued in the order of its events.
@@ -298,11 +332,14 @@ export class WebhookDeliveriesRepository {
     ]);
   }
 
-  /** Whether the subscription exists (the delivery log's routes answer 404 otherwise). */
-  async subscriptionExists(subscriptionId: number): Promise<boolean> {
+  /**
+   * Whether the subscription exists, and belongs to `ownerId` when one is given (the delivery
+   * log's routes answer 404 otherwise).
+   */
+  async subscriptionExists(subscriptionId: number, ownerId: number | undefined): Promise<boolean> {
     const rows = await this.txHost.tx.query<unknown[]>(
-      `SELECT 1 FROM webhook_subscriptions WHERE id = $1`,
-      [subscriptionId],
+      `SELECT 1 FROM webhook_subscriptions WHERE id = $1 AND ($2::int8 IS NULL OR owner_id = $2)`,
+      [subscriptionId, ownerId ?? null],
     );
     return rows.length === 1;
   }

@@ -6,6 +6,7 @@ import { deleteInBatches } from '../../common/scheduling/delete-in-batches.js';
 import { webhooksConfig, type WebhooksConfig } from '../../config/webhooks.config.js';
 import type { TxHost } from '../../database/transactions.js';
 import { RecurringJob } from '../../events/event-handlers.decorator.js';
+import type { OwnerScope } from '../webhooks.repository.js';
 import { webhookNotFound } from '../webhooks.service.js';
 import { ATTEMPT_LOG_LENGTH } from './dto/delivery-response.dto.js';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries-query.dto.js';
@@ -69,7 +70,16 @@ export class WebhookDeliveriesService {
     if (removed > 0) this.logger.debug(`Removed ${removed} ended webhook deliveries`);
   }
 
-  async list(webhookId: number, query: ListDeliveriesQueryDto): Promise<DeliveryPage> {
+  /**
+   * The log of subscription `webhookId` within the caller's scope (a user's own
+   * subscriptions): someone else's subscription is not found, as in every method below.
+   */
+  async list(
+    ownerId: OwnerScope,
+    webhookId: number,
+    query: ListDeliveriesQueryDto,
+  ): Promise<DeliveryPage> {
+    await this.assertOwnWebhook(ownerId, webhookId);
     const offset = query.offset ?? 0;
     const { deliveries, total } = await this.deliveries.findPage(
       webhookId,
@@ -78,7 +88,7 @@ export class WebhookDeliveriesService {
       offset,
     );
     // A subscription that has deliveries exists; only an empty log needs the check.
-    if (total === 0) await this.assertWebhookExists(webhookId);
+    if (total === 0) await this.assertWebhookExists(webhookId, undefined);
     return {
       deliveries,
       pagination: paginationOf(query.limit, offset, deliveries.length, total),
@@ -86,9 +96,11 @@ export class WebhookDeliveriesService {
   }
 
   async findOne(
+    ownerId: OwnerScope,
     webhookId: number,
     deliveryId: number,
   ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
+    await this.assertOwnWebhook(ownerId, webhookId);
     const delivery = await this.findDelivery(webhookId, deliveryId);
     const attempts = await this.deliveries.findAttempts(deliveryId, ATTEMPT_LOG_LENGTH);
     return { delivery, attempts };
@@ -99,14 +111,15 @@ export class WebhookDeliveriesService {
    * one if it has none), which sends it soon after the commit: after the pet's earlier pending
    * deliveries, if any, and once the webhook is enabled.
    */
-  async retry(webhookId: number, deliveryId: number): Promise<DeliveryRow> {
+  async retry(ownerId: OwnerScope, webhookId: number, deliveryId: number): Promise<DeliveryRow> {
+    await this.assertOwnWebhook(ownerId, webhookId);
     const retried = await this.txHost.withTransaction(async () => {
       const delivery = await this.deliveries.makeDueNow(webhookId, deliveryId);
       if (delivery) await this.deliveryJobs.queueNow(delivery);
       return delivery;
     });
     if (!retried) {
-      await this.assertWebhookExists(webhookId);
+      await this.assertWebhookExists(webhookId, undefined);
       throw webhookDeliveryNotFound(deliveryId);
     }
     return this.findDelivery(webhookId, deliveryId);
@@ -115,11 +128,18 @@ export class WebhookDeliveriesService {
   private async findDelivery(webhookId: number, deliveryId: number): Promise<DeliveryRow> {
     const delivery = await this.deliveries.findOne(webhookId, deliveryId);
     if (delivery) return delivery;
-    await this.assertWebhookExists(webhookId);
+    await this.assertWebhookExists(webhookId, undefined);
     throw webhookDeliveryNotFound(deliveryId);
   }
 
-  private async assertWebhookExists(webhookId: number): Promise<void> {
-    if (!(await this.deliveries.subscriptionExists(webhookId))) throw webhookNotFound(webhookId);
+  /** A user's own subscription, checked first; an admin's reach is every one, checked after. */
+  private async assertOwnWebhook(ownerId: OwnerScope, webhookId: number): Promise<void> {
+    if (ownerId !== undefined) await this.assertWebhookExists(webhookId, ownerId);
+  }
+
+  private async assertWebhookExists(webhookId: number, ownerId: OwnerScope): Promise<void> {
+    if (!(await this.deliveries.subscriptionExists(webhookId, ownerId))) {
+      throw webhookNotFound(webhookId);
+    }
   }
 }

@@ -8,7 +8,7 @@ import {
 import { OutboxHandler } from '../../events/event-handlers.decorator.js';
 import { PET_EVENT_TYPES, type PetEvent } from '../../pets/pet-events.js';
 import { PetHistoryService } from '../../pets/pet-history.service.js';
-import type { WebhookEventType } from '../webhook-event-types.js';
+import { webhookReadersOf, type WebhookEventType } from '../webhook-event-types.js';
 import { WebhookDeliveriesRepository, type EventFanOut } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryJobs } from './webhook-delivery-jobs.js';
 
@@ -23,7 +23,7 @@ const isPetEvent = (event: PetEvent | AdoptionEvent): event is PetEvent =>
 
 /**
  * The fan-out: turns each committed pet or adoption event into deliveries, one per
- * interested subscription, from the outbox (docs/events.md, "Webhooks"): each batch in one
+ * interested subscription whose owner may read it and whose filters match, from the outbox (docs/events.md, "Webhooks"): each batch in one
  * statement, and the deliveries' jobs in one more, in the same transaction. The outbox hands
  * a pet's, or an adoption's, events over one at a time, in order; a second hand-over of an
  * event adds nothing.
@@ -55,21 +55,28 @@ export class WebhookFanOut {
    */
   private fanOutOf(event: PetEvent | AdoptionEvent, messageId: number): EventFanOut {
     if (isPetEvent(event)) {
+      const { categoryId, status, tags } = event.pet;
       return {
         event,
         body: this.payload(event.type, event.occurredAt, this.petHistory.webhookData(event)),
+        readers: webhookReadersOf(event.type),
+        pet: { categoryId, status, tags: tags.map((tag) => tag.name) },
       };
     }
+    // Handed only the types the handler names, none of them adoption.extended.
+    const type = event.type as WebhookEventType;
     return {
       event: {
         sequence: messageId,
         id: event.id,
-        // Handed only the types the handler names, none of them adoption.extended.
-        type: event.type as WebhookEventType,
+        type,
         petId: event.adoption.petId,
         occurredAt: event.occurredAt,
       },
       body: this.payload(event.type, event.occurredAt, event.body),
+      readers: webhookReadersOf(type),
+      // The filters narrow pet events only.
+      pet: null,
     };
   }
 

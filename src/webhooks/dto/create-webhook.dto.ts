@@ -1,17 +1,22 @@
-import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
   IsArray,
   IsIn,
+  IsObject,
+  IsOptional,
   IsString,
   IsUrl,
   MaxLength,
+  ValidateNested,
 } from 'class-validator';
 import { OptionalText } from '../../common/dto/optional.js';
 import { URL_SCHEMA } from '../../openapi/schemas.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhook-event-types.js';
+import { WebhookFiltersDto } from './webhook-filters.dto.js';
 
 export const EVENT_TYPES_SCHEMA: ApiPropertyOptions = {
   type: 'array',
@@ -54,4 +59,17 @@ export class CreateWebhookDto {
 
   @OptionalText(500)
   description?: string | null;
+
+  @ApiPropertyOptional({
+    type: WebhookFiltersDto,
+    nullable: true,
+    description:
+      'Narrows the pet events sent (adoption events are not filtered): a pet event is sent ' +
+      'when every filter given matches. null: none (on update, clears them)',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WebhookFiltersDto)
+  filters?: WebhookFiltersDto | null;
 }

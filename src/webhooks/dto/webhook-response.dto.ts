@@ -8,20 +8,45 @@ import {
 } from '../../openapi/schemas.js';
 import type { WebhookEventType } from '../webhook-event-types.js';
 import { EVENT_TYPES_SCHEMA } from './create-webhook.dto.js';
+import { WebhookFiltersDto } from './webhook-filters.dto.js';
 
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' secret format). */
 const WEBHOOK_SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
 
-/** A subscription as admins read it: never its secrets. */
+export class WebhookOwnerResponse {
+  @ApiIdProperty('User id')
+  id: number;
+
+  @ApiTextProperty(32, 'Username')
+  username: string;
+}
+
+/** A subscription as its owner and admins read it: never its secrets. */
 export class WebhookResponse {
   @ApiIdProperty('Webhook id')
   id: number;
+
+  @ApiProperty({
+    type: WebhookOwnerResponse,
+    required: false,
+    description:
+      'The account it belongs to, which manages it with the admins; absent for the store’s ' +
+      'own (made before subscriptions had owners), which only admins see',
+  })
+  owner?: WebhookOwnerResponse;
 
   @ApiProperty({ ...URL_SCHEMA, description: 'Where events are POSTed' })
   url: string;
 
   @ApiProperty({ ...EVENT_TYPES_SCHEMA, description: 'The event types sent to this URL' })
   events: WebhookEventType[];
+
+  @ApiProperty({
+    type: WebhookFiltersDto,
+    required: false,
+    description: 'What narrows its pet events; absent when nothing does',
+  })
+  filters?: WebhookFiltersDto;
 
   @ApiTextProperty(500, 'Description; absent when not set', { required: false })
   description?: string;

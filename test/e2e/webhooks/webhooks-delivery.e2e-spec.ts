@@ -7,6 +7,8 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TxHost } from '../../../src/database/transactions.js';
 import type { PetEventType } from '../../../src/pets/pet-events.js';
 import { WebhookDeliveriesRepository } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
+import { WEBHOOK_OWNER_ROLES } from '../../../src/webhooks/webhook-event-types.js';
+import { createUser } from '../../support/auth.js';
 import { expectError, expectValidationError } from '../../support/errors.js';
 import { jpegImage } from '../../support/images.js';
 import { refuseInserts, REFUSED } from '../../support/refused-inserts.js';
@@ -93,7 +95,13 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
     mediaDir = await mkdtemp(join(tmpdir(), 'petstore-webhooks-'));
-    t = await createTestApp({ ...FAST_DELIVERY, MEDIA_DIR: mediaDir, METRICS_ENABLED: 'true' });
+    // The admin owns more subscriptions here than an account may by default.
+    t = await createTestApp({
+      ...FAST_DELIVERY,
+      MEDIA_DIR: mediaDir,
+      METRICS_ENABLED: 'true',
+      WEBHOOKS_PER_USER: '100',
+    });
     categoryId = (
       await t.http.post('/v1/categories').set(t.admin).send({ name: 'Hooked' }).expect(201)
     ).body.id;
@@ -437,6 +445,8 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
               occurredAt: new Date().toISOString(),
             },
             body,
+            readers: WEBHOOK_OWNER_ROLES,
+            pet: null,
           },
         ]);
         await txHost.tx.query(`UPDATE webhook_subscriptions SET enabled = false WHERE id = $1`, [
@@ -510,14 +520,16 @@ describe('Webhook deliveries (e2e, a real receiver on loopback)', () => {
       );
     });
 
-    it('should be for admins only', async () => {
+    it('should hide an admin’s webhook from a user (404) and refuse a customer (403)', async () => {
       const s = await subscribe();
-      expectError(await deliveries(s).set(t.user), 403, 'INSUFFICIENT_PERMISSIONS');
+      const customer = await createUser(t, { role: 'customer' });
+      expectError(await deliveries(s).set(t.user), 404, 'WEBHOOK_NOT_FOUND');
       expectError(
         await t.http.post(`/v1/webhooks/${s.id}/deliveries/1/retry`).set(t.user),
-        403,
-        'INSUFFICIENT_PERMISSIONS',
+        404,
+        'WEBHOOK_NOT_FOUND',
       );
+      expectError(await deliveries(s).set(customer.headers), 403, 'INSUFFICIENT_PERMISSIONS');
       expectError(
         await t.http.get(`/v1/webhooks/${s.id}/deliveries`),
         401,
@@ -567,7 +579,11 @@ describe('Webhook deliveries to a refused address (e2e, private addresses not al
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    t = await createTestApp({ ...FAST_DELIVERY, WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'false' });
+    t = await createTestApp({
+      ...FAST_DELIVERY,
+      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'false',
+      WEBHOOKS_PER_USER: '100',
+    });
   });
   afterAll(async () => {
     await t?.close();

@@ -71,7 +71,12 @@ describe('Webhook interest (e2e, the fan-out only for wanted events)', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    t = await createTestApp({ ...FAST_DELIVERY, METRICS_ENABLED: 'true' });
+    // The admin owns more subscriptions here than an account may by default.
+    t = await createTestApp({
+      ...FAST_DELIVERY,
+      METRICS_ENABLED: 'true',
+      WEBHOOKS_PER_USER: '100',
+    });
     categoryId = (
       await t.http.post('/v1/categories').set(t.admin).send({ name: 'Wanted' }).expect(201)
     ).body.id;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiKey, createApiKey, type Headers } from '../../support/auth.js';
+import { apiKey, createApiKey, createUser, type Headers } from '../../support/auth.js';
 import { expectError, expectValidationError } from '../../support/errors.js';
-import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { ADMIN_USERNAME, createTestApp, type TestApp } from '../../support/test-app.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 // whsec_ and the base64 of 32 bytes: 43 characters and one `=` of padding.
@@ -18,6 +18,8 @@ const OTHER_PUBLIC_URL = 'http://1.1.1.1:8080/receiver?source=petstore';
 function webhookBody(fields: Record<string, unknown>) {
   return {
     id: expect.any(Number),
+    // Every subscription of this file is the admin's.
+    owner: { id: expect.any(Number), username: ADMIN_USERNAME },
     url: PUBLIC_URL,
     events: ['pet.created'],
     enabled: true,
@@ -51,7 +53,11 @@ describe('Webhooks (e2e)', () => {
     )[0];
 
   beforeAll(async () => {
-    t = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'false' });
+    // The admin owns more subscriptions here than an account may by default.
+    t = await createTestApp({
+      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'false',
+      WEBHOOKS_PER_USER: '100',
+    });
     adminKey = apiKey((await createApiKey(t, t.admin)).key);
     userKey = apiKey((await createApiKey(t, t.user)).key);
   });
@@ -517,9 +523,12 @@ describe('Webhooks (e2e)', () => {
       }
     });
 
-    it('should answer 403 INSUFFICIENT_PERMISSIONS to every route for a user who is not an admin', async () => {
-      for (const [, send] of requests()) {
-        expectError(await send().set(t.user), 403, 'INSUFFICIENT_PERMISSIONS');
+    it('should answer 403 INSUFFICIENT_PERMISSIONS to every route for a customer, and for a user’s API key', async () => {
+      const customer = await createUser(t, { role: 'customer' });
+      for (const [route, send] of requests()) {
+        const res = await send().set(customer.headers);
+        expect({ route, status: res.status }).toEqual({ route, status: 403 });
+        expectError(res, 403, 'INSUFFICIENT_PERMISSIONS');
         expectError(await send().set(userKey), 403, 'INSUFFICIENT_PERMISSIONS');
       }
       await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(200);
@@ -544,7 +553,10 @@ describe('Webhooks where private addresses are allowed (e2e)', () => {
   let open: TestApp;
 
   beforeAll(async () => {
-    open = await createTestApp({ WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true' });
+    open = await createTestApp({
+      WEBHOOKS_ALLOW_PRIVATE_ADDRESSES: 'true',
+      WEBHOOKS_PER_USER: '100',
+    });
   });
   afterAll(async () => {
     await open.close();

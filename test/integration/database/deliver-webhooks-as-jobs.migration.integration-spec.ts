@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeliverWebhooksAsJobs1796590000000 } from '../../../src/database/migrations/1796590000000-DeliverWebhooksAsJobs.js';
 import { WebhookDeliveriesRepository } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
 import { WEBHOOK_DELIVERY_QUEUE } from '../../../src/webhooks/delivery/webhook-delivery-jobs.js';
+import { WEBHOOK_OWNER_ROLES } from '../../../src/webhooks/webhook-event-types.js';
 import {
   createRepositoryHarness,
   type RepositoryHarness,
@@ -38,6 +39,8 @@ describe(DeliverWebhooksAsJobs1796590000000.name, () => {
         occurredAt: new Date().toISOString(),
       },
       body: '{}',
+      readers: WEBHOOK_OWNER_ROLES,
+      pet: null,
     });
     const [ended, rex1, fido1, rex2] = await harness.transaction(() =>
       harness

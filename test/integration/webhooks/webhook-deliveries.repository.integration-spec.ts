@@ -6,8 +6,10 @@ import {
   type AttemptRow,
   type DeliveryToSend,
   type EventFanOut,
+  type FilteredPet,
   type QueuedDelivery,
 } from '../../../src/webhooks/delivery/webhook-deliveries.repository.js';
+import { WEBHOOK_OWNER_ROLES } from '../../../src/webhooks/webhook-event-types.js';
 import type { DeliveryStatus } from '../../../src/webhooks/delivery/webhook-delivery.entity.js';
 import {
   createRepositoryHarness,
@@ -21,6 +23,14 @@ import {
 const bodyOf = (event: EventFanOut['event']) =>
   JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: { id: event.petId } });
 
+/** An event as the fan-out hands it over: any staff owner may read it, unfiltered unless given a pet. */
+const fanOutOf = (event: EventFanOut['event'], pet: FilteredPet | null = null): EventFanOut => ({
+  event,
+  body: bodyOf(event),
+  readers: WEBHOOK_OWNER_ROLES,
+  pet,
+});
+
 /**
  * Every delivery of this spec is made here: the fan-out of `events` in a transaction. The
  * deliveries it added.
@@ -30,9 +40,7 @@ function fanOut(
   events: EventFanOut['event'][],
 ): Promise<QueuedDelivery[]> {
   const sut = harness.get(WebhookDeliveriesRepository);
-  return harness.transaction(() =>
-    sut.insertForEvents(events.map((event) => ({ event, body: bodyOf(event) }))),
-  );
+  return harness.transaction(() => sut.insertForEvents(events.map((event) => fanOutOf(event))));
 }
 
 let sequence = 0;
@@ -89,13 +97,17 @@ describe(WebhookDeliveriesRepository.name, () => {
       enabled?: boolean;
       createdAt?: Date;
       previousSecret?: { secret: string; expiresAt: Date };
+      ownerId?: number;
+      filters?: { categoryIds?: number[]; statuses?: string[]; tags?: string[] };
     } = {},
   ): Promise<number> => {
     const [{ id }] = await harness.query<{ id: number }>(
       // Created a minute ago unless told: before any event of the test, on either clock.
       `INSERT INTO webhook_subscriptions
-              (url, events, secret, previous_secret, previous_secret_expires_at, enabled, created_at)
-       VALUES ($1, $2, 'whsec_c2VjcmV0', $3, $4, $5, coalesce($6, now() - interval '1 minute'))
+              (url, events, secret, previous_secret, previous_secret_expires_at, enabled, created_at,
+               owner_id, filter_category_ids, filter_statuses, filter_tags)
+       VALUES ($1, $2, 'whsec_c2VjcmV0', $3, $4, $5, coalesce($6, now() - interval '1 minute'),
+               $7, $8, $9, $10)
        RETURNING id`,
       [
         `http://127.0.0.1:9/hook-${(hooks += 1)}`,
@@ -104,7 +116,22 @@ describe(WebhookDeliveriesRepository.name, () => {
         fields.previousSecret?.expiresAt ?? null,
         fields.enabled ?? true,
         fields.createdAt ?? null,
+        fields.ownerId ?? null,
+        fields.filters?.categoryIds ?? null,
+        fields.filters?.statuses ?? null,
+        fields.filters?.tags ?? null,
       ],
+    );
+    return id;
+  };
+  let users = 0;
+  /** A user of this role and status, to own subscriptions. */
+  const newUser = async (role: 'admin' | 'user' | 'customer', userStatus = 0): Promise<number> => {
+    users += 1;
+    const [{ id }] = await harness.query<{ id: number }>(
+      `INSERT INTO users (username, email, password_hash, role, user_status)
+       VALUES ($1, $2, 'not a hash', $3, $4) RETURNING id`,
+      [`owner${users}`, `owner${users}.${randomUUID()}@example.com`, role, userStatus],
     );
     return id;
   };
@@ -221,6 +248,75 @@ describe(WebhookDeliveriesRepository.name, () => {
       ]);
     });
 
+    it('should add deliveries only to subscriptions of active owners whose role reads the event, and to the store’s own', async () => {
+      const byUser = await subscribe({ ownerId: await newUser('user') });
+      const byAdmin = await subscribe({ ownerId: await newUser('admin') });
+      const stores = await subscribe();
+      const byCustomer = await subscribe({ ownerId: await newUser('customer') });
+      const byDisabled = await subscribe({ ownerId: await newUser('user', 1) });
+      const event = newEvent(newPetId());
+      const adminsOnly = newEvent(newPetId());
+
+      await harness.transaction(() =>
+        sut.insertForEvents([fanOutOf(event), { ...fanOutOf(adminsOnly), readers: ['admin'] }]),
+      );
+
+      const eventsOf = async (id: number) => (await deliveriesOf(id)).map((d) => d.eventId);
+      expect(await eventsOf(byUser)).toEqual([event.id]);
+      expect(await eventsOf(byAdmin)).toEqual([event.id, adminsOnly.id]);
+      expect(await eventsOf(stores)).toEqual([event.id, adminsOnly.id]);
+      expect(await eventsOf(byCustomer)).toEqual([]);
+      expect(await eventsOf(byDisabled)).toEqual([]);
+    });
+
+    it('should add a pet event only where every filter set matches its pet, tags case-insensitively', async () => {
+      const pet: FilteredPet = { categoryId: 4, status: 'sold', tags: ['Calm', 'small'] };
+      const matching = [
+        await subscribe(),
+        await subscribe({ filters: { categoryIds: [3, 4] } }),
+        await subscribe({ filters: { statuses: ['sold'] } }),
+        await subscribe({ filters: { tags: ['calm'] } }),
+        await subscribe({ filters: { tags: ['loud', 'SMALL'] } }),
+        await subscribe({
+          filters: { categoryIds: [4], statuses: ['available', 'sold'], tags: ['calm'] },
+        }),
+      ];
+      const filteredOut = [
+        await subscribe({ filters: { categoryIds: [3] } }),
+        await subscribe({ filters: { statuses: ['available'] } }),
+        await subscribe({ filters: { tags: ['loud'] } }),
+        await subscribe({ filters: { categoryIds: [4], statuses: ['pending'] } }),
+      ];
+      const event = newEvent(newPetId());
+
+      await harness.transaction(() => sut.insertForEvents([fanOutOf(event, pet)]));
+
+      for (const id of matching) expect(await deliveriesOf(id)).toHaveLength(1);
+      for (const id of filteredOut) expect(await deliveriesOf(id)).toEqual([]);
+    });
+
+    it('should match a tag filter against no tag at all with nothing', async () => {
+      const tagged = await subscribe({ filters: { tags: ['calm'] } });
+      const event = newEvent(newPetId());
+
+      await harness.transaction(() =>
+        sut.insertForEvents([fanOutOf(event, { categoryId: 1, status: 'available', tags: [] })]),
+      );
+
+      expect(await deliveriesOf(tagged)).toEqual([]);
+    });
+
+    it('should not filter an event without a pet to match (an adoption’s)', async () => {
+      const filtered = await subscribe({
+        filters: { categoryIds: [3], statuses: ['available'], tags: ['calm'] },
+      });
+      const event = newEvent(newPetId());
+
+      await fanOut(harness, [event]);
+
+      expect(await deliveriesOf(filtered)).toHaveLength(1);
+    });
+
     it('should add nothing for an event fanned out again', async () => {
       const id = await subscribe();
       const event = newEvent(newPetId());
@@ -258,7 +354,7 @@ describe(WebhookDeliveriesRepository.name, () => {
 
       await expect(
         harness.transaction(async () => {
-          await sut.insertForEvents([{ event, body: bodyOf(event) }]);
+          await sut.insertForEvents([fanOutOf(event)]);
           throw new Error('the caller failed');
         }),
       ).rejects.toThrow('the caller failed');
@@ -796,8 +892,20 @@ describe(WebhookDeliveriesRepository.name, () => {
         const deleted = await subscribe();
         await harness.query('DELETE FROM webhook_subscriptions WHERE id = $1', [deleted]);
 
-        expect(await sut.subscriptionExists(id)).toBe(true);
-        expect(await sut.subscriptionExists(deleted)).toBe(false);
+        expect(await sut.subscriptionExists(id, undefined)).toBe(true);
+        expect(await sut.subscriptionExists(deleted, undefined)).toBe(false);
+      });
+
+      it('should tell an owner’s subscription from someone else’s and the store’s own', async () => {
+        const owner = await newUser('user');
+        const own = await subscribe({ ownerId: owner });
+        const others = await subscribe({ ownerId: await newUser('user') });
+        const stores = await subscribe();
+
+        expect(await sut.subscriptionExists(own, owner)).toBe(true);
+        expect(await sut.subscriptionExists(others, owner)).toBe(false);
+        expect(await sut.subscriptionExists(stores, owner)).toBe(false);
+        expect(await sut.subscriptionExists(others, undefined)).toBe(true);
       });
     });
   });

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { GateFanOutByInterest1796600000000 } from '../../../src/database/migrations/1796600000000-GateFanOutByInterest.js';
 import { OutboxRepository } from '../../../src/events/outbox.repository.js';
 import { petSubject, type PetEventType } from '../../../src/pets/pet-events.js';
+import { User } from '../../../src/users/user.entity.js';
 import { WEBHOOK_FAN_OUT } from '../../../src/webhooks/delivery/webhook-fan-out.js';
 import { WebhookSubscription } from '../../../src/webhooks/webhook-subscription.entity.js';
 import { WebhooksRepository } from '../../../src/webhooks/webhooks.repository.js';
@@ -63,12 +64,17 @@ describe('Webhook interests (the fan-out gated by outbox_interests)', () => {
         events,
         description: null,
         secret: 'whsec_test',
+        ownerId: null,
+        filterCategoryIds: null,
+        filterStatuses: null,
+        filterTags: null,
       }),
     );
 
   beforeAll(async () => {
     harness = await createRepositoryHarness([OutboxRepository, WebhooksRepository], {
-      entities: [WebhookSubscription],
+      // The subscription's owner is a user.
+      entities: [WebhookSubscription, User],
     });
     outbox = harness.get(OutboxRepository);
     webhooks = harness.get(WebhooksRepository);
