@@ -90,13 +90,15 @@ function Header({ current, path }: { current: Session; path: string }) {
         <NavLink href="/settings/sessions" path={path}>
           Sessions
         </NavLink>
+        {current.role !== 'customer' && (
+          <NavLink href="/webhooks" path={path}>
+            Webhooks
+          </NavLink>
+        )}
         {current.role === 'admin' && (
           <>
             <NavLink href="/users" path={path}>
               Users
-            </NavLink>
-            <NavLink href="/webhooks" path={path}>
-              Webhooks
             </NavLink>
             <NavLink href="/audit" path={path}>
               Audit

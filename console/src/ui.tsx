@@ -423,3 +423,24 @@ export function AdminsOnly({ title, task, children }: AdminsOnlyProps) {
   }
   return children(current);
 }
+
+interface StaffOnlyProps {
+  title: string;
+  /** What only staff may do, e.g. "manage webhooks". */
+  task: string;
+  children: (staff: Session) => JSX.Element;
+}
+
+/** A page for staff (users and admins): opened by a customer, it says so. */
+export function StaffOnly({ title, task, children }: StaffOnlyProps) {
+  const current = useSession();
+  if (!current || current.role === 'customer') {
+    return (
+      <>
+        <PageHeading>{title}</PageHeading>
+        <p role="alert">Only staff can {task}.</p>
+      </>
+    );
+  }
+  return children(current);
+}

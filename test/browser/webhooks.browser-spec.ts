@@ -237,12 +237,43 @@ describeInBrowser('Webhooks in the console', () => {
     await t.http.get(`/v1/webhooks/${id}`).set(t.admin).expect(404);
   });
 
-  it('should not show webhooks to a plain user', async () => {
+  it('should let a plain user add a webhook for the pets it chooses, listing only its own', async () => {
+    const admins = await createWebhook(receiverName());
+    const name = receiverName();
     const page = await signedInPage('user');
-    await page.getByRole('link', { name: 'API keys' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
-    await page.goto('/console/webhooks');
-    await page.getByText('Only administrators can manage webhooks.').waitFor();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Webhooks' })
+      .click();
+    await heading(page, 'Webhooks').waitFor();
+    await page.getByRole('heading', { name: 'Your webhooks' }).waitFor();
+    expect(await page.getByRole('link', { name: admins.url }).count()).toBe(0);
+
+    await page.getByLabel('URL').fill(receiver.url(name));
+    await page.getByLabel('pet.created').check();
+    await page.getByLabel('sold', { exact: true }).check();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByLabel('Signing secret', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('link', { name: receiver.url(name) }).waitFor();
+    const [own] = (await t.http.get('/v1/webhooks').set(t.user).expect(200)).body.webhooks as {
+      url: string;
+      filters: unknown;
+    }[];
+    expect(own).toEqual(
+      expect.objectContaining({ url: receiver.url(name), filters: { statuses: ['sold'] } }),
+    );
+
+    await createPet('Not sold');
+    const sold = (
+      await t.http
+        .post('/v1/pets')
+        .set(t.admin)
+        .send({ name: 'Sold', categoryId, status: 'sold' })
+        .expect(201)
+    ).body.id as number;
+    await received(name, 1);
+    expect((JSON.parse(receiver.to(name)[0].body) as { data: { id: number } }).data.id).toBe(sold);
   });
 
   it('should fit a 375-pixel-wide screen and pass axe WCAG 2.1 AA checks', async () => {

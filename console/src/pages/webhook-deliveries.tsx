@@ -2,13 +2,13 @@ import { useEffect, useRef } from 'preact/hooks';
 import { api, ok, type WebhookDelivery } from '../api';
 import { Link, navigate, offsetOf, useLocation } from '../router';
 import {
-  AdminsOnly,
   ErrorAlert,
   Field,
   formatDate,
   NotLoaded,
   PageHeading,
   Pager,
+  StaffOnly,
   StatusMessage,
   useAnnouncement,
   useLoad,
@@ -246,9 +246,9 @@ export function DeliveryLog({ webhookId, enabled }: { webhookId: number; enabled
 
 export function DeliveryPage({ webhookId, deliveryId }: { webhookId: number; deliveryId: number }) {
   return (
-    <AdminsOnly title="Delivery" task="manage webhooks">
+    <StaffOnly title="Delivery" task="manage webhooks">
       {() => <DeliveryDetail webhookId={webhookId} deliveryId={deliveryId} />}
-    </AdminsOnly>
+    </StaffOnly>
   );
 }
 

@@ -2,26 +2,26 @@ import { useState } from 'preact/hooks';
 import { api, ok, type WebhookWithSecret, type Webhook } from '../api';
 import { Link, navigate } from '../router';
 import {
-  AdminsOnly,
   ConfirmDialog,
   ErrorAlert,
   formatDate,
   NotLoaded,
   PageHeading,
+  StaffOnly,
   StatusMessage,
   useAnnouncement,
   useLoad,
   useSubmit,
 } from '../ui';
 import { DeliveryLog } from './webhook-deliveries';
-import { WebhookForm, type WebhookValues } from './webhook-form';
-import { EventList, NewSecret, WebhookState } from './webhooks';
+import { filtersOf, filterValuesOf, WebhookForm, type WebhookValues } from './webhook-form';
+import { EventList, FilterList, NewSecret, WebhookState } from './webhooks';
 
 export function WebhookPage({ id }: { id: number }) {
   return (
-    <AdminsOnly title="Webhook" task="manage webhooks">
+    <StaffOnly title="Webhook" task="manage webhooks">
       {() => <WebhookDetail id={id} />}
-    </AdminsOnly>
+    </StaffOnly>
   );
 }
 
@@ -29,6 +29,7 @@ function valuesOf(webhook: Webhook): WebhookValues {
   return {
     url: webhook.url,
     events: [...webhook.events],
+    ...filterValuesOf(webhook.filters),
     description: webhook.description ?? '',
   };
 }
@@ -39,9 +40,12 @@ function changesOf(webhook: Webhook, values: WebhookValues) {
   const sameEvents =
     before.events.length === values.events.length &&
     before.events.every((type) => values.events.includes(type));
+  const filters = filtersOf(values);
   const changes = {
     ...(values.url !== before.url && { url: values.url }),
     ...(!sameEvents && { events: values.events }),
+    // Replaced as a whole; none left clears them.
+    ...(JSON.stringify(filters) !== JSON.stringify(filtersOf(before)) && { filters }),
     // An emptied description is removed.
     ...(values.description !== before.description && {
       description: values.description.trim() ? values.description : null,
@@ -142,9 +146,19 @@ function WebhookDetail({ id }: { id: number }) {
           <WebhookState webhook={current} />
         </p>
         <dl class="details">
+          {current.owner && (
+            <>
+              <dt>Owner</dt>
+              <dd>{current.owner.username}</dd>
+            </>
+          )}
           <dt>Events</dt>
           <dd>
             <EventList events={current.events} />
+          </dd>
+          <dt>Only pets</dt>
+          <dd>
+            <FilterList filters={current.filters} />
           </dd>
           <dt>Created</dt>
           <dd>{formatDate(current.createdAt)}</dd>

@@ -1,8 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Webhook } from '../api';
-import { ErrorAlert, Field, formErrors, StatusMessage, useAnnouncement, useSubmit } from '../ui';
+import { api, ok, type Webhook } from '../api';
+import {
+  ErrorAlert,
+  Field,
+  formErrors,
+  StatusMessage,
+  useAnnouncement,
+  useLoad,
+  useSubmit,
+} from '../ui';
 
 type WebhookEventType = Webhook['events'][number];
+export type WebhookFilters = NonNullable<Webhook['filters']>;
+type PetStatus = NonNullable<WebhookFilters['statuses']>[number];
+
+const PET_STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
 
 /** What each event type reports, beside its name in the checkboxes (every type: the client's). */
 const EVENT_TYPE_HINTS: Record<WebhookEventType, string> = {
@@ -24,12 +36,54 @@ const WEBHOOK_EVENT_TYPES = Object.keys(EVENT_TYPE_HINTS) as WebhookEventType[];
 export interface WebhookValues {
   url: string;
   events: WebhookEventType[];
+  /** The pet filters: none chosen in a group is no filter of that kind. */
+  categoryIds: number[];
+  statuses: PetStatus[];
+  /** Tag names, separated by commas. */
+  tags: string;
   description: string;
 }
 
-export const NO_WEBHOOK: WebhookValues = { url: '', events: [], description: '' };
+export const NO_WEBHOOK: WebhookValues = {
+  url: '',
+  events: [],
+  categoryIds: [],
+  statuses: [],
+  tags: '',
+  description: '',
+};
 
-const FIELDS = ['url', 'events', 'description'];
+const FIELDS = [
+  'url',
+  'events',
+  'filters.categoryIds',
+  'filters.statuses',
+  'filters.tags',
+  'description',
+];
+
+/** The form's values of a subscription's filters. */
+export function filterValuesOf(filters: Webhook['filters']) {
+  return {
+    categoryIds: [...(filters?.categoryIds ?? [])],
+    statuses: [...(filters?.statuses ?? [])],
+    tags: (filters?.tags ?? []).join(', '),
+  };
+}
+
+/** The filters the form's values ask for, or null for none (every pet event). */
+export function filtersOf(values: WebhookValues): WebhookFilters | null {
+  const tags = values.tags
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+  const filters: WebhookFilters = {
+    ...(values.categoryIds.length > 0 && { categoryIds: values.categoryIds }),
+    ...(values.statuses.length > 0 && { statuses: values.statuses }),
+    ...(tags.length > 0 && { tags }),
+  };
+  return Object.keys(filters).length > 0 ? filters : null;
+}
 
 interface WebhookFormProps {
   title: string;
@@ -42,7 +96,10 @@ interface WebhookFormProps {
   savedMessage?: string;
 }
 
-/** The subscription's URL, event types and description, for creating and for editing. */
+/**
+ * The subscription's URL, event types, pet filters and description, for creating and for
+ * editing.
+ */
 export function WebhookForm({
   title,
   submitLabel,
@@ -55,6 +112,7 @@ export function WebhookForm({
   const [confirmation, confirm] = useAnnouncement();
   const { fields, general } = formErrors(error, FIELDS);
   const form = useRef<HTMLFormElement>(null);
+  const categories = useLoad(() => ok(api.GET('/v1/categories')), []);
 
   // Take the user to the first field the API refused.
   useEffect(() => {
@@ -79,7 +137,22 @@ export function WebhookForm({
     });
   };
 
+  const toggleCategory = (id: number, on: boolean) =>
+    setValues({
+      ...values,
+      categoryIds: on
+        ? [...values.categoryIds, id]
+        : values.categoryIds.filter((chosen) => chosen !== id),
+    });
+  const toggleStatus = (status: PetStatus, on: boolean) =>
+    setValues({
+      ...values,
+      statuses: PET_STATUSES.filter((s) => (s === status ? on : values.statuses.includes(s))),
+    });
+
   const eventsError = fields.events && 'field-events-error';
+  const categoriesError = fields['filters.categoryIds'];
+  const statusesError = fields['filters.statuses'];
   return (
     <form
       ref={form}
@@ -131,6 +204,63 @@ export function WebhookForm({
             {fields.events}
           </p>
         )}
+      </fieldset>
+      <fieldset class="field">
+        <legend>Only pets (optional)</legend>
+        <p class="hint">
+          Pet events are sent only for pets that match every filter chosen; adoption events are not
+          filtered.
+        </p>
+        <fieldset class={categoriesError ? 'field field-invalid' : 'field'}>
+          <legend>In these categories</legend>
+          <ErrorAlert error={categories.error} />
+          {categories.data?.categories.map((category) => (
+            <label class="choice" key={category.id}>
+              <input
+                type="checkbox"
+                name="categoryIds"
+                value={category.id}
+                checked={values.categoryIds.includes(category.id)}
+                aria-invalid={categoriesError ? true : undefined}
+                onChange={(event) => toggleCategory(category.id, event.currentTarget.checked)}
+              />
+              <span>{category.name}</span>
+            </label>
+          ))}
+          {categoriesError && <p class="field-error">{categoriesError}</p>}
+        </fieldset>
+        <fieldset class={statusesError ? 'field field-invalid' : 'field'}>
+          <legend>With these statuses</legend>
+          {PET_STATUSES.map((status) => (
+            <label class="choice" key={status}>
+              <input
+                type="checkbox"
+                name="statuses"
+                value={status}
+                checked={values.statuses.includes(status)}
+                aria-invalid={statusesError ? true : undefined}
+                onChange={(event) => toggleStatus(status, event.currentTarget.checked)}
+              />
+              <span>{status}</span>
+            </label>
+          ))}
+          {statusesError && <p class="field-error">{statusesError}</p>}
+        </fieldset>
+        <Field
+          name="tags"
+          label="With any of these tags"
+          hint="Tag names separated by commas; upper and lower case alike."
+          error={fields['filters.tags']}
+        >
+          {(control) => (
+            <input
+              {...control}
+              autocomplete="off"
+              value={values.tags}
+              onInput={(event) => setValues({ ...values, tags: event.currentTarget.value })}
+            />
+          )}
+        </Field>
       </fieldset>
       <Field name="description" label="Description (optional)" error={fields.description}>
         {(control) => (

@@ -1,26 +1,33 @@
 import { useState } from 'preact/hooks';
 import { api, type WebhookWithSecret, ok, type Webhook } from '../api';
 import { Link, offsetOf, useLocation } from '../router';
+import type { Session } from '../session';
 import {
-  AdminsOnly,
   ErrorAlert,
   formatDate,
   PageHeading,
   Pager,
   ShownOnce,
+  StaffOnly,
   StatusMessage,
   useAnnouncement,
   useLoad,
 } from '../ui';
-import { NO_WEBHOOK, WebhookForm, type WebhookValues } from './webhook-form';
+import {
+  filtersOf,
+  NO_WEBHOOK,
+  WebhookForm,
+  type WebhookFilters,
+  type WebhookValues,
+} from './webhook-form';
 
 const PAGE_SIZE = 100;
 
 export function WebhooksPage() {
   return (
-    <AdminsOnly title="Webhooks" task="manage webhooks">
-      {() => <WebhookList />}
-    </AdminsOnly>
+    <StaffOnly title="Webhooks" task="manage webhooks">
+      {(current) => <WebhookList current={current} />}
+    </StaffOnly>
   );
 }
 
@@ -35,12 +42,21 @@ export function WebhookState({ webhook }: { webhook: Webhook }) {
   );
 }
 
-/** The body of a create or an edit: the description is left out when empty. */
-function webhookBody({ url, events, description }: WebhookValues) {
-  return { url, events, ...(description.trim() ? { description } : {}) };
+/** The body of a create: the filters and the description are left out when empty. */
+function webhookBody(values: WebhookValues) {
+  const { url, events, description } = values;
+  const filters = filtersOf(values);
+  return {
+    url,
+    events,
+    ...(filters && { filters }),
+    ...(description.trim() ? { description } : {}),
+  };
 }
 
-function WebhookList() {
+/** A user's own webhooks; an admin's every one, with whose each is. */
+function WebhookList({ current }: { current: Session }) {
+  const isAdmin = current.role === 'admin';
   const { query } = useLocation();
   const offset = offsetOf(query);
   const webhooks = useLoad(
@@ -66,8 +82,9 @@ function WebhookList() {
     <>
       <PageHeading>Webhooks</PageHeading>
       <p>
-        A webhook posts each change of a pet, as it happens, to a URL of yours, signed with the
-        webhook’s secret (Standard Webhooks). Deliveries that fail are retried for 24 hours.
+        A webhook posts each change of a pet or an adoption, as it happens, to a URL of yours,
+        signed with the webhook’s secret (Standard Webhooks), optionally only for the pets you
+        choose. Deliveries that fail are retried for 24 hours.
       </p>
       {created ? (
         <NewSecret
@@ -84,7 +101,7 @@ function WebhookList() {
         />
       )}
 
-      <h2>All webhooks</h2>
+      <h2>{isAdmin ? 'All webhooks' : 'Your webhooks'}</h2>
       <StatusMessage>{announcement}</StatusMessage>
       <ErrorAlert error={webhooks.error} />
       {webhooks.data && webhooks.data.webhooks.length === 0 && <p>No webhooks yet.</p>}
@@ -94,6 +111,7 @@ function WebhookList() {
             <thead>
               <tr>
                 <th scope="col">URL</th>
+                {isAdmin && <th scope="col">Owner</th>}
                 <th scope="col">Events</th>
                 <th scope="col">State</th>
                 <th scope="col">Created</th>
@@ -106,6 +124,7 @@ function WebhookList() {
                     <Link href={`/webhooks/${webhook.id}`}>{webhook.url}</Link>
                     {webhook.description && <p class="hint">{webhook.description}</p>}
                   </th>
+                  {isAdmin && <td data-label="Owner">{webhook.owner?.username ?? 'the store'}</td>}
                   <td data-label="Events">
                     <EventList events={webhook.events} />
                   </td>
@@ -138,6 +157,24 @@ export function EventList({ events }: { events: readonly string[] }) {
           <code>{type}</code>
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** What narrows a webhook's pet events, in words; categories by name. */
+export function FilterList({ filters }: { filters?: WebhookFilters }) {
+  const categories = useLoad(
+    async () => (filters?.categoryIds ? ok(api.GET('/v1/categories')) : undefined),
+    [filters?.categoryIds?.join(',')],
+  );
+  if (!filters) return <>Every pet</>;
+  const nameOf = (id: number) =>
+    categories.data?.categories.find((c) => c.id === id)?.name ?? `category ${id}`;
+  return (
+    <ul class="inline-list">
+      {filters.categoryIds && <li>In {filters.categoryIds.map(nameOf).join(' or ')}</li>}
+      {filters.statuses && <li>{filters.statuses.join(' or ')}</li>}
+      {filters.tags && <li>Tagged {filters.tags.join(' or ')}</li>}
     </ul>
   );
 }
