@@ -110,7 +110,9 @@ describeInBrowser('Webhooks in the console', () => {
     const row = page.getByRole('row', { name: new RegExp(url) });
     await row.waitFor();
     expect(await page.content()).not.toContain(secret);
+    // An admin's list names each webhook's owner.
     expect(await row.getByRole('cell').allTextContents()).toEqual([
+      'admin',
       'pet.createdpet.status_changed',
       'enabled',
       expect.any(String),
