@@ -30,14 +30,14 @@ const chunksOf = async (source: AsyncIterable<string>) => {
   return chunks;
 };
 
-const HEADER = 'id,name,category,status,tags,photoUrls,age,breed,description\n';
+const HEADER = 'id,name,category,status,tags,photoUrls,age,breed,description,externalId\n';
 
 describe('exportChunks', () => {
   it('should send the CSV header with the first batch, so nothing goes before a read succeeds', async () => {
     const chunks = await chunksOf(exportChunks(batches([pet(2)], [pet(1)]), 'csv'));
     expect(chunks).toEqual([
-      `${HEADER}2,Pet 2,Dogs,available,,,,,\n`,
-      '1,Pet 1,Dogs,available,,,,,\n',
+      `${HEADER}2,Pet 2,Dogs,available,,,,,,\n`,
+      '1,Pet 1,Dogs,available,,,,,,\n',
     ]);
   });
 
@@ -81,7 +81,7 @@ describe('exportChunks', () => {
     );
     expect(chunk).toBe(
       `${HEADER}7,"Rex, ""the Great""",Dogs,available,calm|small,` +
-        'https://example.com/a.jpg|https://example.com/b.jpg,0,Labrador,"Line one\nline two"\n',
+        'https://example.com/a.jpg|https://example.com/b.jpg,0,Labrador,"Line one\nline two",\n',
     );
   });
 });

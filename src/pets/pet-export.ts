@@ -37,6 +37,7 @@ const CSV_COLUMNS: {
   age: (pet) => pet.age,
   breed: (pet) => pet.breed,
   description: (pet) => pet.description,
+  externalId: (pet) => pet.externalId,
 };
 
 export const PET_CSV_COLUMNS = Object.keys(CSV_COLUMNS) as (keyof typeof CSV_COLUMNS)[];

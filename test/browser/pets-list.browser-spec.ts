@@ -166,7 +166,7 @@ describeInBrowser('The pet list in the console: cards, search highlights, phone 
     const csv = await downloaded('Export CSV');
     expect(csv.name).toMatch(/^pets-\d{4}-\d{2}-\d{2}\.csv$/);
     const rows = csv.text.trimEnd().split('\n');
-    expect(rows[0]).toBe('id,name,category,status,tags,photoUrls,age,breed,description');
+    expect(rows[0]).toBe('id,name,category,status,tags,photoUrls,age,breed,description,externalId');
     expect(rows.slice(1).map((row) => row.split(',')[1])).toEqual(['Goldie', 'Biscuit']);
 
     const ndjson = await downloaded('Export NDJSON');

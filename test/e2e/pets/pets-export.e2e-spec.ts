@@ -25,7 +25,7 @@ const TIMES = Array.from(
   (_, i) => Date.parse('2025-03-01T00:00:00.000Z') + i * 3_600_000,
 );
 const SEEDED = 60;
-const CSV_HEADER = 'id,name,category,status,tags,photoUrls,age,breed,description';
+const CSV_HEADER = 'id,name,category,status,tags,photoUrls,age,breed,description,externalId';
 
 interface PetJson {
   id: number;
@@ -37,6 +37,7 @@ interface PetJson {
   age?: number;
   breed?: string;
   description?: string;
+  externalId?: string;
 }
 
 /** A small deterministic generator for the seed (the property's randomness is fast-check's). */
@@ -65,6 +66,7 @@ const csvRecordOf = (pet: PetJson) => ({
   age: pet.age === undefined ? '' : String(pet.age),
   breed: pet.breed ?? '',
   description: pet.description ?? '',
+  externalId: pet.externalId ?? '',
 });
 
 describe('Pet export (e2e)', () => {
@@ -242,6 +244,7 @@ describe('Pet export (e2e)', () => {
         tags: ['b, c', 'a "q"'],
         photoUrls: ['https://example.com/1.jpg', 'https://example.com/2.jpg'],
         description: 'Line one\r\nline two',
+        externalId: 'SKU-1, "b"',
       })
       .expect(201);
 
@@ -250,7 +253,7 @@ describe('Pet export (e2e)', () => {
       `${CSV_HEADER}\n` +
         `${created.body.id},"Rex, ""the Great""\nof Rome",Quoting,available,` +
         `"a ""q""|b, c",https://example.com/1.jpg|https://example.com/2.jpg,,,` +
-        `"Line one\r\nline two"\n`,
+        `"Line one\r\nline two","SKU-1, ""b"""\n`,
     );
     expect(parse(res.text, { columns: true })).toEqual([csvRecordOf(created.body as PetJson)]);
   });
