@@ -157,7 +157,7 @@ export interface paths {
     };
     /**
      * Export the pets as NDJSON or CSV
-     * @description Every pet the filters of GET /pets match (no paging, no sort), by id descending, streamed as it is read. `ndjson`: one pet per line, as GET /pets/{petId} shows it but without `adoption`. `csv`: a header row, then a row per pet with the columns id, name, category, status, tags, photoUrls, age, breed, description (tags and photoUrls joined with "|"). An error after the first byte cuts the response short.
+     * @description Every pet the filters of GET /pets match (no paging, no sort), by id descending, streamed as it is read. `ndjson`: one pet per line, as GET /pets/{petId} shows it but without `adoption`. `csv`: a header row, then a row per pet with the columns id, name, category, status, tags, photoUrls, age, breed, description, externalId (tags and photoUrls joined with "|"). An error after the first byte cuts the response short.
      */
     get: operations['exportPets'];
     put?: never;
@@ -821,13 +821,13 @@ export interface paths {
     };
     /**
      * List webhook subscriptions
-     * @description Admin, bearer token only. Newest first; paged as GET /v1/users is. Never the secrets.
+     * @description Staff, bearer token only. A user’s own subscriptions, an admin’s every one, with its owner; newest first, paged as GET /v1/users is. Never the secrets.
      */
     get: operations['listWebhooks'];
     put?: never;
     /**
-     * Subscribe a URL to pet events
-     * @description Admin, bearer token only. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks.
+     * Subscribe a URL to pet and adoption events
+     * @description Staff, bearer token only; the caller owns the subscription. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. An account owns at most WEBHOOKS_PER_USER subscriptions (default 10): one more is 409 WEBHOOK_LIMIT_REACHED. The signing secret is in this response only. Events that happen after the creation are delivered, signed per Standard Webhooks, while the owner may read them (an active staff account) and its filters match.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -845,18 +845,18 @@ export interface paths {
     };
     /**
      * Get a webhook subscription
-     * @description Admin, bearer token only. Never the secrets.
+     * @description Staff, bearer token only. Never the secrets. Someone else’s, for a user who is not an admin: 404.
      */
     get: operations['getWebhook'];
     /**
      * Update a webhook subscription
-     * @description Admin, bearer token only. Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. Setting enabled to true clears disabledReason and resumes pending deliveries.
+     * @description Staff, bearer token only (someone else’s, for a user who is not an admin: 404). Any non-empty subset of the fields. The URL must be absolute http or https without user:password, and its host must resolve only to public addresses (loopback and private ones too when WEBHOOKS_ALLOW_PRIVATE_ADDRESSES is set; link-local and cloud metadata addresses never; IPv6 embedding an IPv4 address, ::ffff:0:0/96 or ::/96, is judged as that address): else 400 VALIDATION_ERROR on url, whose message names the rule, never the address. filters replaces the filters as a whole (null clears them). Setting enabled to true clears disabledReason and resumes pending deliveries.
      */
     put: operations['updateWebhook'];
     post?: never;
     /**
      * Delete a webhook subscription
-     * @description Admin, bearer token only. Its deliveries, pending or not, go with it.
+     * @description Staff, bearer token only (someone else’s, for a user who is not an admin: 404). Its deliveries, pending or not, go with it.
      */
     delete: operations['deleteWebhook'];
     options?: never;
@@ -875,7 +875,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook’s signing secret
-     * @description Admin, bearer token only. Takes no body. The new secret is in this response only; for 24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with the old one, so that receivers can switch without losing any.
+     * @description Staff, bearer token only (someone else’s, for a user who is not an admin: 404). Takes no body. The new secret is in this response only; for 24 hours (until previousSecretExpiresAt) deliveries carry a second signature made with the old one, so that receivers can switch without losing any.
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -893,7 +893,7 @@ export interface paths {
     };
     /**
      * List a webhook’s deliveries
-     * @description Admin, bearer token only. One delivery per event sent to this webhook, newest first, each with its latest attempt.
+     * @description Staff, bearer token only (someone else’s webhook, for a user who is not an admin: 404). One delivery per event sent to this webhook, newest first, each with its latest attempt.
      */
     get: operations['listWebhookDeliveries'];
     put?: never;
@@ -913,7 +913,7 @@ export interface paths {
     };
     /**
      * Get a delivery and its attempts
-     * @description Admin, bearer token only. The delivery and its latest 50 attempts, newest first.
+     * @description Staff, bearer token only, as the list. The delivery and its latest 50 attempts, newest first.
      */
     get: operations['getWebhookDelivery'];
     put?: never;
@@ -935,7 +935,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery again now
-     * @description Admin, bearer token only. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
+     * @description Staff, bearer token only, as the list. Takes no body. The delivery becomes `pending` and due now, whether it succeeded, failed or was waiting for its next attempt; the same event id is sent. A pet’s events still go in order: it waits for that pet’s earlier pending deliveries, and for the webhook to be enabled.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -2230,6 +2230,14 @@ export interface components {
        */
       finishedAt?: string;
     };
+    WebhookFiltersDto: {
+      /** @description The pet’s category is one of these (category ids) */
+      categoryIds?: number[];
+      /** @description The pet’s status (after the change) is one of these */
+      statuses?: ('available' | 'pending' | 'sold')[];
+      /** @description The pet carries at least one of these tags (trimmed, case-insensitive) */
+      tags?: string[];
+    };
     CreateWebhookDto: {
       /**
        * Format: uri
@@ -2253,6 +2261,17 @@ export interface components {
       )[];
       /** @description null: not set (on update, clears it) */
       description?: string | null;
+      /** @description Narrows the pet events sent (adoption events are not filtered): a pet event is sent when every filter given matches. null: none (on update, clears them) */
+      filters?: components['schemas']['WebhookFiltersDto'] | null;
+    };
+    WebhookOwnerResponse: {
+      /**
+       * Format: int64
+       * @description User id
+       */
+      id: number;
+      /** @description Username */
+      username: string;
     };
     WebhookWithSecretResponse: {
       /**
@@ -2260,6 +2279,8 @@ export interface components {
        * @description Webhook id
        */
       id: number;
+      /** @description The account it belongs to, which manages it with the admins; absent for the store’s own (made before subscriptions had owners), which only admins see */
+      owner?: components['schemas']['WebhookOwnerResponse'];
       /**
        * Format: uri
        * @description Where events are POSTed
@@ -2280,6 +2301,8 @@ export interface components {
         | 'adoption.expired'
         | 'adoption.returned'
       )[];
+      /** @description What narrows its pet events; absent when nothing does */
+      filters?: components['schemas']['WebhookFiltersDto'];
       /** @description Description; absent when not set */
       description?: string;
       /** @description false: nothing is sent; pending deliveries wait */
@@ -2313,6 +2336,8 @@ export interface components {
        * @description Webhook id
        */
       id: number;
+      /** @description The account it belongs to, which manages it with the admins; absent for the store’s own (made before subscriptions had owners), which only admins see */
+      owner?: components['schemas']['WebhookOwnerResponse'];
       /**
        * Format: uri
        * @description Where events are POSTed
@@ -2333,6 +2358,8 @@ export interface components {
         | 'adoption.expired'
         | 'adoption.returned'
       )[];
+      /** @description What narrows its pet events; absent when nothing does */
+      filters?: components['schemas']['WebhookFiltersDto'];
       /** @description Description; absent when not set */
       description?: string;
       /** @description false: nothing is sent; pending deliveries wait */
@@ -2386,6 +2413,8 @@ export interface components {
       )[];
       /** @description null: not set (on update, clears it) */
       description?: string | null;
+      /** @description Narrows the pet events sent (adoption events are not filtered): a pet event is sent when every filter given matches. null: none (on update, clears them) */
+      filters?: components['schemas']['WebhookFiltersDto'] | null;
       /** @description false stops deliveries (pending ones wait); true resumes them and clears disabledReason */
       enabled?: boolean;
     };
@@ -2751,6 +2780,7 @@ export interface components {
         | 'EXTERNAL_ID_TAKEN'
         | 'PET_IMPORT_FINISHED'
         | 'API_KEY_LIMIT_REACHED'
+        | 'WEBHOOK_LIMIT_REACHED'
         | 'PET_NOT_AVAILABLE'
         | 'PET_HAS_OPEN_ADOPTION'
         | 'ADOPTION_LIMIT_REACHED'
@@ -4046,6 +4076,8 @@ export interface operations {
         createdAfter?: string;
         /** @description Pets created before this instant (exclusive); RFC 3339, with its zone */
         createdBefore?: string;
+        /** @description The pet with exactly this externalId (case matters) */
+        externalId?: string;
         /** @description One pet’s JSON per line (`ndjson`), or a header row and a row per pet (`csv`) */
         format?: 'ndjson' | 'csv';
       };
@@ -11606,7 +11638,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: IDEMPOTENCY_KEY_IN_PROGRESS */
+      /** @description Conflicts with the current state: WEBHOOK_LIMIT_REACHED, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11620,7 +11652,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'IDEMPOTENCY_KEY_IN_PROGRESS';
+            code?: 'WEBHOOK_LIMIT_REACHED' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };

@@ -10,7 +10,7 @@ SELECT u.tag, array_agg(t.id) AS ids
 -- params: [20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -33,7 +33,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 -- params: ["Dogs","available","Dogs","available",20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -69,7 +69,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total
 -- params: [20,42,"rex"]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -95,7 +95,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 -- params: [20,42,3]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -133,7 +133,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 -- params: [20,42]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -161,7 +161,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 -- params: [20,42,"2026-11-21T22:27:03.123Z"]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -185,7 +185,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 -- params: ["labrdor","available",20,0]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -217,7 +217,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 -- params: ["labrdor",20,42,0.5]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -247,7 +247,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 -- params: ["labrdor","Labrador",20,0]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -280,7 +280,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 -- params: ["labrdor",["7"],20,42,0.5]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -319,7 +319,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 -- params: ["labrdor",20,0]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -350,7 +350,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 -- params: [["7"],2,8,20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -386,7 +386,7 @@ SELECT count(*)::int8 AS total
 -- params: ["Dogs",["7"],["8","9"],20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -443,7 +443,7 @@ SELECT count(*)::int8 AS total
 -- params: [20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -468,7 +468,7 @@ SELECT count(*)::int8 AS total FROM pets p WHERE false;
 -- params: ["2026-11-01T00:00:00.000Z","2026-12-01T00:00:00.000Z",20,0]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -494,11 +494,36 @@ SELECT count(*)::int8 AS total
   WHERE p.created_at > $1::timestamptz
   AND p.created_at < $2::timestamptz;
 
+-- listPetsQuery: one externalId
+-- params: ["SKU-1042",20,0]
+  SELECT
+p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+p.version || '.' || c.version AS "versionTag",
+COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+            FROM pet_tags pt
+              JOIN tags t ON t.id = pt.tag_id
+              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+              FROM pets p
+              WHERE p.external_id = $1) AS total
+    FROM (SELECT p.*, p.created_at AS "sortKey"
+      FROM pets p
+      WHERE p.external_id = $1
+      ORDER BY p.created_at DESC, p.id DESC
+      LIMIT $2 OFFSET $3) p
+    JOIN categories c ON c.id = p.category_id
+   ORDER BY p."sortKey" DESC, p.id DESC;
+
+-- listPetsQuery: one externalId, counted alone
+-- params: ["SKU-1042"]
+SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
+
 -- exportPetsQuery: no filter, the first batch
 -- params: [1000]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -512,7 +537,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 -- params: ["Dogs","available",42,1000]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -532,7 +557,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 -- params: ["labrdor",["7"],42,1000]
   WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
 p.version || '.' || c.version AS "versionTag",
 COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
