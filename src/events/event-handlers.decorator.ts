@@ -45,6 +45,8 @@ export interface OutboxHandlerMetadata extends OutboxHandlerOptions {
   concurrency?: number;
   /** A `@BatchJobHandler`'s jobs handed to one call, at most. */
   batch?: number;
+  /** A lane's jobs claimed per second on an instance, at most. */
+  perSecond?: number;
 }
 
 /**
@@ -86,6 +88,12 @@ export const RecurringJob = (queue: string, everyMs: number) =>
 export interface EachJobHandlerOptions extends OutboxHandlerOptions {
   /** Jobs of the queue running at once on an instance. */
   concurrency: number;
+  /**
+   * Jobs of the queue claimed per second on an instance, at most: the lane pauses between
+   * claims (docs/jobs.md, "Pacing"), so that a burst of due jobs is spread over the time
+   * they are allowed rather than taking the process all at once. Unpaced without it.
+   */
+  perSecond?: number;
 }
 
 /**

@@ -37,6 +37,8 @@ export interface EachJobQueue {
   queue: string;
   concurrency: number;
   batch: number;
+  /** Jobs claimed per second, at most; unpaced if undefined. */
+  perSecond?: number;
 }
 
 /** An `@EachJobHandler` as a handler of batches of one: its throw is its job's outcome. */
@@ -141,7 +143,16 @@ export class OutboxHandlers implements OnModuleInit {
   }
 
   private add(
-    { consumer, types, retryForMs, gated, everyMs, concurrency, batch }: OutboxHandlerMetadata,
+    {
+      consumer,
+      types,
+      retryForMs,
+      gated,
+      everyMs,
+      concurrency,
+      batch,
+      perSecond,
+    }: OutboxHandlerMetadata,
     handler: OutboxHandlerFn & EachJobHandlerFn & BatchJobHandlerFn,
   ): void {
     if (this.serves(consumer)) {
@@ -151,7 +162,7 @@ export class OutboxHandlers implements OnModuleInit {
       this.byConsumer.set(consumer, handler);
     } else {
       this.eachByQueue.set(consumer, batch === undefined ? inBatchesOfOne(handler) : handler);
-      this.eachQueues.push({ queue: consumer, concurrency, batch: batch ?? 1 });
+      this.eachQueues.push({ queue: consumer, concurrency, batch: batch ?? 1, perSecond });
     }
     if (retryForMs !== undefined) this.retryForMsByConsumer.set(consumer, retryForMs);
     if (gated) this.gatedConsumers.add(consumer);

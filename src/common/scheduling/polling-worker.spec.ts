@@ -40,6 +40,19 @@ describe(PollingWorker.name, () => {
     expect(runs).toBe(1);
   });
 
+  it('should run after the delay a nudge gives, a nudge meanwhile sharing its run', async () => {
+    worker.nudge(300);
+    await jest.advanceTimersByTimeAsync(100);
+    worker.nudge();
+    await jest.advanceTimersByTimeAsync(199);
+    expect(runs).toBe(0);
+
+    await jest.advanceTimersByTimeAsync(1);
+    expect(runs).toBe(1);
+    await settle();
+    expect(runs).toBe(1);
+  });
+
   it('should run once more after a run that was asked for again while it ran, never two at once', async () => {
     worker.run();
     worker.run();

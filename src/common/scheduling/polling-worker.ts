@@ -1,8 +1,8 @@
 /**
- * Runs `work` every `pollMs`, at once on `run()`, and soon (`nudgeDelayMs`) after `nudge()`,
- * never two at once: asked while a run is in progress, it runs once more after it. Nothing
- * keeps the process alive; `stop()` ends the timers and waits for the run in progress. `work`
- * reports its own failures.
+ * Runs `work` every `pollMs`, at once on `run()`, and soon (`nudgeDelayMs`, or the delay
+ * given) after `nudge()`, never two at once: asked while a run is in progress, it runs once
+ * more after it. Nothing keeps the process alive; `stop()` ends the timers and waits for the
+ * run in progress. `work` reports its own failures.
  */
 export class PollingWorker {
   private timer?: NodeJS.Timeout;
@@ -27,12 +27,15 @@ export class PollingWorker {
     this.nudge();
   }
 
-  /** Runs soon: the nudges of a burst share one run. */
-  nudge(): void {
+  /**
+   * Runs after `delayMs` (the nudge delay by default): the nudges of a burst share one run, at
+   * the time of the first.
+   */
+  nudge(delayMs = this.nudgeDelayMs): void {
     this.nudged ??= setTimeout(() => {
       this.nudged = undefined;
       this.run();
-    }, this.nudgeDelayMs).unref();
+    }, delayMs).unref();
   }
 
   run(): void {

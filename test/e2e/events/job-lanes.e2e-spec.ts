@@ -28,6 +28,11 @@ const MAIN_SLOW = 'test.main-slow';
 const CONCURRENCY = 2;
 const BATCH_LANE = 'test.batch-lane';
 const BATCH = 3;
+const PACED_LANE = 'test.paced-lane';
+const PACED_BATCH = 2;
+const PACED_PER_SECOND = 10;
+/** Paced to one job every 5 s: a stop comes while the lane waits for its next claim. */
+const SLOW_PACED_LANE = 'test.slow-paced-lane';
 /** Short, so that a job outlives its lease several times within a test. */
 const LEASE_MS = 600;
 
@@ -50,6 +55,8 @@ const ended = new Map<string, number>();
 const releases = new Map<string, () => void>();
 /** The jobs of each call of the batch lane's handler, by name, in order. */
 const batches: string[][] = [];
+/** Each call of the paced lane's handler: when, and its jobs' names. */
+const pacedCalls: { at: number; names: string[] }[] = [];
 let running = 0;
 let mostRunning = 0;
 /** When the main lane's slow batch last returned. */
@@ -93,6 +100,24 @@ class LaneProbe {
       return undefined;
     });
     return Promise.resolve(outcomes);
+  }
+
+  @BatchJobHandler(PACED_LANE, {
+    batch: PACED_BATCH,
+    concurrency: 1,
+    perSecond: PACED_PER_SECOND,
+  })
+  pacedLane(jobs: LaneJob[]): Promise<BatchJobOutcome[]> {
+    pacedCalls.push({ at: Date.now(), names: jobs.map((job) => job.name) });
+    for (const job of jobs) ended.set(job.name, 1);
+    return Promise.resolve(jobs.map(() => undefined));
+  }
+
+  @EachJobHandler(SLOW_PACED_LANE, { concurrency: 1, perSecond: 0.2 })
+  slowPacedLane(job: LaneJob): Promise<JobOutcome> {
+    starts.push({ queue: SLOW_PACED_LANE, name: job.name, at: Date.now() });
+    ended.set(job.name, 1);
+    return Promise.resolve();
   }
 
   @JobHandler(MAIN)
@@ -268,5 +293,43 @@ describe('Jobs in a lane of their own (e2e)', () => {
     } finally {
       await second.beforeApplicationShutdown();
     }
+  });
+
+  it('should pace a lane with perSecond: its calls a batch’s share of a second apart', async () => {
+    const paced = [job(), job(), job(), job(), job(), job()];
+
+    await enqueue(PACED_LANE, ...paced);
+    await waitFor(() => Promise.resolve(paced.every(({ name }) => ended.has(name))));
+
+    expect(pacedCalls.map((call) => call.names)).toEqual([
+      [paced[0].name, paced[1].name],
+      [paced[2].name, paced[3].name],
+      [paced[4].name, paced[5].name],
+    ]);
+    const gaps = pacedCalls.slice(1).map((call, i) => call.at - pacedCalls[i].at);
+    // A claim of two jobs at ten a second: the next one no sooner than 200 ms after it (less
+    // the millisecond between the claim's answer and the handler's call).
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual((PACED_BATCH * 1000) / PACED_PER_SECOND - 1);
+    }
+  });
+
+  // Last: it stops the app's worker.
+  it('should stop at once while a paced lane waits for its next claim, leaving its jobs queued', async () => {
+    const first = job();
+    const second = job();
+    await enqueue(SLOW_PACED_LANE, first, second);
+    await waitFor(() => Promise.resolve(ended.has(first.name)));
+
+    const stopping = Date.now();
+    await t.app.get(OutboxWorker).beforeApplicationShutdown();
+
+    expect(Date.now() - stopping).toBeLessThan(1_000);
+    expect(ended.has(second.name)).toBe(false);
+    const queued = await t.dataSource.query<unknown[]>(
+      `SELECT 1 FROM outbox_messages WHERE consumer = $1 AND event->>'name' = $2`,
+      [SLOW_PACED_LANE, second.name],
+    );
+    expect(queued).toHaveLength(1);
   });
 });
