@@ -39,7 +39,12 @@ import type { Principal } from '../common/types/principal.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
-import { UserListResponse, UserResponse } from './dto/user-response.dto.js';
+import { FindCustomersQueryDto } from './dto/find-customers-query.dto.js';
+import {
+  CustomerMatchListResponse,
+  UserListResponse,
+  UserResponse,
+} from './dto/user-response.dto.js';
 import {
   assertCanCreateUser,
   assertCanDeleteUser,
@@ -92,6 +97,25 @@ export class UsersController {
   async list(@Query() query: LargePageQueryDto): Promise<UserListResponse> {
     const page = await this.usersService.list(query);
     return { users: page.users.map(toUserResponse), pagination: page.pagination };
+  }
+
+  // Before `:id`, which would take `customers` for an id.
+  @Get('customers')
+  @RequiredScope('users:read')
+  @Roles('admin', 'user')
+  @ApiOperation({
+    operationId: 'findCustomers',
+    summary: 'Find customers',
+    description:
+      'Staff only: the customer to request an adoption for (`adopterId`). Up to 10 active ' +
+      'customers whose username starts with `q`, or whose email address is `q` as a whole ' +
+      '(any case), ordered by username; each only as `{ id, username }`.',
+  })
+  @ApiValidatedQuery()
+  @ApiOkResponse({ type: CustomerMatchListResponse, description: 'The matching customers' })
+  async findCustomers(@Query() query: FindCustomersQueryDto): Promise<CustomerMatchListResponse> {
+    const customers = await this.usersService.findCustomers(query.q);
+    return { customers: customers.map(({ id, username }) => ({ id, username })) };
   }
 
   @Get(':id')

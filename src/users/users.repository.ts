@@ -41,6 +41,26 @@ export class UsersRepository {
     return { users, total };
   }
 
+  /**
+   * Up to `limit` active customers whose username starts with `prefix` or whose address is
+   * `email` (both in any case), by username: the prefix read from
+   * IDX_users_active_customer_username_prefix, the address from the unique one.
+   */
+  findActiveCustomers(
+    prefix: string,
+    email: string,
+    limit: number,
+  ): Promise<Pick<User, 'id' | 'username'>[]> {
+    return this.txHost.tx.query(
+      `SELECT id, username FROM users
+        WHERE role = 'customer' AND user_status = 0
+          AND (lower(username) LIKE $1 OR lower(email) = lower($2))
+        ORDER BY lower(username)
+        LIMIT $3`,
+      [`${prefix.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`, email, limit],
+    );
+  }
+
   findById(id: number): Promise<User | null> {
     return this.users.findOneBy({ id });
   }

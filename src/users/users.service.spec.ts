@@ -40,6 +40,7 @@ function fakeRepository() {
   const findById = jest.fn<UsersRepository['findById']>();
   return {
     findPage: jest.fn<UsersRepository['findPage']>(),
+    findActiveCustomers: jest.fn<UsersRepository['findActiveCustomers']>(),
     findById,
     // The same user, as the stubbed findById gives it.
     findForUpdate: jest.fn<UsersRepository['findForUpdate']>((id) => findById(id)),

@@ -57,6 +57,9 @@ export interface UserPage {
   pagination: Pagination;
 }
 
+/** Customers one search answers, at most: a picker's list, never a way to page through them. */
+export const CUSTOMER_MATCHES = 10;
+
 /** Also ParseIdPipe's answer on the user routes, for ids that cannot exist. */
 export const userNotFound = (id: number | string) =>
   new ApiException('USER_NOT_FOUND', `User ${id} not found`);
@@ -77,6 +80,14 @@ export class UsersService {
     const offset = query.offset ?? 0;
     const { users, total } = await this.users.findPage(query.limit, offset);
     return { users, pagination: paginationOf(query.limit, offset, users.length, total) };
+  }
+
+  /**
+   * The active customers whose username starts with `q`, or whose address is `q` (any case),
+   * by username: whom staff may request an adoption for (docs/api-decisions.md, Adoptions).
+   */
+  findCustomers(q: string): Promise<Pick<User, 'id' | 'username'>[]> {
+    return this.users.findActiveCustomers(q, q, CUSTOMER_MATCHES);
   }
 
   async findOne(id: number): Promise<User> {

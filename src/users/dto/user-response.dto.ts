@@ -4,6 +4,7 @@ import { ApiIdProperty, ApiTextProperty, ApiTimestampProperty } from '../../open
 import { ROLES, type Role } from '../../common/types/principal.js';
 import { USER_STATUS_SCHEMA, type UserStatus } from '../user-status.js';
 import { USERNAME_PATTERN } from '../../common/dto/username.js';
+import { CUSTOMER_MATCHES } from '../users.service.js';
 
 /** The User as clients see it: every field but the password hash. */
 export class UserResponse {
@@ -51,4 +52,22 @@ export class UserListResponse {
 
   @ApiProperty({ type: PaginationResponse })
   pagination: PaginationResponse;
+}
+
+/** A customer as staff find it to act for it: no address, no name, nothing but its handle. */
+export class CustomerMatch {
+  @ApiIdProperty('User id, the adoption’s adopterId')
+  id: number;
+
+  @ApiTextProperty(32, 'Unique regardless of case', { pattern: USERNAME_PATTERN.source })
+  username: string;
+}
+
+export class CustomerMatchListResponse {
+  @ApiProperty({
+    type: [CustomerMatch],
+    maxItems: CUSTOMER_MATCHES,
+    description: 'Ordered by username',
+  })
+  customers: CustomerMatch[];
 }
