@@ -21,6 +21,7 @@ export type AuditEvent = Schemas['AuditEventResponse'];
 export type ActivityDay = Schemas['ActivityDayResponse'];
 export type Adoption = Schemas['AdoptionResponse'];
 export type CreateAdoption = Schemas['CreateAdoptionDto'];
+export type CustomerMatch = Schemas['CustomerMatch'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */

@@ -219,29 +219,39 @@ describeInBrowser('Adoptions in the console', () => {
     await mine.getByText('This pet is pending now, not available.').waitFor();
   });
 
-  it('should let staff request a pet for a named customer, who then sees it in My adoptions', async () => {
+  it('should let staff request a pet for a customer picked by name, who then sees it in My adoptions', async () => {
     const adopter = await customer('hedy.l');
+    // Found by the same letters, so that the choice is the staff's: the second option.
+    const namesake = await customer('hedwig.o');
     const petId = await createPet(c.t, { name: 'Marlow' });
 
     const staff = await c.signedInPage('user', `/console/pets/${petId}`);
     await heading(staff, 'Marlow').waitFor();
     const form = staff.getByRole('form', { name: 'Request adoption for a customer' });
-    const adopterField = form.getByLabel('Adopter (user id)');
-    // No adopter named: said under the field, which takes the focus; nothing is sent.
+    const picker = form.getByRole('combobox', { name: 'Customer' });
+    // No customer chosen: said under the field, which takes the focus; nothing is sent.
     await form.getByRole('button', { name: 'Request adoption' }).click();
-    await form.getByText('Enter the customer’s user id.').waitFor();
-    await expect(adopterField.evaluate((input) => input === document.activeElement)).resolves.toBe(
-      true,
-    );
-    // No such account: the API's refusal, under the field.
-    await adopterField.fill('999999');
-    await form.getByRole('button', { name: 'Request adoption' }).click();
-    await form.getByText('User 999999 does not exist.').waitFor();
-    await screenshot(staff, 'staff-request-refused');
+    await form.getByText('Choose the customer from the list', { exact: false }).waitFor();
+    await expect(picker.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
+    // Three letters list both, by username.
+    await picker.pressSequentially('hed');
+    await form.getByRole('option', { name: `hedy.l user ${adopter.id}` }).waitFor();
+    expect(await form.getByRole('option').allTextContents()).toEqual([
+      `hedwig.o user ${namesake.id}`,
+      `hedy.l user ${adopter.id}`,
+    ]);
+    expect(await accessibilityViolations(staff)).toEqual([]);
+    await screenshot(staff, 'staff-request-picker');
+    // By keyboard: down twice, Enter chooses (and does not send the form).
+    await picker.press('ArrowDown');
+    await picker.press('ArrowDown');
+    await picker.press('Enter');
+    await form.getByText(`Chosen: hedy.l (user ${adopter.id}).`).waitFor();
+    await expect(picker.inputValue()).resolves.toBe('hedy.l');
+    await expect(form.getByRole('option').count()).resolves.toBe(0);
     const untouched = await c.t.http.get(`/v1/pets/${petId}`).set(c.t.admin).expect(200);
     expect(untouched.body.status).toBe('available');
 
-    await adopterField.fill(String(adopter.id));
     await form.getByLabel('Message (optional)').fill('Asked at the counter');
     await form.getByRole('button', { name: 'Request adoption' }).click();
     await staff

@@ -1,9 +1,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Adoption, api, ApiError, ok, type CreateAdoption, type Pet } from '../api';
+import {
+  type Adoption,
+  api,
+  ApiError,
+  ok,
+  type CreateAdoption,
+  type CustomerMatch,
+  type Pet,
+} from '../api';
 import { type Session } from '../session';
 import { ErrorAlert, Field, formErrors, StatusMessage, useAnnouncement, useSubmit } from '../ui';
 import { AdoptionList } from './adoption-list';
 import { AdoptionStatusBadge, HoldCountdown } from './adoption-moves';
+import { CustomerPicker } from './customer-picker';
 
 interface PetAdoptionsProps {
   pet: Pet;
@@ -71,7 +80,7 @@ export function PetAdoptions({ pet, who, onPetChanged }: PetAdoptionsProps) {
 
 interface RequestFormProps {
   petId: number;
-  /** Staff request for a customer, named by user id: the API takes no username. */
+  /** Staff request for a customer, picked by username or address (the API takes its id). */
   byStaff: boolean;
   onRequested: (adoption: Adoption) => void;
 }
@@ -79,6 +88,7 @@ interface RequestFormProps {
 function RequestForm({ petId, byStaff, onRequested }: RequestFormProps) {
   const form = useRef<HTMLFormElement>(null);
   const { busy, error, run } = useSubmit();
+  const [adopter, setAdopter] = useState<CustomerMatch>();
   const [noAdopter, setNoAdopter] = useState(false);
   const { fields, general } = formErrors(error, ['message', 'adopterId']);
   // The limit is the customer's, not the staff member's: said under the field that names them.
@@ -87,7 +97,7 @@ function RequestForm({ petId, byStaff, onRequested }: RequestFormProps) {
       ? (error.body.details as { limit?: number } | undefined)?.limit
       : undefined;
   const adopterError = noAdopter
-    ? 'Enter the customer’s user id.'
+    ? 'Choose the customer from the list: type the start of their username, or their email address.'
     : limit !== undefined
       ? `This customer already has ${limit} adoptions in progress: one of them has to end before they can have another.`
       : fields.adopterId;
@@ -96,22 +106,19 @@ function RequestForm({ petId, byStaff, onRequested }: RequestFormProps) {
     event.preventDefault();
     const values = new FormData(form.current!);
     const message = (values.get('message') as string).trim();
-    const adopter = ((values.get('adopterId') as string | null) ?? '').trim();
     // The form's one check of its own: without adopterId the API would make the request the
     // staff member's.
-    const missing = byStaff && adopter === '';
+    const missing = byStaff && adopter === undefined;
     setNoAdopter(missing);
     if (missing) {
       document.getElementById('field-adopterId')?.focus();
       return;
     }
-    // Sent as typed ("abc" stays "abc"): the API's rules are the only ones.
-    const adopterId = Number.isNaN(Number(adopter)) ? adopter : Number(adopter);
-    const body = {
+    const body: CreateAdoption = {
       petId,
-      ...(byStaff ? { adopterId } : {}),
+      ...(adopter ? { adopterId: adopter.id } : {}),
       ...(message ? { message } : {}),
-    } as CreateAdoption;
+    };
     void run(async () => {
       onRequested(await ok(api.POST('/v1/adoptions', { body })));
     });
@@ -133,11 +140,20 @@ function RequestForm({ petId, byStaff, onRequested }: RequestFormProps) {
       {byStaff && (
         <Field
           name="adopterId"
-          label="Adopter (user id)"
-          hint="The number of the customer’s account."
+          label="Customer"
+          hint="The start of their username, or their whole email address."
           error={adopterError}
         >
-          {(control) => <input {...control} inputMode="numeric" autocomplete="off" required />}
+          {(control) => (
+            <CustomerPicker
+              control={control}
+              chosen={adopter}
+              onChoose={(customer) => {
+                setAdopter(customer);
+                if (customer) setNoAdopter(false);
+              }}
+            />
+          )}
         </Field>
       )}
       <Field
