@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiKey, createUser } from '../../support/auth.js';
 import { errorBody, expectValidationError } from '../../support/errors.js';
+import { seededRandom } from '../../support/seeded-random.js';
 import { testLogs, type LogLine } from '../../support/test-logs.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { waitFor } from '../../support/wait.js';
@@ -38,15 +39,6 @@ interface PetJson {
   breed?: string;
   description?: string;
   externalId?: string;
-}
-
-/** A small deterministic generator for the seed (the property's randomness is fast-check's). */
-function seededRandom(seed: number) {
-  let state = seed;
-  return (n: number) => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state % n;
-  };
 }
 
 const ndjsonOf = (text: string): unknown[] => {

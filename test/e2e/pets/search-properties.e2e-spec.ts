@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { isAllowedMove, type PetStatus } from '../../../src/pets/pet-status.js';
+import { seededRandom } from '../../support/seeded-random.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
 /**
@@ -51,15 +52,6 @@ interface Filters {
   createdAfter?: number;
   createdBefore?: number;
   sort?: Sort;
-}
-
-/** A small deterministic generator for the seed (the property's randomness is fast-check's). */
-function seededRandom(seed: number) {
-  let state = seed;
-  return (n: number) => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state % n;
-  };
 }
 
 const qText = (q: NonNullable<Filters['q']>) =>
