@@ -22,6 +22,8 @@ export type ActivityDay = Schemas['ActivityDayResponse'];
 export type Adoption = Schemas['AdoptionResponse'];
 export type CreateAdoption = Schemas['CreateAdoptionDto'];
 export type CustomerMatch = Schemas['CustomerMatch'];
+export type PetImport = Schemas['PetImportResponse'];
+export type PetImportAccepted = Schemas['PetImportAcceptedResponse'];
 type ErrorBody = Schemas['ErrorResponse'];
 
 /** An error answer of the API, in its one error shape. */
@@ -303,4 +305,21 @@ export function uploadPetImage(
         request.send(form);
       }),
   );
+}
+
+type PetImportForm = operations['importPets']['requestBody']['content']['multipart/form-data'];
+
+/** Queues the import of a file of pets (`POST /v1/pets/imports`), sent as multipart. */
+export function startPetImport(
+  file: File,
+  mode: NonNullable<PetImportForm['mode']>,
+  dryRun: boolean,
+): Promise<PetImportAccepted> {
+  const form = new FormData();
+  form.set('file', file);
+  form.set('mode', mode);
+  form.set('dryRun', String(dryRun));
+  // The generated type holds the file as a string; the browser sends the FormData itself,
+  // with its multipart boundary.
+  return ok(api.POST('/v1/pets/imports', { body: form as unknown as PetImportForm }));
 }

@@ -12,6 +12,7 @@ import { AuditPage } from './pages/audit';
 import { DashboardPage } from './pages/dashboard';
 import { PetDetailPage } from './pages/pet-detail';
 import { PetFormPage } from './pages/pet-form';
+import { PetImportPage } from './pages/pet-import';
 import { PetsPage } from './pages/pets-list';
 import { SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/sign-in';
@@ -26,6 +27,7 @@ import { PageHeading } from './ui';
 function pageOf(path: string): JSX.Element {
   if (path === '/' || path === '/pets') return <PetsPage />;
   if (path === '/pets/new') return <PetFormPage />;
+  if (path === '/pets/import') return <PetImportPage />;
   const pet = /^\/pets\/(\d+)(\/edit)?$/.exec(path);
   if (pet) {
     const id = Number(pet[1]);

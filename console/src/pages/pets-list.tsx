@@ -281,8 +281,8 @@ export function PetsPage() {
 }
 
 /**
- * Add a pet, and download every pet the current filters match (the sort and page do not
- * apply to an export), on one line so that the pets stay near the top on a phone.
+ * Add a pet, download every pet the current filters match (the sort and page do not
+ * apply to an export), and import a file of pets, on one line so that the pets stay near the top on a phone.
  */
 function StaffActions({ filters }: { filters: Filters }) {
   const [busy, setBusy] = useState(false);
@@ -309,7 +309,10 @@ function StaffActions({ filters }: { filters: Filters }) {
         </button>{' '}
         <button type="button" disabled={busy} onClick={() => void download('ndjson')}>
           Export NDJSON
-        </button>
+        </button>{' '}
+        <Link class="button" href="/pets/import">
+          Import
+        </Link>
         {busy && <span role="status"> Preparing the export…</span>}
       </p>
       <ErrorAlert error={error} />
