@@ -4,7 +4,7 @@ import { MAIL_QUEUE } from '../../../src/mail/mail-queue.js';
 import { createUser, type CreatedUser } from '../../support/auth.js';
 import { TestSmtpServer } from '../../support/smtp-server.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
-import { outboxDrained } from '../../support/wait.js';
+import { outboxDrained, waitFor } from '../../support/wait.js';
 
 /*
  * docs/identity.md, "Expiry and rolling": a key's owner gets one mail when the key comes
@@ -184,4 +184,50 @@ describe('API key expiry warning (e2e)', () => {
       expect(await mailsOf(owner)).toHaveLength(2);
     },
   );
+});
+
+describe('API key expiry warning of an owner deleted since (e2e)', () => {
+  let smtp: TestSmtpServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // The warning's first delivery is refused, and its retry is a minute away: the
+    // deletion comes while it is still queued.
+    smtp = await TestSmtpServer.start({ refuseFirst: { count: 1, code: 451 } });
+    t = await createTestApp({ ...ENV, OUTBOX_RETRY_BASE_MS: '60000', SMTP_URL: smtp.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  const queuedMails = async (ownerId: number) => {
+    const [{ count }] = await t.dataSource.query<{ count: number }[]>(
+      `SELECT count(*)::int AS count FROM outbox_messages
+        WHERE consumer = $1 AND subject = $2 AND failed_at IS NULL`,
+      [MAIL_QUEUE, `api_key_owner:${ownerId}`],
+    );
+    return count;
+  };
+
+  it('should cancel the warning still queued to a key’s owner when the owner is deleted', async () => {
+    const owner = await createUser(t);
+    await t.http
+      .post('/v1/api-keys')
+      .set(owner.headers)
+      .send({
+        name: 'doomed',
+        mode: 'test',
+        expiresAt: new Date(Date.now() + 3 * DAY_MS).toISOString(),
+      })
+      .expect(201);
+    await t.app.get(ApiKeyExpiryWarnings).warnExpiring();
+    await waitFor(() => Promise.resolve(smtp.refused === 1), 10_000);
+    expect(await queuedMails(owner.id)).toBe(1);
+
+    await t.http.delete(`/v1/users/${owner.id}`).set(t.admin).expect(200);
+
+    expect(await queuedMails(owner.id)).toBe(0);
+    expect(smtp.mailsTo(owner.email)).toEqual([]);
+  });
 });
