@@ -21,12 +21,13 @@ import {
 } from './load.js';
 import { adoptionScenarios, ensureAdoptionPets } from './adoptions.bench.js';
 import { exportScenarios } from './export.bench.js';
+import { ensureImportCategory, importScenarios } from './import.bench.js';
 import { waitForHttp } from './processes.js';
 import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --only=import | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
  * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
@@ -79,10 +80,24 @@ const PROFILE_DIR = 'bench/results/profiles';
 const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
 /** `--only=export`: the export rows alone (E, export.bench.ts). */
 const ONLY_EXPORT = process.argv.includes('--only=export');
+/** `--only=import`: the import rows alone (I1 and I2, import.bench.ts). */
+const ONLY_IMPORT = process.argv.includes('--only=import');
+/** The import rows run alone, or in the full run. */
+const IMPORTS =
+  ONLY_IMPORT ||
+  !(
+    CORE ||
+    ONLY_SEARCH ||
+    ONLY_BOUNDS ||
+    ONLY_BY_ID ||
+    ONLY_BY_KEY ||
+    ONLY_EXPORT ||
+    ONLY_ADOPTIONS
+  );
 /** The adoption rows run alone, or in the full run. */
 const ADOPTIONS =
   ONLY_ADOPTIONS ||
-  !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY || ONLY_EXPORT);
+  !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY || ONLY_EXPORT || ONLY_IMPORT);
 /**
  * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
  * baseline's, about 1,500 a second here).
@@ -195,6 +210,7 @@ export async function run(): Promise<void> {
   await prepareDatabase();
   if (PROFILE) await mkdir(PROFILE_DIR, { recursive: true });
   if (ADOPTIONS) await ensureAdoptionPets(databaseUrl(), ADOPTION_PETS);
+  if (IMPORTS) await ensureImportCategory(databaseUrl());
   const [appPort, basePort, rawPort, secondPort, thirdPort, variantPort] = await Promise.all([
     freePort(),
     freePort(),
@@ -375,6 +391,15 @@ export async function run(): Promise<void> {
       await exportRows();
       return;
     }
+    const importRows = () =>
+      importScenarios(
+        { app, databaseUrl: databaseUrl(), staff: auth, listPath: filtered, measure },
+        rows,
+      );
+    if (ONLY_IMPORT) {
+      await importRows();
+      return;
+    }
     if (ONLY_SEARCH) {
       await createRow();
       console.log('bench: 5c. create with and without the search triggers and indexes');
@@ -486,6 +511,7 @@ export async function run(): Promise<void> {
     await boundsScenarios(rows, app, auth);
     await adoptionRows();
     await exportRows();
+    await importRows();
 
     if (!QUICK) {
       console.log('bench: 7. no decay over 60 s');
