@@ -2,7 +2,7 @@ import { deepStrictEqual } from 'node:assert/strict';
 import pg from 'pg';
 import { encodeAdoptionCursor } from '../src/adoptions/adoption-cursor.js';
 import { CursorSigner } from '../src/common/dto/page-cursor.js';
-import { json, median, type LoadOptions, type RequestSetup, type Sample } from './load.js';
+import { json, medianSample, type LoadOptions, type RequestSetup, type Sample } from './load.js';
 
 /**
  * Issue 43's adoption rows of `npm run bench` (`--only=adoptions`, and in the full run): a
@@ -398,13 +398,7 @@ async function expiryRow(
     state = await data.progress(ids);
   }
   const tookMs = state.open === 0 ? state.lastClosedAt!.getTime() - due.getTime() : Infinity;
-  const app: Sample = {
-    rps: median(during.map((s) => s.rps)),
-    p50: median(during.map((s) => s.p50)),
-    p99: median(during.map((s) => s.p99)),
-    bad: during.reduce((sum, s) => sum + s.bad, 0),
-    bytes: median(during.map((s) => s.bytes)),
-  };
+  const app = medianSample(during);
   rows.push({
     scenario: `A2. ${EXPIRING.toLocaleString('en')} holds due at once; list p50 meanwhile`,
     app,

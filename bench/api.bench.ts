@@ -10,7 +10,7 @@ import {
   databaseUrl as databaseUrlOf,
   json,
   measure as measureLoad,
-  median,
+  medianSample,
   prepareDatabase as prepareDatabaseOf,
   start,
   tokens as tokensOf,
@@ -122,16 +122,6 @@ interface Row {
   target: string;
   met?: boolean;
   note?: string;
-}
-
-function medianSample(samples: Sample[]): Sample {
-  return {
-    rps: median(samples.map((s) => s.rps)),
-    p50: median(samples.map((s) => s.p50)),
-    p99: median(samples.map((s) => s.p99)),
-    bad: samples.reduce((sum, s) => sum + s.bad, 0),
-    bytes: median(samples.map((s) => s.bytes)),
-  };
 }
 
 type Server = 'app' | 'baseline' | 'raw' | 'variant';

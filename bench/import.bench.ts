@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { json, median, type LoadOptions, type Sample } from './load.js';
+import { json, medianSample, type LoadOptions, type Sample } from './load.js';
 
 /**
  * Issue 44's import rows of `npm run bench` (`--only=import`, and in the full run): a CSV of
@@ -171,13 +171,7 @@ export async function importScenarios(bench: ImportBench, rows: ImportRow[]): Pr
         (state.errors.length > 0 ? `; first error ${JSON.stringify(state.errors[0])}` : ''),
     });
 
-    const app: Sample = {
-      rps: median(during.map((s) => s.rps)),
-      p50: median(during.map((s) => s.p50)),
-      p99: median(during.map((s) => s.p99)),
-      bad: during.reduce((sum, s) => sum + s.bad, 0),
-      bytes: median(during.map((s) => s.bytes)),
-    };
+    const app = medianSample(during);
     rows.push({
       scenario: "I2. GET /pets?category&status (row 1's list, 1 client) beside the import",
       app,

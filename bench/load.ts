@@ -232,3 +232,14 @@ export const median = (values: number[]) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+
+/** Samples of one server taken apart (rounds, or chunks of a run) as one: medians, errors summed. */
+export function medianSample(samples: Sample[]): Sample {
+  return {
+    rps: median(samples.map((s) => s.rps)),
+    p50: median(samples.map((s) => s.p50)),
+    p99: median(samples.map((s) => s.p99)),
+    bad: samples.reduce((sum, s) => sum + s.bad, 0),
+    bytes: median(samples.map((s) => s.bytes)),
+  };
+}
