@@ -2,7 +2,14 @@ import { deepStrictEqual } from 'node:assert/strict';
 import pg from 'pg';
 import { encodeAdoptionCursor } from '../src/adoptions/adoption-cursor.js';
 import { CursorSigner } from '../src/common/dto/page-cursor.js';
-import { json, medianSample, type LoadOptions, type RequestSetup, type Sample } from './load.js';
+import {
+  json,
+  medianSample,
+  withClient,
+  type LoadOptions,
+  type RequestSetup,
+  type Sample,
+} from './load.js';
 
 /**
  * Issue 43's adoption rows of `npm run bench` (`--only=adoptions`, and in the full run): a
@@ -87,16 +94,6 @@ export async function ensureAdoptionPets(databaseUrl: string, count: number): Pr
       [PET_NAME, ADOPTION_CATEGORY, rows[0].missing],
     );
   });
-}
-
-async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The user id a token names (its `sub`). */

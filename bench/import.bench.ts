@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { json, medianSample, type LoadOptions, type Sample } from './load.js';
+import { json, medianSample, withClient, type LoadOptions, type Sample } from './load.js';
 
 /**
  * Issue 44's import rows of `npm run bench` (`--only=import`, and in the full run): a CSV of
@@ -46,16 +46,6 @@ interface ImportBody {
   errors: unknown[];
   createdAt: string;
   finishedAt?: string;
-}
-
-async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The category, made once and kept (before the app starts), and no pet of it left. */

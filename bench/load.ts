@@ -243,3 +243,17 @@ export function medianSample(samples: Sample[]): Sample {
     bytes: median(samples.map((s) => s.bytes)),
   };
 }
+
+/** `work` on a client of its own, connected for it and ended after it. */
+export async function withClient<T>(
+  databaseUrl: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
