@@ -519,50 +519,96 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 -- params: ["SKU-1042"]
 SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
 
--- exportPetsQuery: no filter, the first batch
+-- exportPetsQuery: no filter, the first batch, as NDJSON
 -- params: [1000]
-  SELECT
-p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
-c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
-    FROM (SELECT p.* FROM pets p
-           ORDER BY p.id DESC LIMIT $1) p
-    JOIN categories c ON c.id = p.category_id
-   ORDER BY p.id DESC;
+  WITH batch AS MATERIALIZED (
+    SELECT p.* FROM pets p
+     ORDER BY p.id DESC LIMIT $1),
+  tagged AS (
+    SELECT pt.pet_id, '[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                ORDER BY t.name) || ']' AS tags
+      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
+     GROUP BY pt.pet_id)
+  SELECT string_agg(concat('{"id":' || p.id,
+',"name":' || to_json(p.name::text),
+',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
+                  ',"description":' || to_json(c.description::text), '}'),
+',"photoUrls":' || to_json(p.photo_urls),
+',"tags":' || COALESCE(tg.tags, '[]'),
+',"status":' || '"' || p.status || '"',
+',"age":' || p.age,
+',"breed":' || to_json(p.breed::text),
+',"description":' || to_json(p.description::text),
+',"externalId":' || to_json(p.external_id::text),
+',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
+',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n'), ''
+  ORDER BY p.id DESC) AS text,
+         min(p.id) AS "lastId", count(*)::int4 AS count
+    FROM batch p JOIN categories c ON c.id = p.category_id
+    LEFT JOIN tagged tg ON tg.pet_id = p.id;
+
+-- exportPetsQuery: no filter, the first batch, as CSV
+-- params: [1000]
+  WITH batch AS MATERIALIZED (
+    SELECT p.* FROM pets p
+     ORDER BY p.id DESC LIMIT $1),
+  tagged AS (
+    SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
+      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
+     GROUP BY pt.pet_id)
+  SELECT string_agg(concat(p.id, ',',
+CASE WHEN p.name ~ '[",\r\n]' THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
+CASE WHEN c.name ~ '[",\r\n]' THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
+p.status, ',',
+CASE WHEN tg.tags ~ '[",\r\n]' THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
+CASE WHEN array_to_string(p.photo_urls, '|') ~ '[",\r\n]' THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
+p.age, ',',
+CASE WHEN p.breed ~ '[",\r\n]' THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
+CASE WHEN p.description ~ '[",\r\n]' THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
+CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n'), ''
+  ORDER BY p.id DESC) AS text,
+         min(p.id) AS "lastId", count(*)::int4 AS count
+    FROM batch p JOIN categories c ON c.id = p.category_id
+    LEFT JOIN tagged tg ON tg.pet_id = p.id;
 
 -- exportPetsQuery: category and status, below an id
 -- params: ["Dogs","available",42,1000]
-  SELECT
-p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
-c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
-    FROM (SELECT p.*
+  WITH batch AS MATERIALIZED (
+    SELECT p.*
       FROM pets p
       WHERE p.category_id = (SELECT id
       FROM categories
       WHERE lower(name) = lower($1))
       AND p.status = $2::pet_status
       AND p.id < $3::int8
-           ORDER BY p.id DESC LIMIT $4) p
-    JOIN categories c ON c.id = p.category_id
-   ORDER BY p.id DESC;
+     ORDER BY p.id DESC LIMIT $4),
+  tagged AS (
+    SELECT pt.pet_id, '[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                ORDER BY t.name) || ']' AS tags
+      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
+     GROUP BY pt.pet_id)
+  SELECT string_agg(concat('{"id":' || p.id,
+',"name":' || to_json(p.name::text),
+',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
+                  ',"description":' || to_json(c.description::text), '}'),
+',"photoUrls":' || to_json(p.photo_urls),
+',"tags":' || COALESCE(tg.tags, '[]'),
+',"status":' || '"' || p.status || '"',
+',"age":' || p.age,
+',"breed":' || to_json(p.breed::text),
+',"description":' || to_json(p.description::text),
+',"externalId":' || to_json(p.external_id::text),
+',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
+',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n'), ''
+  ORDER BY p.id DESC) AS text,
+         min(p.id) AS "lastId", count(*)::int4 AS count
+    FROM batch p JOIN categories c ON c.id = p.category_id
+    LEFT JOIN tagged tg ON tg.pet_id = p.id;
 
 -- exportPetsQuery: q and a tag, below an id
 -- params: ["labrdor",["7"],42,1000]
-  WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT
-p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
-p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
-c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
-    FROM (SELECT p.*
+  WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query), batch AS MATERIALIZED (
+    SELECT p.*
       FROM pets p
       JOIN pet_documents d ON d.pet_id = p.id
       WHERE d.document @@ (SELECT query
@@ -572,9 +618,25 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
       WHERE pt.pet_id = p.id
       AND pt.tag_id = ANY($2::int8[]))
       AND p.id < $3::int8
-           ORDER BY p.id DESC LIMIT $4) p
-    JOIN categories c ON c.id = p.category_id
-   ORDER BY p.id DESC;
+     ORDER BY p.id DESC LIMIT $4),
+  tagged AS (
+    SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
+      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
+     GROUP BY pt.pet_id)
+  SELECT string_agg(concat(p.id, ',',
+CASE WHEN p.name ~ '[",\r\n]' THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
+CASE WHEN c.name ~ '[",\r\n]' THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
+p.status, ',',
+CASE WHEN tg.tags ~ '[",\r\n]' THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
+CASE WHEN array_to_string(p.photo_urls, '|') ~ '[",\r\n]' THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
+p.age, ',',
+CASE WHEN p.breed ~ '[",\r\n]' THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
+CASE WHEN p.description ~ '[",\r\n]' THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
+CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n'), ''
+  ORDER BY p.id DESC) AS text,
+         min(p.id) AS "lastId", count(*)::int4 AS count
+    FROM batch p JOIN categories c ON c.id = p.category_id
+    LEFT JOIN tagged tg ON tg.pet_id = p.id;
 
 -- countedFacetsQuery: no filter
 -- params: [20]

@@ -127,22 +127,30 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
     }),
     ...list('one externalId', { ...PAGE, externalId: 'SKU-1042' }),
     sample(
-      'exportPetsQuery: no filter, the first batch',
-      exportPetsQuery({}, new Map(), { limit: 1000 }),
+      'exportPetsQuery: no filter, the first batch, as NDJSON',
+      exportPetsQuery({}, new Map(), { limit: 1000 }, 'ndjson'),
+    ),
+    sample(
+      'exportPetsQuery: no filter, the first batch, as CSV',
+      exportPetsQuery({}, new Map(), { limit: 1000 }, 'csv'),
     ),
     sample(
       'exportPetsQuery: category and status, below an id',
-      exportPetsQuery({ category: 'Dogs', status: 'available' }, new Map(), {
-        beforeId: 42,
-        limit: 1000,
-      }),
+      exportPetsQuery(
+        { category: 'Dogs', status: 'available' },
+        new Map(),
+        { beforeId: 42, limit: 1000 },
+        'ndjson',
+      ),
     ),
     sample(
       'exportPetsQuery: q and a tag, below an id',
-      exportPetsQuery({ q: 'labrdor', tags: ['friendly'] }, FRIENDLY, {
-        beforeId: 42,
-        limit: 1000,
-      }),
+      exportPetsQuery(
+        { q: 'labrdor', tags: ['friendly'] },
+        FRIENDLY,
+        { beforeId: 42, limit: 1000 },
+        'csv',
+      ),
     ),
     sample('countedFacetsQuery: no filter', countedFacetsQuery({})),
     sample(

@@ -4,6 +4,7 @@ import { databaseConfig, type DatabaseConfig } from '../config/database.config.j
 import { PreparedStatements } from '../database/prepared-statements.js';
 import type { TxHost } from '../database/transactions.js';
 import type { PetActor } from './pet-actor.js';
+import type { PetExportFormat } from './pet-export.js';
 import type { PetStatus } from './pet-status.js';
 import { petEventsOf, type PetEvent, type RecordedPetEvent } from './pet-events.js';
 import {
@@ -27,6 +28,7 @@ import {
   type PetFilters,
   type PetListFilters,
   type PetExportBatch,
+  type PetExportRow,
   type PetPageRow,
 } from './sql/pet-search.sql.js';
 import {
@@ -104,29 +106,40 @@ export class PetsRepository {
   }
 
   /**
-   * The pets the filters match, by id descending, in batches of `size`, one statement each
-   * (see exportPetsQuery); the filters' tags are looked up once. The next batch is read while
-   * the consumer handles the last one (the database works while this process encodes), and
-   * no further: a consumer that stops asking stops the reads. A search's batches each run
-   * under the search's statement time-out, as its pages do.
+   * The lines of the pets the filters match, by id descending, in batches of `size`, one
+   * statement and one text each (see exportPetsQuery); the filters' tags are looked up once.
+   * The next batch is read while the consumer sends the last one (the database works while
+   * the socket drains), and no further: a consumer that stops asking stops the reads. A
+   * search's batches each run under the search's statement time-out, as its pages do.
    */
-  async *exportBatches(filters: PetFilters, size: number): AsyncGenerator<PetRow[]> {
+  async *exportBatches(
+    filters: PetFilters,
+    size: number,
+    format: PetExportFormat,
+  ): AsyncGenerator<string> {
     const tagIds = await this.tagIds(filters);
-    const read = (batch: PetExportBatch) => {
-      const { sql, params, prepare } = exportPetsQuery(filters, tagIds, batch);
-      const rows = prepare
-        ? this.prepared.query<PetRow[]>(this.txHost.tx, sql, params)
-        : this.searching(() => this.txHost.tx.query<PetRow[]>(sql, params));
+    const read = async (batch: PetExportBatch) => {
+      const { sql, params, prepare } = exportPetsQuery(filters, tagIds, batch, format);
+      const [row] = prepare
+        ? await this.prepared.query<PetExportRow[]>(this.txHost.tx, sql, params)
+        : await this.searching(() => this.txHost.tx.query<PetExportRow[]>(sql, params));
+      return row;
+    };
+    const readAhead = (batch: PetExportBatch) => {
+      const row = read(batch);
       // Handled now, thrown when awaited: a batch read ahead may fail while nothing awaits
       // it yet (the client is slow) or ever will (it went away).
-      rows.catch(() => undefined);
-      return rows;
+      row.catch(() => undefined);
+      return row;
     };
-    let next: Promise<PetRow[]> | undefined = read({ limit: size });
+    let next: Promise<PetExportRow> | undefined = readAhead({ limit: size });
     while (next) {
-      const rows: PetRow[] = await next;
-      next = rows.length === size ? read({ beforeId: rows[size - 1].id, limit: size }) : undefined;
-      if (rows.length > 0) yield rows;
+      const { text, lastId, count }: PetExportRow = await next;
+      next =
+        count === size && lastId !== null
+          ? readAhead({ beforeId: lastId, limit: size })
+          : undefined;
+      if (text !== null) yield text;
     }
   }
 

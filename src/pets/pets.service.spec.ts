@@ -226,7 +226,9 @@ describe(PetsService.name, () => {
       const batches = (async function* () {})();
       repository.exportBatches.mockReturnValue(batches);
 
-      expect(sut.export({ category: 'Dogs', tag: ['calm'], minAge: 2 })).toBe(batches);
+      expect(sut.export({ category: 'Dogs', tag: ['calm'], minAge: 2, format: 'csv' })).toBe(
+        batches,
+      );
 
       expect(repository.exportBatches).toHaveBeenCalledWith(
         {
@@ -241,6 +243,7 @@ describe(PetsService.name, () => {
           createdBefore: undefined,
         },
         1_000,
+        'csv',
       );
       expect(txHost.withTransaction).not.toHaveBeenCalled();
     });

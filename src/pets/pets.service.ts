@@ -13,6 +13,7 @@ import {
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
 import type { CreatePetDto } from './dto/create-pet.dto.js';
+import type { ExportPetsQueryDto } from './dto/export-pets-query.dto.js';
 import type { ListPetsQueryDto } from './dto/list-pets-query.dto.js';
 import type { PetFiltersQueryDto } from './dto/pet-filters-query.dto.js';
 import type { UpdatePetDto } from './dto/update-pet.dto.js';
@@ -56,7 +57,7 @@ const KNOWN_TAGS_TTL_MS = 10 * 60_000;
 const KNOWN_TAGS_MAX_ENTRIES = 10_000;
 
 // Pets read per statement by the export: large enough that a batch's round trip is small
-// beside its rows, small enough that a batch's memory is a few hundred kilobytes.
+// beside its lines, small enough that a batch's text is a few hundred kilobytes.
 const EXPORT_BATCH = 1_000;
 
 /**
@@ -107,11 +108,12 @@ export class PetsService {
   }
 
   /**
-   * Every pet the filters match, newest id first, in batches read as the consumer asks for
-   * them: whatever their number, the export holds one batch at a time.
+   * The lines of every pet the filters match, in the query's format, newest id first, a text
+   * per batch read as the consumer asks for them: whatever their number, the export holds
+   * one batch at a time.
    */
-  export(query: PetFiltersQueryDto): AsyncGenerator<PetRow[]> {
-    return this.pets.exportBatches(filtersOf(query), EXPORT_BATCH);
+  export(query: ExportPetsQueryDto): AsyncGenerator<string> {
+    return this.pets.exportBatches(filtersOf(query), EXPORT_BATCH, query.format);
   }
 
   /** Counts of the pets the filters match: overall, by status, category and top tags. */

@@ -1,5 +1,7 @@
 import { defaultSort, type PetSort } from '../pet-sort.js';
 import type { PetStatus } from '../pet-status.js';
+import type { PetExportFormat } from '../pet-export.js';
+import { PET_EXPORT_LINES } from './pet-export.sql.js';
 import { PET_COLUMNS, type PetRow } from './pet-reads.sql.js';
 import { parameters, type Param } from './statement-parts.js';
 
@@ -339,16 +341,28 @@ export interface PetExportBatch {
   limit: number;
 }
 
+/** A batch of the export as its statement returns it: the lines, and where the next starts. */
+export interface PetExportRow {
+  /** The batch's lines, each ending with its line break; null when the batch is empty. */
+  text: string | null;
+  /** The lowest id of the batch (the last pet), below which the next batch starts. */
+  lastId: number | null;
+  count: number;
+}
+
 /**
  * A batch of `GET /pets/export`: the pets the filters match, by id descending, below the
- * batch's id, at most its limit. Each batch is its own statement, keyed by id, so a batch
- * deep into the export costs what the first one does and no statement holds a snapshot for
- * the export's whole length. `prepare` as in `listPetsQuery`.
+ * batch's id, at most its limit, written as one text of the format's lines
+ * (pet-export.sql.ts). Each batch is its own statement, keyed by id, so a batch deep into the
+ * export costs what the first one does and no statement holds a snapshot for the export's
+ * whole length. The batch is cut first, as the list does; its tags are then read in one
+ * join for all its pets, not by a sub-query per pet. `prepare` as in `listPetsQuery`.
  */
 export function exportPetsQuery(
   filters: PetFilters,
   tagIds: TagIds,
   batch: PetExportBatch,
+  format: PetExportFormat,
 ): { sql: string; params: unknown[]; prepare: boolean } {
   const { params, param } = parameters();
   const match = matching(filters, tagIds, param);
@@ -356,13 +370,19 @@ export function exportPetsQuery(
     batch.beforeId === undefined
       ? match.conditions
       : [...match.conditions, `p.id < ${param(batch.beforeId)}::int8`];
-  // Cut first, as the list does: the tags and category are read for the batch's pets only.
+  const { line, tags } = PET_EXPORT_LINES[format];
   const sql = `
-    ${match.with}SELECT ${PET_COLUMNS}
-      FROM (SELECT p.* FROM ${match.from}${where(conditions)}
-             ORDER BY p.id DESC LIMIT ${param(batch.limit)}) p
-      JOIN categories c ON c.id = p.category_id
-     ORDER BY p.id DESC`;
+    ${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} batch AS MATERIALIZED (
+      SELECT p.* FROM ${match.from}${where(conditions)}
+       ORDER BY p.id DESC LIMIT ${param(batch.limit)}),
+    tagged AS (
+      SELECT pt.pet_id, ${tags} AS tags
+        FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
+       GROUP BY pt.pet_id)
+    SELECT string_agg(${line}, '' ORDER BY p.id DESC) AS text,
+           min(p.id) AS "lastId", count(*)::int4 AS count
+      FROM batch p JOIN categories c ON c.id = p.category_id
+      LEFT JOIN tagged tg ON tg.pet_id = p.id`;
   return { sql, params, prepare: match.countedByCounters };
 }
 
