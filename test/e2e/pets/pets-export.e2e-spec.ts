@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,12 +13,22 @@ import { waitFor } from '../../support/wait.js';
 
 /**
  * GET /pets/export: what it streams is what GET /pets lists, for any filters, in both
- * formats; and it streams at the pace the client reads.
+ * formats, byte for byte (the database writes the export's lines, the app the list's JSON);
+ * and it streams at the pace the client reads.
  */
 
 const CATEGORIES = ['Dogs', 'Cats', 'Birds'];
+// Text that JSON and CSV must escape, in a category's description and in names.
+const DESCRIBED = { Dogs: 'Loyal, "good"\tfriends\\ since 1900\n' } as Record<string, string>;
 const STATUSES = ['available', 'pending', 'sold'] as const;
-const NAMES = ['Rex', 'Max', 'Bella, the "Queen"', 'Luna\nof the moon', 'Milo'];
+const NAMES = [
+  'Rex',
+  'Max',
+  'Bella, the "Queen"',
+  'Luna\nof the moon',
+  'Milo\r\u0001\u001f\u007f',
+  'Zoë 😀 \u2028 </script>',
+];
 const BREEDS = ['Labrador', 'Beagle', 'Poodle'];
 const WORDS = ['calm', 'brown', 'loyal', 'quick'];
 const TAGS = ['calm', 'small', 'young'];
@@ -47,6 +58,9 @@ const ndjsonOf = (text: string): unknown[] => {
   return lines.map((line) => JSON.parse(line) as unknown);
 };
 
+/** The export's NDJSON of these pets: each as JSON.stringify writes the list's JSON of it. */
+const ndjsonText = (pets: PetJson[]) => pets.map((pet) => `${JSON.stringify(pet)}\n`).join('');
+
 /** A pet's CSV record as csv-parse reads it back, from its JSON. */
 const csvRecordOf = (pet: PetJson) => ({
   id: String(pet.id),
@@ -71,7 +85,11 @@ describe('Pet export (e2e)', () => {
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     for (const name of CATEGORIES) {
-      const res = await t.http.post('/v1/categories').set(t.admin).send({ name }).expect(201);
+      const res = await t.http
+        .post('/v1/categories')
+        .set(t.admin)
+        .send({ name, description: DESCRIBED[name] })
+        .expect(201);
       categoryIds[name] = res.body.id as number;
     }
     // Seeded in SQL, as the search properties are: through the API it would take most of
@@ -89,6 +107,7 @@ describe('Pet export (e2e)', () => {
       age: pick(4) === 0 ? null : pick(12),
       photoUrls: some(['https://example.com/a.jpg', 'https://example.com/b,c.jpg'], 2),
       createdAt: TIMES[pick(TIMES.length)],
+      updatedAt: TIMES[pick(TIMES.length)] + pick(1000),
       tags: some(TAGS, 2),
     }));
     await t.dataSource.query(
@@ -96,12 +115,15 @@ describe('Pet export (e2e)', () => {
       [TAGS],
     );
     const inserted = await t.dataSource.query<{ id: number }[]>(
-      `INSERT INTO pets (name, status, category_id, breed, description, age, photo_urls, created_at)
+      `INSERT INTO pets (name, status, category_id, breed, description, age, photo_urls,
+                         created_at, updated_at, external_id)
        SELECT name, status::pet_status, category_id, breed, description, age,
-              ARRAY(SELECT jsonb_array_elements_text(urls)), to_timestamp(ms / 1000.0)
+              ARRAY(SELECT jsonb_array_elements_text(urls)), to_timestamp(ms / 1000.0),
+              to_timestamp(updated_ms / 1000.0),
+              CASE WHEN n % 3 = 0 THEN 'SKU-' || n || ', "' || n || '"' END
          FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::int4[],
-                     $7::jsonb[], $8::float8[]) WITH ORDINALITY
-              AS u(name, status, category_id, breed, description, age, urls, ms, n)
+                     $7::jsonb[], $8::float8[], $9::float8[]) WITH ORDINALITY
+              AS u(name, status, category_id, breed, description, age, urls, ms, updated_ms, n)
         ORDER BY n
        RETURNING id`,
       [
@@ -113,6 +135,7 @@ describe('Pet export (e2e)', () => {
         seed.map((pet) => pet.age),
         seed.map((pet) => JSON.stringify(pet.photoUrls)),
         seed.map((pet) => pet.createdAt),
+        seed.map((pet) => pet.updatedAt),
       ],
     );
     // Identity values follow the insertion order.
@@ -185,10 +208,14 @@ describe('Pet export (e2e)', () => {
 
         const ndjson = await exported(query, 'ndjson');
         expect(ndjsonOf(ndjson.text)).toEqual(pets);
+        expect(ndjson.text).toBe(ndjsonText(pets));
 
         const csv = await exported(query, 'csv');
         expect(csv.text.split('\n')[0]).toBe(CSV_HEADER);
         expect(parse(csv.text, { columns: true })).toEqual(pets.map(csvRecordOf));
+        // As csv-stringify writes the records: RFC 4180 quoting only where a field needs it.
+        const records = pets.map((pet) => Object.values(csvRecordOf(pet)));
+        expect(csv.text).toBe(stringify([CSV_HEADER.split(','), ...records]));
       }),
       { numRuns: 25 },
     );
@@ -204,7 +231,7 @@ describe('Pet export (e2e)', () => {
     expect([date, new Date(Date.now() - 60_000).toISOString().slice(0, 10)]).toContain(
       /pets-(.+)\.ndjson/.exec(ndjson.headers['content-disposition'])![1],
     );
-    expect(ndjsonOf(ndjson.text)).toEqual(await listed(''));
+    expect(ndjson.text).toBe(ndjsonText(await listed('')));
 
     const csv = await t.http.get('/v1/pets/export?format=csv').set(t.admin).expect(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
