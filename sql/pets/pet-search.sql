@@ -529,7 +529,7 @@ SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
                                 ORDER BY t.name) || ']' AS tags
       FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
      GROUP BY pt.pet_id)
-  SELECT string_agg(concat('{"id":' || p.id,
+  SELECT p.id, concat('{"id":' || p.id,
 ',"name":' || to_json(p.name::text),
 ',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
                   ',"description":' || to_json(c.description::text), '}'),
@@ -541,11 +541,10 @@ SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
 ',"description":' || to_json(p.description::text),
 ',"externalId":' || to_json(p.external_id::text),
 ',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
-',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n'), ''
-  ORDER BY p.id DESC) AS text,
-         min(p.id) AS "lastId", count(*)::int4 AS count
+',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id;
+    LEFT JOIN tagged tg ON tg.pet_id = p.id
+   ORDER BY p.id DESC LIMIT $1;
 
 -- exportPetsQuery: no filter, the first batch, as CSV
 -- params: [1000]
@@ -556,20 +555,19 @@ SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
     SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
       FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
      GROUP BY pt.pet_id)
-  SELECT string_agg(concat(p.id, ',',
-CASE WHEN p.name ~ '[",\r\n]' THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
-CASE WHEN c.name ~ '[",\r\n]' THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
+  SELECT p.id, concat(p.id, ',',
+CASE WHEN strpos(p.name, ',') > 0 OR strpos(p.name, '"') > 0 OR strpos(p.name, E'\n') > 0 OR strpos(p.name, E'\r') > 0 THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
+CASE WHEN strpos(c.name, ',') > 0 OR strpos(c.name, '"') > 0 OR strpos(c.name, E'\n') > 0 OR strpos(c.name, E'\r') > 0 THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
 p.status, ',',
-CASE WHEN tg.tags ~ '[",\r\n]' THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
-CASE WHEN array_to_string(p.photo_urls, '|') ~ '[",\r\n]' THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
+CASE WHEN strpos(tg.tags, ',') > 0 OR strpos(tg.tags, '"') > 0 OR strpos(tg.tags, E'\n') > 0 OR strpos(tg.tags, E'\r') > 0 THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
+CASE WHEN strpos(array_to_string(p.photo_urls, '|'), ',') > 0 OR strpos(array_to_string(p.photo_urls, '|'), '"') > 0 OR strpos(array_to_string(p.photo_urls, '|'), E'\n') > 0 OR strpos(array_to_string(p.photo_urls, '|'), E'\r') > 0 THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
 p.age, ',',
-CASE WHEN p.breed ~ '[",\r\n]' THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
-CASE WHEN p.description ~ '[",\r\n]' THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
-CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n'), ''
-  ORDER BY p.id DESC) AS text,
-         min(p.id) AS "lastId", count(*)::int4 AS count
+CASE WHEN strpos(p.breed, ',') > 0 OR strpos(p.breed, '"') > 0 OR strpos(p.breed, E'\n') > 0 OR strpos(p.breed, E'\r') > 0 THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
+CASE WHEN strpos(p.description, ',') > 0 OR strpos(p.description, '"') > 0 OR strpos(p.description, E'\n') > 0 OR strpos(p.description, E'\r') > 0 THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
+CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR strpos(p.external_id, E'\n') > 0 OR strpos(p.external_id, E'\r') > 0 THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id;
+    LEFT JOIN tagged tg ON tg.pet_id = p.id
+   ORDER BY p.id DESC LIMIT $1;
 
 -- exportPetsQuery: category and status, below an id
 -- params: ["Dogs","available",42,1000]
@@ -587,7 +585,7 @@ CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""
                                 ORDER BY t.name) || ']' AS tags
       FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
      GROUP BY pt.pet_id)
-  SELECT string_agg(concat('{"id":' || p.id,
+  SELECT p.id, concat('{"id":' || p.id,
 ',"name":' || to_json(p.name::text),
 ',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
                   ',"description":' || to_json(c.description::text), '}'),
@@ -599,11 +597,10 @@ CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""
 ',"description":' || to_json(p.description::text),
 ',"externalId":' || to_json(p.external_id::text),
 ',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
-',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n'), ''
-  ORDER BY p.id DESC) AS text,
-         min(p.id) AS "lastId", count(*)::int4 AS count
+',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id;
+    LEFT JOIN tagged tg ON tg.pet_id = p.id
+   ORDER BY p.id DESC LIMIT $4;
 
 -- exportPetsQuery: q and a tag, below an id
 -- params: ["labrdor",["7"],42,1000]
@@ -623,20 +620,19 @@ CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""
     SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
       FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
      GROUP BY pt.pet_id)
-  SELECT string_agg(concat(p.id, ',',
-CASE WHEN p.name ~ '[",\r\n]' THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
-CASE WHEN c.name ~ '[",\r\n]' THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
+  SELECT p.id, concat(p.id, ',',
+CASE WHEN strpos(p.name, ',') > 0 OR strpos(p.name, '"') > 0 OR strpos(p.name, E'\n') > 0 OR strpos(p.name, E'\r') > 0 THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
+CASE WHEN strpos(c.name, ',') > 0 OR strpos(c.name, '"') > 0 OR strpos(c.name, E'\n') > 0 OR strpos(c.name, E'\r') > 0 THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
 p.status, ',',
-CASE WHEN tg.tags ~ '[",\r\n]' THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
-CASE WHEN array_to_string(p.photo_urls, '|') ~ '[",\r\n]' THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
+CASE WHEN strpos(tg.tags, ',') > 0 OR strpos(tg.tags, '"') > 0 OR strpos(tg.tags, E'\n') > 0 OR strpos(tg.tags, E'\r') > 0 THEN '"' || replace(tg.tags, '"', '""') || '"' ELSE tg.tags END, ',',
+CASE WHEN strpos(array_to_string(p.photo_urls, '|'), ',') > 0 OR strpos(array_to_string(p.photo_urls, '|'), '"') > 0 OR strpos(array_to_string(p.photo_urls, '|'), E'\n') > 0 OR strpos(array_to_string(p.photo_urls, '|'), E'\r') > 0 THEN '"' || replace(array_to_string(p.photo_urls, '|'), '"', '""') || '"' ELSE array_to_string(p.photo_urls, '|') END, ',',
 p.age, ',',
-CASE WHEN p.breed ~ '[",\r\n]' THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
-CASE WHEN p.description ~ '[",\r\n]' THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
-CASE WHEN p.external_id ~ '[",\r\n]' THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n'), ''
-  ORDER BY p.id DESC) AS text,
-         min(p.id) AS "lastId", count(*)::int4 AS count
+CASE WHEN strpos(p.breed, ',') > 0 OR strpos(p.breed, '"') > 0 OR strpos(p.breed, E'\n') > 0 OR strpos(p.breed, E'\r') > 0 THEN '"' || replace(p.breed, '"', '""') || '"' ELSE p.breed END, ',',
+CASE WHEN strpos(p.description, ',') > 0 OR strpos(p.description, '"') > 0 OR strpos(p.description, E'\n') > 0 OR strpos(p.description, E'\r') > 0 THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
+CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR strpos(p.external_id, E'\n') > 0 OR strpos(p.external_id, E'\r') > 0 THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id;
+    LEFT JOIN tagged tg ON tg.pet_id = p.id
+   ORDER BY p.id DESC LIMIT $4;
 
 -- countedFacetsQuery: no filter
 -- params: [20]

@@ -118,28 +118,21 @@ export class PetsRepository {
     format: PetExportFormat,
   ): AsyncGenerator<string> {
     const tagIds = await this.tagIds(filters);
-    const read = async (batch: PetExportBatch) => {
+    const read = (batch: PetExportBatch) => {
       const { sql, params, prepare } = exportPetsQuery(filters, tagIds, batch, format);
-      const [row] = prepare
-        ? await this.prepared.query<PetExportRow[]>(this.txHost.tx, sql, params)
-        : await this.searching(() => this.txHost.tx.query<PetExportRow[]>(sql, params));
-      return row;
-    };
-    const readAhead = (batch: PetExportBatch) => {
-      const row = read(batch);
+      const rows = prepare
+        ? this.prepared.query<PetExportRow[]>(this.txHost.tx, sql, params)
+        : this.searching(() => this.txHost.tx.query<PetExportRow[]>(sql, params));
       // Handled now, thrown when awaited: a batch read ahead may fail while nothing awaits
       // it yet (the client is slow) or ever will (it went away).
-      row.catch(() => undefined);
-      return row;
+      rows.catch(() => undefined);
+      return rows;
     };
-    let next: Promise<PetExportRow> | undefined = readAhead({ limit: size });
+    let next: Promise<PetExportRow[]> | undefined = read({ limit: size });
     while (next) {
-      const { text, lastId, count }: PetExportRow = await next;
-      next =
-        count === size && lastId !== null
-          ? readAhead({ beforeId: lastId, limit: size })
-          : undefined;
-      if (text !== null) yield text;
+      const rows: PetExportRow[] = await next;
+      next = rows.length === size ? read({ beforeId: rows[size - 1].id, limit: size }) : undefined;
+      if (rows.length > 0) yield rows.map((row) => row.line).join('');
     }
   }
 

@@ -341,22 +341,23 @@ export interface PetExportBatch {
   limit: number;
 }
 
-/** A batch of the export as its statement returns it: the lines, and where the next starts. */
+/** A pet of an export's batch, as the batch's statement returns it. */
 export interface PetExportRow {
-  /** The batch's lines, each ending with its line break; null when the batch is empty. */
-  text: string | null;
-  /** The lowest id of the batch (the last pet), below which the next batch starts. */
-  lastId: number | null;
-  count: number;
+  id: number;
+  /** The pet's line in the export's format, ending with its line break. */
+  line: string;
 }
 
 /**
  * A batch of `GET /pets/export`: the pets the filters match, by id descending, below the
- * batch's id, at most its limit, written as one text of the format's lines
- * (pet-export.sql.ts). Each batch is its own statement, keyed by id, so a batch deep into the
- * export costs what the first one does and no statement holds a snapshot for the export's
- * whole length. The batch is cut first, as the list does; its tags are then read in one
- * join for all its pets, not by a sub-query per pet. `prepare` as in `listPetsQuery`.
+ * batch's id, at most its limit, each as its line in the format (pet-export.sql.ts). Each
+ * batch is its own statement, keyed by id, so a batch deep into the export costs what the
+ * first one does and no statement holds a snapshot for the export's whole length. The batch
+ * is cut first, as the list does; its tags are then read in one join for all its pets, not
+ * by a sub-query per pet. The final LIMIT (the batch's own) lets the planner write the lines
+ * after its last sort, which it postpones costly expressions to only under a limit: a sort
+ * then moves the pets' columns, not their lines (a batch of long descriptions would spill
+ * them to disk). `prepare` as in `listPetsQuery`.
  */
 export function exportPetsQuery(
   filters: PetFilters,
@@ -370,19 +371,20 @@ export function exportPetsQuery(
     batch.beforeId === undefined
       ? match.conditions
       : [...match.conditions, `p.id < ${param(batch.beforeId)}::int8`];
+  const limit = param(batch.limit);
   const { line, tags } = PET_EXPORT_LINES[format];
   const sql = `
     ${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} batch AS MATERIALIZED (
       SELECT p.* FROM ${match.from}${where(conditions)}
-       ORDER BY p.id DESC LIMIT ${param(batch.limit)}),
+       ORDER BY p.id DESC LIMIT ${limit}),
     tagged AS (
       SELECT pt.pet_id, ${tags} AS tags
         FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
        GROUP BY pt.pet_id)
-    SELECT string_agg(${line}, '' ORDER BY p.id DESC) AS text,
-           min(p.id) AS "lastId", count(*)::int4 AS count
+    SELECT p.id, ${line} AS line
       FROM batch p JOIN categories c ON c.id = p.category_id
-      LEFT JOIN tagged tg ON tg.pet_id = p.id`;
+      LEFT JOIN tagged tg ON tg.pet_id = p.id
+     ORDER BY p.id DESC LIMIT ${limit}`;
   return { sql, params, prepare: match.countedByCounters };
 }
 
