@@ -25,7 +25,7 @@ recorded AS (
            to_jsonb(r)
       FROM readback r, (SELECT $5::text AS type, NULL::text[] AS changed_fields,
              NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
-    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+    RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)
 SELECT *,
   (SELECT json_agg(json_build_object(
@@ -61,7 +61,7 @@ recorded AS (
            to_jsonb(r)
       FROM readback r, (SELECT $10::text AS type, NULL::text[] AS changed_fields,
              NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
-    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+    RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)
 SELECT *,
   (SELECT json_agg(json_build_object(
@@ -70,6 +70,51 @@ SELECT *,
             'adoptionId', adoption_id)
           ORDER BY sequence)
      FROM recorded) AS "recordedEvents" FROM readback;
+
+-- insertPetsQuery: two pets, one with tags
+-- params: ["[{\"tags\":[\"friendly\",\"calm\"],\"name\":\"Rex\",\"category_id\":3,\"status\":\"available\",\"photo_urls\":[],\"age\":3,\"breed\":null,\"description\":null,\"external_id\":null},{\"tags\":[],\"name\":\"Tom\",\"category_id\":3,\"status\":\"sold\",\"photo_urls\":[],\"age\":null,\"breed\":null,\"description\":null,\"external_id\":null}]","pet.created",1,"pk_live_AbCd","user",null]
+  WITH input AS MATERIALIZED (
+    SELECT nextval(pg_get_serial_sequence('pets', 'id')) AS id, i.*
+      FROM jsonb_to_recordset($1::jsonb)
+        AS i(name text, category_id int8, status pet_status, photo_urls text[], age int4,
+             breed text, description text, external_id text, tags text[])),
+  changed AS (INSERT INTO pets (id, name, category_id, status, photo_urls, age, breed, description, external_id) OVERRIDING SYSTEM VALUE
+              SELECT id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
+                     description, external_id
+                FROM input ORDER BY id
+              RETURNING *),
+  linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+             SELECT p.id, t.id, p.age
+               FROM changed p JOIN input i ON i.id = p.id JOIN tags t ON t.name = ANY(i.tags)),
+  readback AS (SELECT
+p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
+p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
+c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
+p.version || '.' || c.version AS "versionTag",
+COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+            FROM tags t WHERE t.name = ANY(i.tags)), '[]') AS tags
+               FROM changed p JOIN input i ON i.id = p.id
+               JOIN categories c ON c.id = p.category_id),
+  recorded AS (
+  INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
+                          actor_role, changed_fields, status_from, status_to, adoption_id, pet)
+  SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), r.id, e.type, r."updatedAt",
+         $3::int8, $4::text,
+         $5::user_role,
+         e.changed_fields, e.status_from, e.status_to, $6::int8,
+         to_jsonb(r)
+    FROM readback r, (SELECT $2::text AS type, NULL::text[] AS changed_fields,
+           NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
+  RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
+            adoption_id)
+  SELECT r.*, e."recordedEvents"
+    FROM readback r LEFT JOIN
+(SELECT pet_id, json_agg(json_build_object(
+          'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
+          'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to,
+          'adoptionId', adoption_id)
+        ORDER BY sequence) AS "recordedEvents" FROM recorded GROUP BY pet_id) e ON e.pet_id = r.id
+   ORDER BY r.id;
 
 -- updatePetQuery: fields, recording its events
 -- params: [42,"Rex",4,1,"pk_live_AbCd","user",null]
@@ -104,7 +149,7 @@ recorded AS (
      WHERE (e.position = 1 AND cardinality(e.changed_fields) > 0)
         OR (e.position = 2 AND e.status_from <> e.status_to)
      ORDER BY e.position
-    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+    RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)
     SELECT r.*, d."changedFields", d."statusFrom",
   (SELECT json_agg(json_build_object(
@@ -170,7 +215,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
    WHERE (e.position = 1 AND cardinality(e.changed_fields) > 0)
       OR (e.position = 2 AND e.status_from <> e.status_to)
    ORDER BY e.position
-  RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+  RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
             adoption_id)
   SELECT *,
 (SELECT json_agg(json_build_object(
@@ -207,7 +252,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
          to_jsonb(r)
     FROM readback r, (SELECT $4::text AS type, NULL::text[] AS changed_fields,
            NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
-  RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+  RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
             adoption_id)
   SELECT *,
 (SELECT json_agg(json_build_object(
@@ -241,7 +286,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
          to_jsonb(r)
     FROM readback r, (SELECT $2::text AS type, NULL::text[] AS changed_fields,
            NULL::pet_status AS status_from, NULL::pet_status AS status_to) e
-  RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+  RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
             adoption_id)
   SELECT *,
 (SELECT json_agg(json_build_object(
@@ -283,7 +328,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
    LATERAL (SELECT 'pet.status_changed'::text AS type, NULL::text[] AS changed_fields,
                    $3::pet_status AS status_from, r.status AS status_to) e
    WHERE m.id = r.id
-  RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+  RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
             adoption_id)
   SELECT r.*,
 (SELECT json_agg(json_build_object(

@@ -16,6 +16,7 @@ import {
   planOf,
   refusalOf,
   type CategoryIds,
+  type RowPlan,
   type ValidRow,
 } from './import-rows-check.js';
 import { readImportFile, type ImportRecord } from './import-rows.js';
@@ -41,15 +42,14 @@ interface PetImportJob {
 export const petImportNotFound = (id: number | string) =>
   new ApiException('PET_IMPORT_NOT_FOUND', `Import ${id} not found`);
 
-/** The outcome of one row of a batch, counted as the import counts it. */
-type Applied = 'created' | 'updated' | 'unchanged';
 const COUNTED_AS = { create: 'created', update: 'updated', unchanged: 'unchanged' } as const;
 
 /**
  * Catalogue imports (docs/pet-imports.md): a request stores the file and queues the import's
  * job; the job validates every row, then applies the valid ones in batches, each batch one
  * transaction that also moves the import's cursor, through PetsService's own writes (so each
- * pet's history and events are those of a single create or update).
+ * pet's history and events are those of a single create or update): the batch's new pets
+ * in one `createMany`, its updates one by one.
  */
 @Injectable()
 export class PetImportsService implements OnModuleDestroy {
@@ -274,7 +274,14 @@ export class PetImportsService implements OnModuleDestroy {
       if ((await this.imports.lockStatus(found.id)) !== 'running') return undefined;
       const existing = found.mode === 'upsert' ? await this.existingPets(batch) : undefined;
       const counts = { ...progress.counts };
-      for (const { dto } of batch) counts[await this.applyRow(dto, existing, found.actor)] += 1;
+      const creates: ValidRow['dto'][] = [];
+      for (const { dto } of batch) {
+        const plan = planOf(dto, existing?.get(dto.externalId ?? ''));
+        if (plan.kind === 'create') creates.push(dto);
+        else counts[await this.applyChange(plan, found.actor)] += 1;
+      }
+      await this.pets.createMany(creates, found.actor);
+      counts.created += creates.length;
       await this.imports.advance(found.id, end, counts, progress.errors);
       return { counts, errors: progress.errors };
     });
@@ -319,22 +326,14 @@ export class PetImportsService implements OnModuleDestroy {
     return error instanceof ApiException ? error : constraintErrorOf(error);
   }
 
-  private async applyRow(
-    dto: ValidRow['dto'],
-    existing: Map<string, PetRow> | undefined,
+  /** An upsert's row for a pet that exists: written through `update`, as a PUT would. */
+  private async applyChange(
+    plan: Exclude<RowPlan, { kind: 'create' }>,
     actor: PetActor,
-  ): Promise<Applied> {
-    const plan = planOf(dto, existing?.get(dto.externalId ?? ''));
-    switch (plan.kind) {
-      case 'create':
-        await this.pets.create(dto, actor);
-        return 'created';
-      case 'unchanged':
-        return 'unchanged';
-      case 'update':
-        await this.pets.update(plan.pet.id, plan.changes, actor);
-        return 'updated';
-    }
+  ): Promise<'updated' | 'unchanged'> {
+    if (plan.kind === 'unchanged') return 'unchanged';
+    await this.pets.update(plan.pet.id, plan.changes, actor);
+    return 'updated';
   }
 }
 

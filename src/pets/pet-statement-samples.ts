@@ -14,6 +14,7 @@ import {
   appendPhotoUrlQuery,
   deletePetQuery,
   insertPetQuery,
+  insertPetsQuery,
   LINK_TAGS,
   moveForAdoptionsQuery,
   recordUpdateQuery,
@@ -182,6 +183,19 @@ export const PET_STATEMENT_SAMPLES: Record<string, StatementSample[]> = {
           externalId: 'SKU-1042',
         },
         ['friendly', 'calm'],
+        ACTOR,
+      ),
+    ),
+    sample(
+      'insertPetsQuery: two pets, one with tags',
+      insertPetsQuery(
+        [
+          {
+            fields: { name: 'Rex', categoryId: 3, status: 'available', photoUrls: [], age: 3 },
+            tags: ['friendly', 'calm'],
+          },
+          { fields: { name: 'Tom', categoryId: 3, status: 'sold', photoUrls: [] }, tags: [] },
+        ],
         ACTOR,
       ),
     ),

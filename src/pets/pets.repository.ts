@@ -35,12 +35,14 @@ import {
   appendPhotoUrlQuery,
   deletePetQuery,
   insertPetQuery,
+  insertPetsQuery,
   LINK_TAGS,
   moveForAdoptionsQuery,
   recordUpdateQuery,
   UNLINK_TAGS,
   updatePetQuery,
   UPSERT_TAGS,
+  type NewPet,
   type PetChanges,
   type PetWriteFields,
   type UpdateConditions,
@@ -194,6 +196,16 @@ export class PetsRepository {
     const { sql, params } = insertPetQuery(fields, tags, actor);
     const [row] = await this.prepared.query<WrittenRow[]>(this.txHost.tx, sql, params);
     return writeOf(row, actor);
+  }
+
+  /**
+   * Records each pet's `pet.created` by `actor`, in one statement (see insertPetsQuery); the
+   * pets in the order given. Their tags must exist already (see `upsertTags`).
+   */
+  async insertMany(pets: NewPet[], actor: PetActor): Promise<PetWrite[]> {
+    const { sql, params } = insertPetsQuery(pets, actor);
+    const rows = await this.prepared.query<WrittenRow[]>(this.txHost.tx, sql, params);
+    return rows.map((row) => writeOf(row, actor));
   }
 
   /**

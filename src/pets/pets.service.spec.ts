@@ -85,6 +85,7 @@ function fakeRepository() {
     findByExternalIds: jest.fn<PetsRepository['findByExternalIds']>(),
     inventory: jest.fn<PetsRepository['inventory']>(),
     insert: jest.fn<PetsRepository['insert']>(),
+    insertMany: jest.fn<PetsRepository['insertMany']>(),
     update: jest.fn<PetsRepository['update']>(),
     moveForAdoptions: jest.fn<PetsRepository['moveForAdoptions']>(),
     recordUpdate: jest.fn<PetsRepository['recordUpdate']>(),
@@ -321,6 +322,60 @@ describe(PetsService.name, () => {
       expect(repository.upsertTags).toHaveBeenCalledWith(['calm']);
       expect(repository.insert).toHaveBeenCalledWith(expect.anything(), ['calm'], actor);
       expect(pet).toBe(withTags);
+    });
+  });
+
+  describe('createMany', () => {
+    it('should create every new tag once, then insert the pets in one call, and publish each one’s pet.created, in one transaction', async () => {
+      repository.upsertTags.mockImplementation(() => {
+        call('upsertTags');
+        return Promise.resolve();
+      });
+      const writes = [
+        written(petRow(1, { tags: [{ id: 1, name: 'calm' }] }), recorded('pet.created')),
+        written(petRow(2), recorded('pet.created')),
+      ];
+      repository.insertMany.mockImplementation(() => {
+        call('insertMany');
+        return Promise.resolve(writes);
+      });
+
+      const pets = await sut.createMany(
+        [
+          { name: 'Rex', categoryId: 1, status: 'available', tags: ['calm', 'calm'] },
+          { name: 'Ada', categoryId: 1, status: 'sold', photoUrls: ['https://x.test/a.png'] },
+        ],
+        actor,
+      );
+
+      expect(calls).toEqual(['upsertTags', 'insertMany', 'pet.created', 'pet.created', 'commit']);
+      expect(repository.upsertTags).toHaveBeenCalledWith(['calm', 'calm']);
+      expect(repository.insertMany).toHaveBeenCalledWith(
+        [
+          {
+            fields: { name: 'Rex', categoryId: 1, status: 'available', photoUrls: [] },
+            tags: ['calm', 'calm'],
+          },
+          {
+            fields: {
+              name: 'Ada',
+              categoryId: 1,
+              status: 'sold',
+              photoUrls: ['https://x.test/a.png'],
+            },
+            tags: [],
+          },
+        ],
+        actor,
+      );
+      expect(published).toEqual(writes.flatMap((write) => write.events));
+      expect(pets).toEqual(writes.map((write) => write.pet));
+    });
+
+    it('should write nothing for no pets', async () => {
+      expect(await sut.createMany([], actor)).toEqual([]);
+      expect(repository.upsertTags).not.toHaveBeenCalled();
+      expect(repository.insertMany).not.toHaveBeenCalled();
     });
   });
 

@@ -158,6 +158,30 @@ export class PetsService {
   }
 
   /**
+   * `create` of each of `dtos` by `actor` (each pet's tags, history and `pet.created` as
+   * its create's), in three statements however many pets there are (new tags, then the
+   * pets with their links and events, then the outbox rows), within the caller's
+   * transaction: an import's batch. A row that fails a constraint (an externalId taken, a
+   * category gone) fails them all; the pets in the order of `dtos`.
+   */
+  async createMany(dtos: CreatePetDto[], actor: PetActor): Promise<PetRow[]> {
+    if (dtos.length === 0) return [];
+    return this.txHost.withTransaction(async () => {
+      const tags = dtos.flatMap((dto) => dto.tags ?? []);
+      if (tags.length) await this.pets.upsertTags(tags);
+      const written = await this.pets.insertMany(
+        dtos.map(({ tags = [], ...fields }) => ({
+          fields: { ...fields, photoUrls: fields.photoUrls ?? [] },
+          tags,
+        })),
+        actor,
+      );
+      await this.events.publish(...written.flatMap((write) => write.events));
+      return written.map((write) => write.pet);
+    });
+  }
+
+  /**
    * `names`: the create's distinct tags. Without `upsertTags`, a tag that does not exist rolls
    * the create back (TagsGoneError).
    */

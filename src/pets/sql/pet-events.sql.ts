@@ -32,18 +32,29 @@ function recordEvents(
            e.changed_fields, e.status_from, e.status_to, ${adoptionId ?? `${param(actor.adoptionId ?? null)}::int8`},
            to_jsonb(r)
       FROM ${READ_BACK} r, ${events}
-    RETURNING sequence, id, type, occurred_at, changed_fields, status_from, status_to,
+    RETURNING sequence, id, pet_id, type, occurred_at, changed_fields, status_from, status_to,
               adoption_id)`;
 }
 
-/** The events `recorded` wrote (those `where` keeps), oldest first, as a JSON column. */
-const recordedEvents = (where = '') => `
-  (SELECT json_agg(json_build_object(
+/** Events of `recorded`, oldest first, as a JSON array (see RecordedPetEvent). */
+const EVENTS_AGGREGATE = `json_agg(json_build_object(
             'sequence', sequence, 'id', id, 'type', type, 'occurredAt', occurred_at,
             'changedFields', changed_fields, 'statusFrom', status_from, 'statusTo', status_to,
             'adoptionId', adoption_id)
-          ORDER BY sequence)
+          ORDER BY sequence)`;
+
+/** The events `recorded` wrote (those `where` keeps), oldest first, as a JSON column. */
+const recordedEvents = (where = '') => `
+  (SELECT ${EVENTS_AGGREGATE}
      FROM recorded${where}) AS "recordedEvents"`;
+
+/**
+ * The events `recorded` wrote, per pet: a FROM item of (pet_id, "recordedEvents"), for a
+ * statement that writes many pets to join to its read-back rows (a join, not a sub-select
+ * per pet, which would scan every pet's events for each).
+ */
+export const RECORDED_EVENTS_BY_PET = `
+  (SELECT pet_id, ${EVENTS_AGGREGATE} AS "recordedEvents" FROM recorded GROUP BY pet_id)`;
 
 /** The events `recorded` wrote, oldest first, as a JSON column (see RecordedPetEvent). */
 export const RECORDED_EVENTS = recordedEvents();

@@ -3,6 +3,7 @@ import type { PetChangedField } from '../pet-events.js';
 import type { PetStatus } from '../pet-status.js';
 import {
   RECORDED_EVENTS,
+  RECORDED_EVENTS_BY_PET,
   recordAdoptionMoves,
   recordedEventsOfMove,
   recordOne,
@@ -62,6 +63,57 @@ export function insertPetQuery(
   }
   ctes.push(recordOne(param, actor, 'pet.created'));
   const sql = `WITH ${ctes.join(',\n')}\nSELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
+  return { sql, params };
+}
+
+/** A pet to create with others in one statement (`insertPetsQuery`). */
+export interface NewPet {
+  fields: PetWriteFields;
+  /** Names of tags that exist already. */
+  tags: string[];
+}
+
+/**
+ * Many pets at once, as `insertPetQuery` writes one: the pets, their links to their tags
+ * (which exist already) and each one's `pet.created` by `actor`, in one statement whose
+ * shape does not depend on the pets (they are one JSON parameter). Each pet takes its id
+ * from the identity's sequence first (`input`), in the pets' order, so that its tags and
+ * its events are matched to it by id; the pets are answered in that order.
+ */
+export function insertPetsQuery(
+  pets: NewPet[],
+  actor: PetActor,
+): { sql: string; params: unknown[] } {
+  const rows = pets.map(({ fields, tags }) => {
+    const row: Record<string, unknown> = { tags };
+    for (const [field, column] of Object.entries(WRITE_COLUMNS)) {
+      row[column] = fields[field as keyof PetWriteFields] ?? null;
+    }
+    return row;
+  });
+  const { params, param } = parameters([JSON.stringify(rows)]);
+  const columns = Object.values(WRITE_COLUMNS).join(', ');
+  const sql = `
+    WITH input AS MATERIALIZED (
+      SELECT nextval(pg_get_serial_sequence('pets', 'id')) AS id, i.*
+        FROM jsonb_to_recordset($1::jsonb)
+          AS i(name text, category_id int8, status pet_status, photo_urls text[], age int4,
+               breed text, description text, external_id text, tags text[])),
+    changed AS (INSERT INTO pets (id, ${columns}) OVERRIDING SYSTEM VALUE
+                SELECT id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
+                       description, external_id
+                  FROM input ORDER BY id
+                RETURNING *),
+    linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+               SELECT p.id, t.id, p.age
+                 FROM changed p JOIN input i ON i.id = p.id JOIN tags t ON t.name = ANY(i.tags)),
+    ${READ_BACK} AS (SELECT ${petColumns('tags t WHERE t.name = ANY(i.tags)')}
+                 FROM changed p JOIN input i ON i.id = p.id
+                 JOIN categories c ON c.id = p.category_id),
+    ${recordOne(param, actor, 'pet.created')}
+    SELECT r.*, e."recordedEvents"
+      FROM ${READ_BACK} r LEFT JOIN ${RECORDED_EVENTS_BY_PET} e ON e.pet_id = r.id
+     ORDER BY r.id`;
   return { sql, params };
 }
 

@@ -395,6 +395,130 @@ describe(PetsRepository.name, () => {
     });
   });
 
+  describe('insertMany', () => {
+    it('should write each pet and its tags, answer them in order in the read shape, and record each one’s pet.created by the actor', async () => {
+      const dogs = await category('Dogs');
+      const cats = await category('Cats');
+
+      const writes = await harness.transaction(async () => {
+        await sut.upsertTags(['friendly', 'calm']);
+        return sut.insertMany(
+          [
+            {
+              fields: {
+                name: 'Rex',
+                categoryId: dogs,
+                status: 'available',
+                photoUrls: ['https://example.com/rex.jpg'],
+                age: 3,
+                breed: 'Labrador',
+                description: 'Fetches',
+                externalId: 'SKU-1',
+              },
+              tags: ['friendly', 'calm', 'friendly'],
+            },
+            { fields: { name: 'Tom', categoryId: cats, status: 'sold', photoUrls: [] }, tags: [] },
+          ],
+          ACTOR,
+        );
+      });
+
+      expect(writes.map(({ pet }) => [pet.name, pet.tags.map((tag) => tag.name)])).toEqual([
+        ['Rex', ['calm', 'friendly']],
+        ['Tom', []],
+      ]);
+      for (const { pet, events } of writes) {
+        expect(pet).toEqual(await sut.findById(pet.id));
+        expect(events).toEqual([
+          expect.objectContaining({
+            type: 'pet.created',
+            subject: `pet:${pet.id}`,
+            id: expect.stringMatching(EVT_ID),
+            petId: pet.id,
+            occurredAt: pet.updatedAt.toISOString(),
+            actorUserId: ACTOR.userId,
+            actorApiKeyPrefix: ACTOR.apiKeyPrefix,
+            actorRole: ACTOR.role,
+            pet: snapshotOf(pet),
+          }),
+        ]);
+        expect(await recorded(pet.id)).toEqual(events.map(rowOf));
+      }
+      expect(writes[0].pet).toEqual(
+        expect.objectContaining({ externalId: 'SKU-1', age: 3, versionTag: '1.1' }),
+      );
+    });
+
+    it('should leave the counters and search documents as single inserts of the same pets do', async () => {
+      const dogs = await category('Dogs');
+      const fields = { name: 'Rex', categoryId: dogs, status: 'available', photoUrls: [], age: 2 };
+      const single = await insert(dogs, fields, ['calm']);
+      const counters = () =>
+        harness.query(
+          `SELECT (SELECT sum(count) FROM pet_counts)::int AS pets,
+                  (SELECT sum(count) FROM tag_counts)::int AS links,
+                  (SELECT array_agg(DISTINCT pet_age) FROM pet_tags) AS ages`,
+        );
+      const document = (id: number) =>
+        harness.query(
+          'SELECT document::text, status, tag_ids::text FROM pet_documents WHERE pet_id = $1',
+          [id],
+        );
+      const [one] = await counters();
+
+      const [{ pet }] = await harness.transaction(() =>
+        sut.insertMany([{ fields, tags: ['calm'] }], ACTOR),
+      );
+
+      expect(await counters()).toEqual([{ pets: 2, links: 2, ages: [2] }]);
+      expect(one).toEqual({ pets: 1, links: 1, ages: [2] });
+      expect(await document(pet.id)).toEqual(await document(single.id));
+      expect(await document(pet.id)).toHaveLength(1);
+    });
+
+    it('should refuse the whole statement on an externalId another pet holds, answered as a create’s 409, writing nothing', async () => {
+      const dogs = await category();
+      await insert(dogs, { externalId: 'SKU-1' });
+
+      const error = await harness
+        .transaction(() =>
+          sut.insertMany(
+            [
+              { fields: { name: 'Ada', categoryId: dogs, status: 'available' }, tags: [] },
+              {
+                fields: { name: 'Rex', categoryId: dogs, status: 'available', externalId: 'SKU-1' },
+                tags: [],
+              },
+            ],
+            ACTOR,
+          ),
+        )
+        .catch((refused: unknown) => refused);
+
+      expect(constraintErrorOf(error)?.code).toBe('EXTERNAL_ID_TAKEN');
+      const [counts] = await harness.query<{ pets: number; events: number }>(
+        `SELECT (SELECT count(*) FROM pets)::int AS pets,
+                (SELECT count(*) FROM pet_events)::int AS events`,
+      );
+      expect(counts).toEqual({ pets: 1, events: 1 });
+    });
+
+    it('should refuse an unknown category with a violation answered 400 on categoryId', async () => {
+      const missing = (await category()) + 1_000;
+
+      const error = await sut
+        .insertMany(
+          [{ fields: { name: 'Rex', categoryId: missing, status: 'available' }, tags: [] }],
+          ACTOR,
+        )
+        .catch((refused: unknown) => refused);
+
+      expect(constraintErrorOf(error)?.details).toEqual({
+        fields: [{ field: 'categoryId', message: `category ${missing} does not exist` }],
+      });
+    });
+  });
+
   describe('update', () => {
     it('should name the fields whose value it changed, compared as values (null, lists), in the request’s order', async () => {
       const [dogs, cats] = [await category(), await category()];

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { waitFor } from '../../support/wait.js';
+import { FAST_DELIVERY, verified, WebhookReceiver } from '../../support/webhook-receiver.js';
+
+/** Rows written in one batch (the file's 7 rows), and the same pets created one by one. */
+const ENV = { ...FAST_DELIVERY, PET_IMPORT_BATCH_ROWS: '50' };
+
+/** Pets of every shape a create takes: tags shared, new, repeated, none; optional fields. */
+const BODIES: Record<string, unknown>[] = [
+  { name: 'Rex', status: 'available' },
+  {
+    name: 'Nala',
+    status: 'pending',
+    tags: ['friendly', 'calm'],
+    photoUrls: ['https://example.com/nala.jpg', 'https://example.com/nala-2.jpg'],
+    age: 3,
+    breed: 'Beagle',
+    description: 'Loves "walks", and\nnaps',
+  },
+  { name: 'Milo', status: 'sold', tags: ['calm', 'calm'], age: 0 },
+  { name: 'Odin', status: 'available', tags: ['friendly'], breed: 'Husky' },
+  { name: 'Luna', status: 'available', tags: ['shy', 'calm', 'friendly'], description: 'Quiet' },
+  { name: 'Tom', status: 'pending', age: 12 },
+  { name: 'Kiki', status: 'available', tags: ['shy'], photoUrls: ['https://example.com/k.jpg'] },
+];
+
+interface ImportBody {
+  status: string;
+  counts: Record<string, number>;
+  errors: { row: number; field: string; message: string }[];
+}
+
+interface PetBody {
+  id: number;
+  externalId: string;
+  [field: string]: unknown;
+}
+
+/** What differs between two pets made of one body: their ids, externalIds and dates. */
+function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !['id', 'petId', 'externalId', 'createdAt', 'updatedAt'].includes(key))
+      .filter(([key]) => !['sequence', 'occurredAt', 'timestamp'].includes(key))
+      .map(([key, field]) => [key, comparable(field)]),
+  );
+}
+
+describe('Catalogue import in batches (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let secret: string;
+  let categoryId: number;
+  const hook = randomUUID();
+
+  beforeAll(async () => {
+    t = await createTestApp(ENV);
+    receiver = await WebhookReceiver.start();
+    categoryId = (
+      await t.http.post('/v1/categories').set(t.admin).send({ name: 'Dogs' }).expect(201)
+    ).body.id;
+    const subscription = await t.http
+      .post('/v1/webhooks')
+      .set(t.admin)
+      .send({ url: receiver.url(hook), events: ['pet.created', 'pet.updated'] })
+      .expect(201);
+    secret = subscription.body.secret;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  const petWith = async (externalId: string): Promise<PetBody> => {
+    const res = await t.http.get('/v1/pets').query({ externalId }).set(t.user).expect(200);
+    expect(res.body.pets).toHaveLength(1);
+    return res.body.pets[0];
+  };
+  const historyOf = async (pet: PetBody) =>
+    (await t.http.get(`/v1/pets/${pet.id}/history`).set(t.admin).expect(200)).body.events;
+  /** The webhooks delivered about `pet`, as received, verified. */
+  const webhooksOf = (pet: PetBody) =>
+    receiver
+      .to(hook)
+      .map((webhook) => verified(secret, webhook) as { data: { id: number } })
+      .filter((payload) => payload.data.id === pet.id);
+
+  /** Imports `file` (NDJSON, create mode) and answers the import once it has succeeded. */
+  const imported = async (file: string) => {
+    const started = await t.http
+      .post('/v1/pets/imports')
+      .set(t.user)
+      .field('mode', 'create')
+      .attach('file', Buffer.from(file), {
+        filename: 'pets.ndjson',
+        contentType: 'application/x-ndjson',
+      })
+      .expect(202);
+    let done: ImportBody | undefined;
+    await waitFor(async () => {
+      done = (await t.http.get(`/v1/pets/imports/${started.body.id}`).set(t.user)).body;
+      return done!.status === 'succeeded';
+    }, 20_000);
+    return done!;
+  };
+
+  it('should make the pets, tags, history and webhook events that single creates of the same rows make', async () => {
+    for (const [index, body] of BODIES.entries()) {
+      await t.http
+        .post('/v1/pets')
+        .set(t.user)
+        .send({ ...body, categoryId, externalId: `ONE-${index}` })
+        .expect(201);
+    }
+    const file = BODIES.map((body, index) =>
+      JSON.stringify({ ...body, category: 'Dogs', externalId: `BATCH-${index}` }),
+    ).join('\n');
+
+    const done = await imported(file);
+    expect(done.counts).toMatchObject({ valid: BODIES.length, created: BODIES.length });
+
+    const pairs = await Promise.all(
+      BODIES.map(async (_, index) => [
+        await petWith(`ONE-${index}`),
+        await petWith(`BATCH-${index}`),
+      ]),
+    );
+    await waitFor(() =>
+      Promise.resolve(pairs.every((pair) => pair.every((pet) => webhooksOf(pet).length > 0))),
+    );
+    for (const [one, batch] of pairs) {
+      expect(batch.externalId).toMatch(/^BATCH-/);
+      expect(comparable(batch)).toEqual(comparable(one));
+      const [oneHistory, batchHistory] = [await historyOf(one), await historyOf(batch)];
+      expect(batchHistory).toHaveLength(1);
+      expect(comparable(batchHistory)).toEqual(comparable(oneHistory));
+      expect(batchHistory[0].occurredAt).toBe(batch.updatedAt);
+      const [oneWebhooks, batchWebhooks] = [webhooksOf(one), webhooksOf(batch)];
+      expect(batchWebhooks).toHaveLength(1);
+      expect(batchWebhooks[0].data).toEqual(batch);
+      expect(comparable(batchWebhooks)).toEqual(comparable(oneWebhooks));
+    }
+  });
+
+  it('should keep the good rows of a batch that fails on a row whose externalId was taken since validation, refusing that row as a single create would', async () => {
+    // Another pet takes LATE-2 just before the import's row does, in the row's statement: a
+    // real conflict, whichever statement writes the row (the batch's, then the row's own).
+    await t.dataSource.query(
+      `CREATE FUNCTION test_take_late() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.external_id = 'LATE-2' AND pg_trigger_depth() = 1 THEN
+             INSERT INTO pets (name, category_id, status, external_id)
+             VALUES ('Other', NEW.category_id, 'available', 'LATE-2');
+           END IF;
+           RETURN NEW;
+         END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER test_take_late BEFORE INSERT ON pets
+         FOR EACH ROW EXECUTE FUNCTION test_take_late()`,
+    );
+    try {
+      const file = [1, 2, 3]
+        .map((row) =>
+          JSON.stringify({
+            name: `Late ${row}`,
+            category: 'Dogs',
+            status: 'available',
+            externalId: `LATE-${row}`,
+            tags: ['late'],
+          }),
+        )
+        .join('\n');
+
+      const done = await imported(file);
+
+      const taken = await t.http
+        .post('/v1/pets')
+        .set(t.user)
+        .send({ name: 'Again', categoryId, status: 'available', externalId: 'LATE-1' });
+      expect(taken.status).toBe(409);
+      expect(done.errors).toEqual([{ row: 2, field: 'externalId', message: taken.body.message }]);
+      expect(done.counts).toMatchObject({ rows: 3, valid: 2, invalid: 1, created: 2 });
+      for (const externalId of ['LATE-1', 'LATE-3']) {
+        const pet = await petWith(externalId);
+        expect(pet).toMatchObject({ tags: [expect.objectContaining({ name: 'late' })] });
+        expect(await historyOf(pet)).toEqual([expect.objectContaining({ type: 'pet.created' })]);
+      }
+      // The row left nothing behind (nor did the trigger's pet, rolled back with it).
+      const late = await t.http.get('/v1/pets').query({ externalId: 'LATE-2' }).set(t.user);
+      expect(late.body.pets).toEqual([]);
+    } finally {
+      await t.dataSource.query('DROP TRIGGER test_take_late ON pets');
+      await t.dataSource.query('DROP FUNCTION test_take_late()');
+    }
+  });
+});
