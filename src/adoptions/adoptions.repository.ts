@@ -78,10 +78,6 @@ SELECT id AS id, pet_id AS "petId", adopter_id AS "adopterId",
        status, hold_expires_at AS "holdExpiresAt", version
   FROM adoptions`;
 
-// An advisory lock's first key: the adopter's requests wait for each other, so that two at
-// once cannot both pass the per-adopter limit.
-const ADOPTER_LOCK_CLASS = 43;
-
 /**
  * The adoptions module's door to `adoptions`; every method joins the transaction in progress.
  * "Open" is `adoption_is_open(status)` (src/database/schema/adoptions.sql) in every statement:
@@ -153,18 +149,13 @@ export class AdoptionsRepository {
   /**
    * Inside a transaction, as a request starts: the adopter's open adoptions, counted after
    * every other request of the adopter's that started before has ended (an advisory lock held
-   * until this one ends), and an id for the adoption the request is about to insert.
+   * until this one ends), and an id for the adoption the request is about to insert. One
+   * call of `adoption_request_start` (src/database/schema/adoptions.sql), whose count sees
+   * the requests committed while it waited for the lock.
    */
   async startRequest(adopterId: number): Promise<{ open: number; id: number }> {
-    await this.run('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [
-      ADOPTER_LOCK_CLASS,
-      adopterId,
-    ]);
-    // A statement of its own after the lock: its snapshot sees the requests committed before.
     const [row] = await this.run<{ open: number; id: number }[]>(
-      `SELECT (SELECT count(*)::int FROM adoptions
-                WHERE adopter_id = $1 AND adoption_is_open(status)) AS open,
-              nextval(pg_get_serial_sequence('adoptions', 'id')) AS id`,
+      `SELECT open_count AS open, adoption_id AS id FROM adoption_request_start($1)`,
       [adopterId],
     );
     return row;

@@ -29,3 +29,20 @@ CREATE OR REPLACE TRIGGER pets_open_adoption_move BEFORE UPDATE OF status ON pet
 
 CREATE OR REPLACE TRIGGER pets_open_adoption_delete BEFORE DELETE ON pets
   FOR EACH ROW EXECUTE FUNCTION pets_refuse_open_adoption();
+
+-- The start of a request, in one round trip: the adopter's advisory lock (first key 43, the
+-- adoptions' class), held until the transaction ends so that two requests of one adopter
+-- cannot both pass the per-adopter limit; then its open adoptions counted, and the id of the
+-- adoption about to be inserted. plpgsql and VOLATILE because, under READ COMMITTED, each
+-- statement of such a function takes a fresh snapshot: the count, taken after the lock is
+-- granted, sees a request committed while this one waited. A plain statement's snapshot is
+-- taken before the lock inside it, and would miss it.
+
+CREATE OR REPLACE FUNCTION adoption_request_start(adopter bigint, OUT open_count int, OUT adoption_id bigint)
+  LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(43, (adopter % 2147483647)::int);
+  SELECT count(*)::int INTO open_count
+    FROM adoptions a WHERE a.adopter_id = adopter AND adoption_is_open(a.status);
+  adoption_id := nextval(pg_get_serial_sequence('adoptions', 'id'));
+END $$;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import pg from 'pg';
 import {
   ADOPTION_STATUSES,
   isOpen,
@@ -10,6 +11,7 @@ import {
   createRepositoryHarness,
   type RepositoryHarness,
 } from '../../support/repository-harness.js';
+import { waitForLockWaiters } from '../../support/wait.js';
 
 const PETS = 300;
 
@@ -71,5 +73,82 @@ describe(AdoptionsRepository.name, () => {
       return JSON.stringify(explained['QUERY PLAN']);
     });
     expect(plan).toContain('"Index Name":"UQ_adoptions_open_pet"');
+  });
+
+  describe('startRequest', () => {
+    let petIds: number[];
+    const adopter = async (name: string) => {
+      const [{ id }] = await harness.query<{ id: number }>(
+        `INSERT INTO users (username, email, password_hash, role)
+         VALUES ($1, $2, 'x', 'customer') RETURNING id`,
+        [name, `${name}@example.com`],
+      );
+      return Number(id);
+    };
+    const insertAdoption = `INSERT INTO adoptions (pet_id, adopter_id, status, closed_at)
+      VALUES ($1, $2, $3, CASE WHEN adoption_is_open($3::adoption_status) THEN NULL ELSE now() END)`;
+
+    beforeAll(async () => {
+      await harness.query('DELETE FROM adoptions');
+      await harness.query(`INSERT INTO categories (name) VALUES ('Requested')`);
+      petIds = (
+        await harness.query<{ id: number }>(
+          `INSERT INTO pets (name, category_id, status)
+           SELECT 'Tom ' || n, (SELECT id FROM categories WHERE name = 'Requested'), 'pending'
+             FROM generate_series(1, 4) n RETURNING id`,
+        )
+      ).map(({ id }) => Number(id));
+    });
+
+    it('should count the adopter’s open adoptions alone, and answer a new id each time', async () => {
+      const [counted, other] = [await adopter('counted'), await adopter('other')];
+      await harness.query(insertAdoption, [petIds[0], counted, 'requested']);
+      await harness.query(insertAdoption, [petIds[1], counted, 'approved']);
+      await harness.query(insertAdoption, [petIds[2], counted, 'cancelled']);
+      await harness.query(insertAdoption, [petIds[2], other, 'requested']);
+
+      const [first, second] = await harness.transaction(async () => [
+        await sut.startRequest(counted),
+        await sut.startRequest(counted),
+      ]);
+      expect(first.open).toBe(2);
+      expect(second.open).toBe(2);
+      expect(second.id).toBeGreaterThan(first.id);
+      expect(await harness.transaction(() => sut.startRequest(other))).toMatchObject({ open: 1 });
+    });
+
+    // Sessions of their own: PGlite serves one session at a time.
+    const onServer = process.env.DATABASE_URL ? it : it.skip;
+
+    onServer(
+      'should count an adoption committed while it waited for the adopter’s lock',
+      async () => {
+        const waiting = await adopter('waiting');
+        const sessions = [0, 1].map(
+          () => new pg.Client({ connectionString: harness.database.env.DATABASE_URL }),
+        );
+        const [first, second] = sessions;
+        try {
+          await Promise.all(sessions.map((session) => session.connect()));
+          await first.query('BEGIN');
+          await first.query('SELECT * FROM adoption_request_start($1)', [waiting]);
+          await first.query(insertAdoption, [petIds[3], waiting, 'requested']);
+
+          await second.query('BEGIN');
+          const counted = second.query<{ open_count: number }>(
+            'SELECT open_count FROM adoption_request_start($1)',
+            [waiting],
+          );
+          await waitForLockWaiters(first, 1, 'adoption_request_start');
+          await first.query('COMMIT');
+
+          // A plain statement takes its snapshot before the lock inside it, and would count 0.
+          expect((await counted).rows).toEqual([{ open_count: 1 }]);
+          await second.query('ROLLBACK');
+        } finally {
+          await Promise.all(sessions.map((session) => session.end()));
+        }
+      },
+    );
   });
 });
