@@ -6,7 +6,6 @@ import { Jobs } from '../events/jobs.js';
 import { MAIL_QUEUE, mailJob } from '../mail/mail-queue.js';
 import type { Mail } from '../mail/mail.js';
 import type { UserDeleted } from '../users/user-events.js';
-import { UserLookupService } from '../users/user-lookup.service.js';
 import { adoptionSubject, type AdoptionEvent } from './adoption-events.js';
 import {
   adoptionApprovedMail,
@@ -49,7 +48,6 @@ const mailSubjectOf = (adopterId: number) => `adopter:${adopterId}`;
 export class AdoptionMails {
   constructor(
     private readonly adoptions: AdoptionsRepository,
-    private readonly users: UserLookupService,
     private readonly jobs: Jobs,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
@@ -66,22 +64,16 @@ export class AdoptionMails {
 
   /**
    * In the expiries' transaction, for the batch of holds it expired: their adopters' mails,
-   * the addresses read in one statement and the mails queued in one.
+   * queued in one statement, each to its adopter's account (read when the mail leaves).
    */
   async onExpired(events: AdoptionEvent[]): Promise<void> {
-    const adopterIds = events.flatMap(({ adoption }) =>
-      adoption.adopterId === null ? [] : [adoption.adopterId],
-    );
-    if (adopterIds.length === 0) return;
-    const emails = await this.users.emailsOf(adopterIds);
     const mails = events.flatMap((event) => {
       const { adopterId } = event.adoption;
       const facts = factsOf(event);
-      const to = adopterId === null ? undefined : emails.get(adopterId);
-      if (adopterId === null || !facts || to === undefined) return [];
-      return [mailJob(mailSubjectOf(adopterId), to, adoptionExpiredMail(facts))];
+      if (adopterId === null || !facts) return [];
+      return [mailJob(mailSubjectOf(adopterId), { userId: adopterId }, adoptionExpiredMail(facts))];
     });
-    await this.jobs.enqueueAll(MAIL_QUEUE, mails);
+    if (mails.length > 0) await this.jobs.enqueueAll(MAIL_QUEUE, mails);
   }
 
   /** Every new hold: its reminder, due a day before it ends, when it lasts more than a day. */
@@ -133,10 +125,12 @@ export class AdoptionMails {
     await this.jobs.cancel(MAIL_QUEUE, mailSubjectOf(event.userId));
   }
 
+  /** To the adopter's account: the sender reads its address, the move reads none. */
   private async queue(adopterId: number, mail: Mail): Promise<void> {
-    const to = await this.users.emailOf(adopterId);
-    if (to === undefined) return;
-    await this.jobs.enqueue(MAIL_QUEUE, mailJob(mailSubjectOf(adopterId), to, mail));
+    await this.jobs.enqueue(
+      MAIL_QUEUE,
+      mailJob(mailSubjectOf(adopterId), { userId: adopterId }, mail),
+    );
   }
 }
 

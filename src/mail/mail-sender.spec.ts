@@ -1,4 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
+import { MailRecipientsService } from './mail-recipients.service.js';
 import { mailJob } from './mail-queue.js';
 import { MailSender } from './mail-sender.js';
 import type { MailService } from './mail.service.js';
@@ -18,7 +19,14 @@ function setUp(refusedFor: string[] = []) {
       refusedFor.includes(to) ? Promise.reject(new Error('451 try later')) : Promise.resolve(),
     ),
   };
-  return { sut: new MailSender(mail as unknown as MailService), mail };
+  const recipients = new MailRecipientsService();
+  const addressesOf = jest.fn((userIds: number[]) =>
+    Promise.resolve(
+      new Map(userIds.filter((id) => id !== 404).map((id) => [id, `u${id}@example.com`])),
+    ),
+  );
+  recipients.register(addressesOf);
+  return { sut: new MailSender(mail as unknown as MailService, recipients), mail, addressesOf };
 }
 
 describe(MailSender.name, () => {
@@ -52,5 +60,41 @@ describe(MailSender.name, () => {
       ),
     ).rejects.toThrow('1 mail(s) not sent: user:1 (one): 451 try later');
     expect(mail.deliverOnce).toHaveBeenCalledTimes(2);
+  });
+
+  it('should send a mail queued to an account to its address as read when it leaves, in one read for the batch', async () => {
+    const { sut, mail, addressesOf } = setUp();
+
+    await sut.send(
+      [
+        mailJob('adopter:7', { userId: 7 }, rendered('one')),
+        mailJob('user:2', 'b@example.com', rendered('two')),
+        mailJob('adopter:8', { userId: 8 }, rendered('three')),
+      ],
+      [1, 2, 3],
+    );
+
+    expect(addressesOf.mock.calls).toEqual([[[7, 8]]]);
+    expect(mail.deliverOnce.mock.calls).toEqual([
+      [1, 'u7@example.com', rendered('one')],
+      [2, 'b@example.com', rendered('two')],
+      [3, 'u8@example.com', rendered('three')],
+    ]);
+  });
+
+  it('should send nothing, and end the job, for an account deleted since the mail was queued', async () => {
+    const { sut, mail } = setUp();
+
+    await sut.send([mailJob('adopter:404', { userId: 404 }, rendered('one'))], [1]);
+
+    expect(mail.deliverOnce).not.toHaveBeenCalled();
+  });
+
+  it('should read no address for a batch of mails to addresses', async () => {
+    const { sut, addressesOf } = setUp();
+
+    await sut.send([mailJob('user:1', 'a@example.com', rendered('one'))], [1]);
+
+    expect(addressesOf).not.toHaveBeenCalled();
   });
 });

@@ -9,7 +9,7 @@ export type AccessState = UserAccess;
 
 /**
  * What the users module tells other modules: reads of the user row, for the modules that
- * turn credentials into callers (auth) and for the adoptions' mails, and the password
+ * turn credentials into callers (auth), the addresses of accounts' mails, and the password
  * check; nothing that changes a user.
  */
 @Injectable()
@@ -43,11 +43,6 @@ export class UserLookupService {
    */
   lockForUpdate(userId: number): Promise<boolean> {
     return this.rows.lock(userId);
-  }
-
-  /** Where the user's mail goes; undefined once the user is deleted. */
-  emailOf(userId: number): Promise<string | undefined> {
-    return this.rows.findEmail(userId);
   }
 
   /** Where each of the users' mail goes, by id; the deleted are left out. */

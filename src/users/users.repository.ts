@@ -94,15 +94,6 @@ export class UsersRepository {
     );
   }
 
-  /** The user's address; undefined when there is no such user. */
-  async findEmail(id: number): Promise<string | undefined> {
-    const [row] = await this.txHost.tx.query<{ email: string }[]>(
-      'SELECT email FROM users WHERE id = $1',
-      [id],
-    );
-    return row?.email;
-  }
-
   /** The addresses of those of `ids` that still exist, by id. */
   async findEmails(ids: number[]): Promise<Map<number, string>> {
     const rows = await this.txHost.tx.query<{ id: number; email: string }[]>(

@@ -46,7 +46,6 @@ function fakeRepository() {
     findForUpdate: jest.fn<UsersRepository['findForUpdate']>((id) => findById(id)),
     findByUsername: jest.fn<UsersRepository['findByUsername']>(),
     findByEmail: jest.fn<UsersRepository['findByEmail']>(),
-    findEmail: jest.fn<UsersRepository['findEmail']>(),
     findEmails: jest.fn<UsersRepository['findEmails']>(),
     findAccess: jest.fn<UsersRepository['findAccess']>(),
     adminExists: jest.fn<UsersRepository['adminExists']>(),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MailModule } from '../../mail/mail.module.js';
 import { AccountMailer } from '../mails/account.mailer.js';
 import { PasswordChangedMailer } from '../mails/password-changed.mailer.js';
 import { UserMails } from '../mails/user-mails.js';
@@ -24,6 +25,8 @@ import { MailQuota } from './mail-quota.entity.js';
   imports: [
     TypeOrmModule.forFeature([AccountToken, MailQuota, AnsweredAsk, CredentialChange]),
     UsersModule,
+    // Where an account's mail goes, which UserMails registers with it.
+    MailModule,
   ],
   controllers: [AccountsController],
   providers: [
