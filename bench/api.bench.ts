@@ -215,6 +215,9 @@ export async function run(): Promise<void> {
     PORT: String(appPort),
     HOST: '127.0.0.1',
     JWT_SECRET,
+    MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The bench signs the admin in with a password, without a second factor.
+    MFA_REQUIRED_ROLES: '',
     ADMIN_PASSWORD,
     DATA_DIR: `/tmp/petstore-bench-${appPort}`,
     // Each customer's requests of a round stay open until the next round recycles them.

@@ -122,6 +122,9 @@ export async function run(): Promise<void> {
         DATABASE_URL: url,
         DATA_DIR: prodDir,
         JWT_SECRET: randomBytes(32).toString('base64url'),
+        MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        // The load signs the admin in with a password, without a second factor.
+        MFA_REQUIRED_ROLES: '',
       }),
     );
   } finally {

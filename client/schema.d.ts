@@ -227,7 +227,7 @@ export interface paths {
     put?: never;
     /**
      * Log in
-     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS; the right password of an account awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly cookie instead of answered, and the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED).
+     * @description Exchanges a username and password for a bearer token valid for one hour, and starts a session whose refresh token gets the next one (POST /v1/auth/refresh). No credential needed; rate limited by client address. Unknown user, wrong password and inactive account all answer 401 INVALID_CREDENTIALS; the right password of an account awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. The right password of an account with a second factor answers 401 MFA_REQUIRED with an `mfaToken` for POST /v1/auth/mfa/verify; of one whose role requires a factor it lacks (MFA_REQUIRED_ROLES), 403 MFA_ENROLMENT_REQUIRED with an `enrolmentToken` that opens only POST /v1/auth/mfa/totp and /confirm. With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly cookie instead of answered, and the request must carry the service’s own Origin (403 ORIGIN_NOT_ALLOWED).
      */
     post: operations['login'];
     delete?: never;
@@ -395,6 +395,90 @@ export interface paths {
      * @description Admin only. The user’s refresh tokens stop at once, its access tokens within 60 s; its API keys are not sessions and keep working.
      */
     delete: operations['deleteUserSessions'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/mfa/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enrol a TOTP second factor
+     * @description Bearer token only, or the token of a login’s 403 MFA_ENROLMENT_REQUIRED. A new secret and its `otpauth://` URL (show it as a QR code), pending until confirmed with a code of it (POST /v1/auth/mfa/totp/confirm); enrolling again replaces a pending one. 409 MFA_ALREADY_ENABLED once confirmed.
+     */
+    post: operations['enrolTotp'];
+    /**
+     * Remove your TOTP factor
+     * @description Bearer token only, with a current code or a recovery code in the body: a stolen token alone cannot remove a factor. Removes the factor and its recovery codes. A wrong code is 403 INVALID_MFA_CODE and counts toward the login lock-out; no factor is 404 MFA_FACTOR_NOT_FOUND.
+     */
+    delete: operations['deleteTotp'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/mfa/totp/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm the TOTP factor with a first code
+     * @description Bearer token only, or the token of a login’s 403 MFA_ENROLMENT_REQUIRED. Turns the pending factor on (a login then answers 401 MFA_REQUIRED) and answers 10 recovery codes, shown this once. A wrong code is 403 INVALID_MFA_CODE and counts toward the login lock-out; nothing pending is 404 MFA_FACTOR_NOT_FOUND.
+     */
+    post: operations['confirmTotp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/mfa/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a login with a second factor
+     * @description The second step of a login that answered 401 MFA_REQUIRED: its `mfaToken` (5 minutes, single use) with a current code or a recovery code, for the login’s answer and a new session. No credential needed; rate limited by client address. A wrong code is 403 INVALID_MFA_CODE with `attemptsLeft`, and counts toward the login lock-out; the fifth voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN.
+     */
+    post: operations['verifyMfa'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{id}/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a user’s second factors
+     * @description Admin only, bearer token only; audited (`auth.mfa_removed`). For a person who lost their authenticator and recovery codes: the account signs in with its password again (or must enrol anew, when its role requires a factor). Not for one’s own account, which needs a code (DELETE /v1/auth/mfa/totp): 403 INSUFFICIENT_PERMISSIONS.
+     */
+    delete: operations['deleteUserMfa'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1878,6 +1962,34 @@ export interface components {
       /** @description Active sessions, newest first, at most 100 */
       sessions: components['schemas']['SessionResponse'][];
     };
+    TotpEnrolmentResponse: {
+      /** @description The base32 secret, for typing into an authenticator app by hand */
+      secret: string;
+      /** @description The `otpauth://totp/…` URL to show as a QR code */
+      otpauthUrl: string;
+    };
+    ConfirmTotpDto: {
+      /** @description A current code of the secret being enrolled */
+      code: string;
+    };
+    RecoveryCodesResponse: {
+      /** @description Shown this once: each signs in (or removes the factor) once, instead of a code */
+      recoveryCodes: string[];
+    };
+    MfaProofDto: {
+      /** @description The authenticator app’s current code; or send `recoveryCode` instead */
+      code?: string;
+      /** @description One of the recovery codes, each good once (any case, dashes optional) */
+      recoveryCode?: string;
+    };
+    VerifyMfaDto: {
+      /** @description The authenticator app’s current code; or send `recoveryCode` instead */
+      code?: string;
+      /** @description One of the recovery codes, each good once (any case, dashes optional) */
+      recoveryCode?: string;
+      /** @description The `mfaToken` of the login’s 401 MFA_REQUIRED (`mfa_…`) */
+      mfaToken: string;
+    };
     CreateUserDto: {
       /** @description Unique regardless of case */
       username: string;
@@ -2661,6 +2773,9 @@ export interface components {
         | 'auth.email_verified'
         | 'auth.password_reset_requested'
         | 'auth.password_reset'
+        | 'auth.mfa_enrolled'
+        | 'auth.mfa_removed'
+        | 'auth.mfa_failed'
         | 'session.revoked'
         | 'api_key.created'
         | 'api_key.revoked'
@@ -2790,12 +2905,16 @@ export interface components {
         | 'INVALID_API_KEY'
         | 'INVALID_CREDENTIALS'
         | 'INVALID_REFRESH_TOKEN'
+        | 'MFA_REQUIRED'
+        | 'INVALID_MFA_TOKEN'
         | 'INSUFFICIENT_PERMISSIONS'
         | 'INSUFFICIENT_SCOPE'
         | 'INVALID_CURRENT_PASSWORD'
         | 'ORIGIN_NOT_ALLOWED'
         | 'EMAIL_NOT_VERIFIED'
         | 'REGISTRATION_CLOSED'
+        | 'MFA_ENROLMENT_REQUIRED'
+        | 'INVALID_MFA_CODE'
         | 'NOT_FOUND'
         | 'PET_NOT_FOUND'
         | 'CATEGORY_NOT_FOUND'
@@ -2806,6 +2925,7 @@ export interface components {
         | 'WEBHOOK_NOT_FOUND'
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'PET_IMPORT_NOT_FOUND'
+        | 'MFA_FACTOR_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
         | 'INVALID_STATUS_TRANSITION'
         | 'CONFLICT'
@@ -2814,6 +2934,7 @@ export interface components {
         | 'PET_IMPORT_FINISHED'
         | 'API_KEY_LIMIT_REACHED'
         | 'WEBHOOK_LIMIT_REACHED'
+        | 'MFA_ALREADY_ENABLED'
         | 'PET_NOT_AVAILABLE'
         | 'PET_HAS_OPEN_ADOPTION'
         | 'ADOPTION_LIMIT_REACHED'
@@ -2960,7 +3081,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -2972,7 +3093,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -3103,7 +3224,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3117,7 +3238,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -3316,7 +3437,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3329,7 +3450,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -3565,7 +3686,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3578,7 +3699,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -3698,7 +3819,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3712,7 +3833,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -3911,7 +4032,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3924,7 +4045,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4020,7 +4141,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4033,7 +4154,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4170,7 +4291,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4183,7 +4304,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4316,7 +4437,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4329,7 +4450,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4469,7 +4590,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4482,7 +4603,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4680,7 +4801,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4693,7 +4814,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4863,7 +4984,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -4876,7 +4997,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -4994,7 +5115,7 @@ export interface operations {
           };
         };
       };
-      /** @description No valid credential: INVALID_CREDENTIALS */
+      /** @description No valid credential: INVALID_CREDENTIALS, MFA_REQUIRED */
       401: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5007,11 +5128,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_CREDENTIALS';
+            code?: 'INVALID_CREDENTIALS' | 'MFA_REQUIRED';
           };
         };
       };
-      /** @description The credential does not allow this: EMAIL_NOT_VERIFIED, ORIGIN_NOT_ALLOWED */
+      /** @description The credential does not allow this: EMAIL_NOT_VERIFIED, MFA_ENROLMENT_REQUIRED, ORIGIN_NOT_ALLOWED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5023,7 +5144,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'EMAIL_NOT_VERIFIED' | 'ORIGIN_NOT_ALLOWED';
+            code?: 'EMAIL_NOT_VERIFIED' | 'MFA_ENROLMENT_REQUIRED' | 'ORIGIN_NOT_ALLOWED';
           };
         };
       };
@@ -5479,7 +5600,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5491,7 +5612,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -5613,7 +5734,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5626,7 +5747,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -5818,7 +5939,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -5831,7 +5952,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6030,7 +6151,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6042,7 +6163,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6154,7 +6275,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6166,7 +6287,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6281,7 +6402,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6293,7 +6414,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6424,7 +6545,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6437,7 +6558,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6454,6 +6575,854 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'USER_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  enrolTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Pending until confirmed */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The secret is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TotpEnrolmentResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'MFA_ALREADY_ENABLED';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  deleteTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MfaProofDto'];
+      };
+    };
+    responses: {
+      /** @description Removed; the body is `{}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, INVALID_MFA_CODE, MFA_ENROLMENT_REQUIRED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'INVALID_MFA_CODE' | 'MFA_ENROLMENT_REQUIRED';
+          };
+        };
+      };
+      /** @description Not found: MFA_FACTOR_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'MFA_FACTOR_NOT_FOUND';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  confirmTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ConfirmTotpDto'];
+      };
+    };
+    responses: {
+      /** @description Enabled */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The recoveryCodes is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoveryCodesResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, INVALID_MFA_CODE, MFA_ENROLMENT_REQUIRED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'INVALID_MFA_CODE' | 'MFA_ENROLMENT_REQUIRED';
+          };
+        };
+      };
+      /** @description Not found: MFA_FACTOR_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'MFA_FACTOR_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'MFA_ALREADY_ENABLED';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  verifyMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['VerifyMfaDto'];
+      };
+    };
+    responses: {
+      /** @description Logged in */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The token is shown once: no cache may keep this response */
+          'Cache-Control': 'no-store';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LoginResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR, INVALID_JSON */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR' | 'INVALID_JSON';
+          };
+        };
+      };
+      /** @description No valid credential: INVALID_MFA_TOKEN */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INVALID_MFA_TOKEN';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INVALID_MFA_CODE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INVALID_MFA_CODE';
+          };
+        };
+      };
+      /** @description The body is too large: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description Wrong request content type: UNSUPPORTED_MEDIA_TYPE */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  deleteUserMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description User id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed; the body is `{}` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+      /** @description The request is invalid: VALIDATION_ERROR */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
+          };
+        };
+      };
+      /** @description Not found: USER_NOT_FOUND, MFA_FACTOR_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'USER_NOT_FOUND' | 'MFA_FACTOR_NOT_FOUND';
           };
         };
       };
@@ -6570,7 +7539,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6583,7 +7552,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6703,7 +7672,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6717,7 +7686,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -6899,7 +7868,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -6912,7 +7881,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -7045,7 +8014,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7058,7 +8027,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -7198,7 +8167,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, INVALID_CURRENT_PASSWORD */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, INVALID_CURRENT_PASSWORD, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7211,7 +8180,11 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'INVALID_CURRENT_PASSWORD';
+            code?:
+              | 'INSUFFICIENT_SCOPE'
+              | 'INSUFFICIENT_PERMISSIONS'
+              | 'INVALID_CURRENT_PASSWORD'
+              | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -7409,7 +8382,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7422,7 +8395,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -8260,7 +9233,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8273,7 +9246,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -8393,7 +9366,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8407,7 +9380,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -8607,7 +9580,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8620,7 +9593,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -8760,7 +9733,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8773,7 +9746,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -8971,7 +9944,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -8984,7 +9957,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -9157,7 +10130,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9170,7 +10143,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -9290,7 +10263,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9304,7 +10277,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -9521,7 +10494,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9534,7 +10507,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -9677,7 +10650,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9691,7 +10664,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -9920,7 +10893,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -9934,7 +10907,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -10163,7 +11136,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -10177,7 +11150,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -10406,7 +11379,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -10420,7 +11393,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -10649,7 +11622,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -10663,7 +11636,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -10892,7 +11865,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -10906,7 +11879,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11146,7 +12119,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11160,7 +12133,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11342,7 +12315,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11355,7 +12328,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11486,7 +12459,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11499,7 +12472,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11648,7 +12621,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11660,7 +12633,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11782,7 +12755,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11795,7 +12768,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -11977,7 +12950,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -11989,7 +12962,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12124,7 +13097,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12136,7 +13109,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12299,7 +13272,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12311,7 +13284,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12448,7 +13421,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12461,7 +13434,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12667,7 +13640,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12679,7 +13652,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12812,7 +13785,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12824,7 +13797,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -12961,7 +13934,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -12974,7 +13947,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -13131,6 +14104,9 @@ export interface operations {
           | 'auth.email_verified'
           | 'auth.password_reset_requested'
           | 'auth.password_reset'
+          | 'auth.mfa_enrolled'
+          | 'auth.mfa_removed'
+          | 'auth.mfa_failed'
           | 'session.revoked'
           | 'api_key.created'
           | 'api_key.revoked'
@@ -13214,7 +14190,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -13227,7 +14203,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -13344,7 +14320,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -13357,7 +14333,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };
@@ -13472,7 +14448,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS */
+      /** @description The credential does not allow this: INSUFFICIENT_SCOPE, INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -13485,7 +14461,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS';
+            code?: 'INSUFFICIENT_SCOPE' | 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
           };
         };
       };

@@ -339,6 +339,8 @@ async function startIn(dir, options, started) {
     REGISTRATION: 'closed',
     HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
     SHUTDOWN_TIMEOUT_MS: '15000',
+    // Its users (tests, benches) sign the admin in with a password, without a second factor.
+    MFA_REQUIRED_ROLES: '',
     ...options.env,
     // What makes it this cluster.
     PATH: process.env.PATH,
@@ -358,6 +360,7 @@ async function startIn(dir, options, started) {
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString('base64url'),
+    MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ADMIN_PASSWORD: adminPassword,
   };
 

@@ -6,6 +6,7 @@ import type {
   LoginFailed,
   SessionRevoked,
 } from '../auth/auth-events.js';
+import type { MfaEnrolled, MfaFailed, MfaRemoved } from '../auth/mfa/mfa-events.js';
 import type { AdoptionEvent } from '../adoptions/adoption-events.js';
 import type { CategoryEvent } from '../categories/category-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
@@ -230,6 +231,32 @@ export class AuditReactions {
         ? changesBetween(null, event.apiKey, API_KEY_FIELDS)
         : changesBetween(event.apiKey, null, API_KEY_FIELDS),
       actor: actorOfUserUpdate(event.cause, event.userId),
+    });
+  }
+
+  /** The request's principal acts: the owner, or (removal) an admin. */
+  @OnDomainEvent('auth.mfa_enrolled', 'auth.mfa_removed')
+  async onMfaChanged(event: MfaEnrolled | MfaRemoved): Promise<void> {
+    await this.audit.record({
+      action: event.type === 'auth.mfa_enrolled' ? 'auth.mfa_enrolled' : 'auth.mfa_removed',
+      target: { type: 'user', id: event.userId },
+    });
+  }
+
+  /** A login's second step carries no credential: the account it is for is named. */
+  @OnDomainEvent('auth.mfa_failed')
+  async onMfaFailed(event: MfaFailed): Promise<void> {
+    await this.audit.record({
+      action: 'auth.mfa_failed',
+      outcome: 'failure',
+      target: { type: 'user', id: event.userId },
+      ...(event.step === 'verify' && {
+        actor: {
+          actorUserId: event.userId,
+          actorUsername: event.username,
+          actorCredential: 'none',
+        },
+      }),
     });
   }
 

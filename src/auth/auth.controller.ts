@@ -59,7 +59,11 @@ export class AuthController {
       'session whose refresh token gets the next one (POST /v1/auth/refresh). No credential ' +
       'needed; rate limited by client address. Unknown user, wrong password and inactive ' +
       'account all answer 401 INVALID_CREDENTIALS; the right password of an account ' +
-      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. With ' +
+      'awaiting email verification (userStatus 2) answers 403 EMAIL_NOT_VERIFIED. The right ' +
+      'password of an account with a second factor answers 401 MFA_REQUIRED with an ' +
+      '`mfaToken` for POST /v1/auth/mfa/verify; of one whose role requires a factor it lacks ' +
+      '(MFA_REQUIRED_ROLES), 403 MFA_ENROLMENT_REQUIRED with an `enrolmentToken` that opens ' +
+      'only POST /v1/auth/mfa/totp and /confirm. With ' +
       '`refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly ' +
       'cookie instead of answered, and the request must carry the service’s own Origin ' +
       '(403 ORIGIN_NOT_ALLOWED).',
@@ -67,8 +71,8 @@ export class AuthController {
   @ApiJsonBody()
   @ApiPublicRateLimited()
   @ApiErrors({
-    401: ['INVALID_CREDENTIALS'],
-    403: ['EMAIL_NOT_VERIFIED', 'ORIGIN_NOT_ALLOWED'],
+    401: ['INVALID_CREDENTIALS', 'MFA_REQUIRED'],
+    403: ['EMAIL_NOT_VERIFIED', 'MFA_ENROLMENT_REQUIRED', 'ORIGIN_NOT_ALLOWED'],
     503: ['SERVICE_UNAVAILABLE'],
   })
   @ApiOkResponse({

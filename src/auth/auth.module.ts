@@ -24,15 +24,29 @@ import { JWT_KEY, JwtKeyModule } from './jwt-key.module.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 import { RouteMetadataModule } from '../common/metadata/route-metadata.js';
+import { authConfig, type AuthConfig } from '../config/auth.config.js';
 import { TokenService } from './token.service.js';
 import { Session, SpentRefreshToken } from './sessions/session.entity.js';
+import { MfaChallenge, RecoveryCode, TotpFactor } from './mfa/mfa.entity.js';
+import { MfaController, UserMfaController } from './mfa/mfa.controller.js';
+import { MfaRepository } from './mfa/mfa.repository.js';
+import { MFA_SECRET_BOX, MfaService } from './mfa/mfa.service.js';
+import { SecretBox } from './mfa/secret-box.js';
+import { Clock } from '../common/clock.js';
 import { SessionsController, UserSessionsController } from './sessions/sessions.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey, Session, SpentRefreshToken]),
+    TypeOrmModule.forFeature([
+      ApiKey,
+      Session,
+      SpentRefreshToken,
+      TotpFactor,
+      RecoveryCode,
+      MfaChallenge,
+    ]),
     UsersModule,
     IdempotencyModule,
     RateLimitModule,
@@ -46,7 +60,14 @@ import { SessionsService } from './sessions/sessions.service.js';
       useFactory: (secret: KeyObject) => ({ secret }),
     }),
   ],
-  controllers: [AuthController, ApiKeysController, SessionsController, UserSessionsController],
+  controllers: [
+    AuthController,
+    ApiKeysController,
+    SessionsController,
+    UserSessionsController,
+    MfaController,
+    UserMfaController,
+  ],
   providers: [
     AuthService,
     TokenService,
@@ -56,6 +77,15 @@ import { SessionsService } from './sessions/sessions.service.js';
     SessionsService,
     SessionsRepository,
     AccessStatesService,
+    MfaService,
+    MfaRepository,
+    Clock,
+    {
+      provide: MFA_SECRET_BOX,
+      inject: [authConfig.KEY, JWT_KEY],
+      useFactory: (cfg: AuthConfig, jwtKey: KeyObject) =>
+        SecretBox.fromSettings(cfg.mfaEncryptionKey, cfg.mfaEncryptionKeyPrevious, jwtKey.export()),
+    },
     JwtStrategy,
     ApiKeyStrategy,
     JwtAuthGuard,

@@ -5,6 +5,7 @@ import type { DomainEvents } from '../events/domain-events.js';
 import type { LoginLockoutService } from '../rate-limit/login-lockout.service.js';
 import type { UserLookupService } from '../users/user-lookup.service.js';
 import { AuthService } from './auth.service.js';
+import type { MfaService } from './mfa/mfa.service.js';
 import type { SessionsService } from './sessions/sessions.service.js';
 import type { TokenService } from './token.service.js';
 
@@ -26,6 +27,7 @@ function refusingLogins(publish: DomainEvents['publish']) {
     {} as TokenService,
     lockout as unknown as LoginLockoutService,
     {} as SessionsService,
+    {} as MfaService,
     {
       publish: (...events: Parameters<DomainEvents['publish']>) => {
         published.push({ inTransaction: txHost.active });

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
+import { ApiException } from '../common/errors/api-exception.js';
 import { messageOf } from '../common/errors/message-of.js';
 import type { TxHost } from '../database/transactions.js';
 import { DomainEvents } from '../events/domain-events.js';
@@ -9,9 +10,12 @@ import { UserLookupService } from '../users/user-lookup.service.js';
 import { AuthErrors } from './auth-errors.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
+import type { VerifyMfaDto } from './mfa/dto/mfa-proof.dto.js';
+import { MfaErrors } from './mfa/mfa-errors.js';
+import { MFA_TOKEN_TTL_SECONDS, MfaService } from './mfa/mfa.service.js';
 import type { SessionClient } from './sessions/session-client.decorator.js';
 import { SessionsService, type IssuedRefreshToken } from './sessions/sessions.service.js';
-import { TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
+import { MFA_ENROLMENT_TOKEN_TTL_SECONDS, TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
 import { TokenService, type TokenSubject } from './token.service.js';
 
 @Injectable()
@@ -24,6 +28,7 @@ export class AuthService implements BeforeApplicationShutdown {
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockoutService,
     private readonly sessions: SessionsService,
+    private readonly mfa: MfaService,
     private readonly events: DomainEvents,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
@@ -52,18 +57,33 @@ export class AuthService implements BeforeApplicationShutdown {
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
-    const issued = await this.txHost.withTransaction(async () => {
-      const session = await this.sessions.start(user.id, client);
-      await this.events.publish({
-        type: 'auth.logged_in',
-        subject: `session:${session.sessionId}`,
-        sessionId: session.sessionId,
-        userId: user.id,
-        username: user.username,
+    if (await this.mfa.isEnabled(user.id)) {
+      throw MfaErrors.required(await this.mfa.startLogin(user.id), MFA_TOKEN_TTL_SECONDS);
+    }
+    if (this.mfa.requiredFor(user.role)) {
+      throw MfaErrors.enrolmentRequired({
+        enrolmentToken: this.tokens.issueEnrolment(user),
+        expiresIn: MFA_ENROLMENT_TOKEN_TTL_SECONDS,
       });
-      return session;
-    });
+    }
+    const issued = await this.txHost.withTransaction(() => this.startSession(user, client));
     return this.loggedIn(user, issued);
+  }
+
+  /**
+   * A login's second step: spends its `mfaToken` with a code and starts the session, in one
+   * transaction; a refusal is answered once its counting has committed.
+   */
+  async verifyMfa(dto: VerifyMfaDto, client: SessionClient): Promise<LoginResponse> {
+    const outcome = await this.txHost.withTransaction(
+      async (): Promise<LoginResponse | ApiException> => {
+        const completed = await this.mfa.completeLogin(dto.mfaToken, dto);
+        if (completed.error) return completed.error;
+        return this.loggedIn(completed.user, await this.startSession(completed.user, client));
+      },
+    );
+    if (outcome instanceof ApiException) throw outcome;
+    return outcome;
   }
 
   /** The login answer again, for the session of `refreshToken`, which is spent. */
@@ -73,6 +93,21 @@ export class AuthService implements BeforeApplicationShutdown {
     const user = await this.users.findOne(issued.userId);
     if (!canUseCredentials(user.userStatus)) throw AuthErrors.invalidRefreshToken();
     return this.loggedIn(user, issued);
+  }
+
+  private async startSession(
+    user: TokenSubject & { email: string },
+    client: SessionClient,
+  ): Promise<IssuedRefreshToken> {
+    const session = await this.sessions.start(user.id, client);
+    await this.events.publish({
+      type: 'auth.logged_in',
+      subject: `session:${session.sessionId}`,
+      sessionId: session.sessionId,
+      userId: user.id,
+      username: user.username,
+    });
+    return session;
   }
 
   /** Lets the refused logins being published finish before the database closes. */

@@ -3,7 +3,12 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../common/types/principal.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { JWT_ALGORITHM, TOKEN_TTL_SECONDS } from './strategies/jwt.strategy.js';
+import {
+  JWT_ALGORITHM,
+  MFA_ENROLMENT_SCOPE,
+  MFA_ENROLMENT_TOKEN_TTL_SECONDS,
+  TOKEN_TTL_SECONDS,
+} from './strategies/jwt.strategy.js';
 
 export interface TokenSubject {
   id: number;
@@ -26,6 +31,18 @@ export class TokenService {
    * predate it), so a login in that second is dated to the next one.
    */
   issue(user: TokenSubject, sessionId: number): string {
+    return this.sign(user, { sid: String(sessionId) }, TOKEN_TTL_SECONDS);
+  }
+
+  /**
+   * A token of no session that opens only the routes that enrol a second factor
+   * (@MfaEnrolment), for an account that must have one and has none yet.
+   */
+  issueEnrolment(user: TokenSubject): string {
+    return this.sign(user, { scope: MFA_ENROLMENT_SCOPE }, MFA_ENROLMENT_TOKEN_TTL_SECONDS);
+  }
+
+  private sign(user: TokenSubject, claims: Record<string, string>, ttlSeconds: number): string {
     const now = Math.floor(Date.now() / 1000);
     const cutOff = user.tokensValidAfter
       ? Math.floor(user.tokensValidAfter.getTime() / 1000)
@@ -34,14 +51,14 @@ export class TokenService {
       {
         username: user.username,
         role: user.role,
-        sid: String(sessionId),
+        ...claims,
         iat: Math.max(now, cutOff + 1),
       },
       {
         algorithm: JWT_ALGORITHM,
         subject: String(user.id),
         jwtid: randomUUID(),
-        expiresIn: TOKEN_TTL_SECONDS,
+        expiresIn: ttlSeconds,
         issuer: this.cfg.jwtIssuer,
         audience: this.cfg.jwtAudience,
       },

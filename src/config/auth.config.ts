@@ -1,9 +1,11 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
 import type { ApiKeyMode } from '../common/types/api-key-mode.js';
+import type { Role } from '../common/types/principal.js';
 import type { EnvironmentVariables } from './env.schema.js';
 import { loadEnv } from './load-env.js';
 
 export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEnv()) => {
+  const mfaRoles = env.MFA_REQUIRED_ROLES ?? (env.NODE_ENV === 'production' ? 'admin' : '');
   const modes = env.API_KEY_MODES ?? (env.NODE_ENV === 'production' ? 'live' : 'live,test');
   return {
     jwtSecret: env.JWT_SECRET,
@@ -21,6 +23,9 @@ export const authConfig = registerAs('auth', (env: EnvironmentVariables = loadEn
     adminEmail: env.ADMIN_EMAIL ?? `${env.ADMIN_USERNAME.toLowerCase()}@petstore.invalid`,
     registration: env.REGISTRATION ?? (env.NODE_ENV === 'production' ? 'closed' : 'open'),
     unverifiedAccountTtlHours: env.UNVERIFIED_ACCOUNT_TTL_HOURS,
+    mfaRequiredRoles: [...new Set(mfaRoles.split(',').filter(Boolean))] as Role[],
+    mfaEncryptionKey: env.MFA_ENCRYPTION_KEY,
+    mfaEncryptionKeyPrevious: env.MFA_ENCRYPTION_KEY_PREVIOUS,
   };
 });
 

@@ -6,6 +6,7 @@ import { validateEnv } from './env.schema.js';
 import { mailConfig } from './mail.config.js';
 
 const STRONG_SECRET = randomBytes(32).toString('base64url');
+const MFA_KEY = randomBytes(32).toString('base64');
 
 describe('validateEnv', () => {
   it('should apply the development defaults to an empty environment', () => {
@@ -104,13 +105,18 @@ describe('validateEnv', () => {
   });
 
   it('should refuse production on the embedded database unless it is allowed', () => {
-    expect(() => validateEnv({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toThrow(
-      /DATABASE_URL: is required when NODE_ENV=production.*ALLOW_EMBEDDED_DATABASE=true/,
-    );
+    expect(() =>
+      validateEnv({
+        NODE_ENV: 'production',
+        JWT_SECRET: STRONG_SECRET,
+        MFA_ENCRYPTION_KEY: MFA_KEY,
+      }),
+    ).toThrow(/DATABASE_URL: is required when NODE_ENV=production.*ALLOW_EMBEDDED_DATABASE=true/);
     expect(
       validateEnv({
         NODE_ENV: 'production',
         JWT_SECRET: STRONG_SECRET,
+        MFA_ENCRYPTION_KEY: MFA_KEY,
         ALLOW_EMBEDDED_DATABASE: 'true',
       }),
     ).toMatchObject({ DATABASE_URL: undefined, ALLOW_EMBEDDED_DATABASE: true });
@@ -118,6 +124,7 @@ describe('validateEnv', () => {
       validateEnv({
         NODE_ENV: 'production',
         JWT_SECRET: STRONG_SECRET,
+        MFA_ENCRYPTION_KEY: MFA_KEY,
         DATABASE_URL: 'postgres://db.internal/petstore',
       }),
     ).toMatchObject({ DATABASE_URL: 'postgres://db.internal/petstore' });
@@ -144,6 +151,7 @@ describe('validateEnv', () => {
     const production = {
       NODE_ENV: 'production',
       JWT_SECRET: STRONG_SECRET,
+      MFA_ENCRYPTION_KEY: MFA_KEY,
       ALLOW_EMBEDDED_DATABASE: 'true',
     };
     expect(() => validateEnv({ ...production, REGISTRATION: 'open' })).toThrow(
@@ -241,11 +249,61 @@ describe('configuration namespaces', () => {
     const env = validateEnv({
       NODE_ENV: 'production',
       JWT_SECRET: STRONG_SECRET,
+      MFA_ENCRYPTION_KEY: MFA_KEY,
       ALLOW_EMBEDDED_DATABASE: 'true',
     });
     expect(authConfig(env).apiKeyModes).toEqual(['live']);
     expect(authConfig(env).registration).toBe('closed');
     expect(mailConfig(env).logLinks).toBe(false);
+  });
+
+  it('should require a second factor of admins in production and of nobody elsewhere, unless told', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG_SECRET,
+      MFA_ENCRYPTION_KEY: MFA_KEY,
+      ALLOW_EMBEDDED_DATABASE: 'true',
+    };
+    expect(authConfig(validateEnv(production)).mfaRequiredRoles).toEqual(['admin']);
+    expect(authConfig(validateEnv({})).mfaRequiredRoles).toEqual([]);
+    expect(
+      authConfig(validateEnv({ ...production, MFA_REQUIRED_ROLES: '' })).mfaRequiredRoles,
+    ).toEqual([]);
+    expect(
+      authConfig(validateEnv({ MFA_REQUIRED_ROLES: 'admin, user,admin' })).mfaRequiredRoles,
+    ).toEqual(['admin', 'user']);
+    expect(() => validateEnv({ MFA_REQUIRED_ROLES: 'admin,root' })).toThrow(
+      /MFA_REQUIRED_ROLES: must be a comma-separated list of admin, user and customer/,
+    );
+  });
+
+  it('should require MFA_ENCRYPTION_KEY in production, as 32 bytes in base64', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: STRONG_SECRET,
+      ALLOW_EMBEDDED_DATABASE: 'true',
+    };
+    expect(() => validateEnv(production)).toThrow(
+      /MFA_ENCRYPTION_KEY: is required when NODE_ENV=production/,
+    );
+    expect(validateEnv({}).MFA_ENCRYPTION_KEY).toBeUndefined();
+    for (const key of [
+      randomBytes(16).toString('base64'),
+      randomBytes(33).toString('base64'),
+      randomBytes(32).toString('base64url'),
+    ]) {
+      expect(() => validateEnv({ MFA_ENCRYPTION_KEY: key })).toThrow(
+        /MFA_ENCRYPTION_KEY: must be 32 bytes in base64/,
+      );
+      expect(() => validateEnv({ MFA_ENCRYPTION_KEY_PREVIOUS: key })).toThrow(
+        /MFA_ENCRYPTION_KEY_PREVIOUS: must be 32 bytes in base64/,
+      );
+    }
+    const env = validateEnv({ ...production, MFA_ENCRYPTION_KEY: MFA_KEY });
+    expect(authConfig(env)).toMatchObject({
+      mfaEncryptionKey: MFA_KEY,
+      mfaEncryptionKeyPrevious: undefined,
+    });
   });
 
   it('should open registration in development and build mail links on PUBLIC_BASE_URL, else localhost', () => {

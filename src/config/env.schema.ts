@@ -38,6 +38,9 @@ const withoutSpaces = ({ value }: { value: unknown }): unknown =>
 export const REFRESH_TOKEN_TTL_MIN_SECONDS = 60;
 export const REFRESH_TOKEN_TTL_MAX_SECONDS = 31_536_000;
 
+/** 32 bytes in standard base64, padded: 43 characters and one `=`. */
+const AES_KEY_BASE64 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+
 export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
@@ -218,6 +221,39 @@ export class EnvironmentVariables {
   })
   @NotAnExampleSecret()
   JWT_SECRET?: string;
+
+  /**
+   * Comma-separated roles whose accounts must sign in with a second factor; unset means
+   * `admin` when NODE_ENV=production, none elsewhere. An empty value requires none.
+   */
+  @IsOptional()
+  @Transform(withoutSpaces)
+  @Matches(/^((admin|user|customer)(,(admin|user|customer))*)?$/, {
+    message: 'must be a comma-separated list of admin, user and customer (or empty)',
+  })
+  MFA_REQUIRED_ROLES?: string;
+
+  /**
+   * AES-256-GCM key (base64 of 32 bytes) that TOTP secrets are stored encrypted with;
+   * without it, development derives one from the JWT key.
+   */
+  @ValidateIf(
+    (env: EnvironmentVariables) =>
+      env.NODE_ENV === 'production' || env.MFA_ENCRYPTION_KEY !== undefined,
+  )
+  @IsDefined({ message: 'is required when NODE_ENV=production (base64 of 32 random bytes)' })
+  @Matches(AES_KEY_BASE64, { message: 'must be 32 bytes in base64 (`openssl rand -base64 32`)' })
+  @NotAnExampleSecret()
+  MFA_ENCRYPTION_KEY?: string;
+
+  /**
+   * The key MFA_ENCRYPTION_KEY replaced, still read during a rotation: secrets stored with
+   * it are re-encrypted with the new key as their codes are accepted.
+   */
+  @IsOptional()
+  @Matches(AES_KEY_BASE64, { message: 'must be 32 bytes in base64 (`openssl rand -base64 32`)' })
+  @NotAnExampleSecret()
+  MFA_ENCRYPTION_KEY_PREVIOUS?: string;
 
   @IsString()
   @Length(1, 200)

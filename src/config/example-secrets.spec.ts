@@ -81,6 +81,7 @@ const placeholders: Placeholder[] = [
 const production = {
   NODE_ENV: 'production',
   JWT_SECRET: randomBytes(32).toString('base64'),
+  MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   DATABASE_URL: `postgres://petstore:${randomBytes(16).toString('hex')}@db:5432/petstore`,
 };
 

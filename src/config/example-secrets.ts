@@ -4,19 +4,26 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
  * Values this repository publishes as examples of secrets (deploy/kubernetes/secret.yaml,
  * .env.example, docker/): anyone can read them, so production refuses them in every secret
  * setting, and in the password of a URL that carries one. The deploy placeholders are marked
- * `EXAMPLE-ONLY`; the others (and README.md's admin password) are listed. `src/config/example-secrets.spec.ts` reads the
+ * `EXAMPLE-ONLY` (a base64 key in its bytes); the others (and README.md's admin password) are listed. `src/config/example-secrets.spec.ts` reads the
  * shipped files and checks that each placeholder there is refused.
  */
 const EXAMPLE_MARK = 'example-only';
 const LISTED_EXAMPLES = new Set(['password', 'minioadmin', 'a long admin password']);
 
 export function isExampleSecret(value: string): boolean {
-  return [value, passwordOf(value)].some(
+  return [value, passwordOf(value), base64TextOf(value)].some(
     (candidate) =>
       candidate !== undefined &&
       (candidate.toLowerCase().includes(EXAMPLE_MARK) ||
         LISTED_EXAMPLES.has(candidate.toLowerCase())),
   );
+}
+
+// A key given in base64 (MFA_ENCRYPTION_KEY) carries the mark in its bytes.
+function base64TextOf(value: string): string | undefined {
+  return /^[A-Za-z0-9+/]+=*$/.test(value)
+    ? Buffer.from(value, 'base64').toString('latin1')
+    : undefined;
 }
 
 function passwordOf(value: string): string | undefined {

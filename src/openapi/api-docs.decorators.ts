@@ -40,7 +40,7 @@ export const ApiAuth = ({ bearerOnly = false }: ApiAuthOptions = {}) =>
     ...(bearerOnly ? [] : [ApiSecurity(API_KEY_SCHEME)]),
     ApiErrors({
       401: ['AUTHENTICATION_REQUIRED', 'INVALID_TOKEN', 'EXPIRED_TOKEN', 'INVALID_API_KEY'],
-      403: ['INSUFFICIENT_PERMISSIONS'],
+      403: ['INSUFFICIENT_PERMISSIONS', 'MFA_ENROLMENT_REQUIRED'],
       429: ['RATE_LIMIT_EXCEEDED'],
       503: ['SERVICE_UNAVAILABLE'],
     }),

@@ -9,6 +9,7 @@ const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
 const ADMIN_PASSWORD = 'admin password for tests';
 // One secret for every process of a test run: instances of one deployment share it.
 const JWT_SECRET = randomBytes(32).toString('base64url');
+const MFA_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 /**
  * The built service (`node dist/main.js`) as a child process on a port of its own, with
@@ -74,6 +75,7 @@ export class AppProcess {
         PORT: String(port),
         ADMIN_PASSWORD,
         JWT_SECRET,
+        MFA_ENCRYPTION_KEY,
         ...generousRateLimits(),
         // Stopped at once unless a test is about the drain (10 s by default).
         SHUTDOWN_DRAIN_MS: '0',

@@ -8,6 +8,7 @@ import type { AuthConfig } from '../../config/auth.config.js';
 import { UserStatus } from '../../users/user-status.js';
 import type { AccessState } from '../../users/user-lookup.service.js';
 import type { AccessStatesService } from '../access-states.service.js';
+import type { MfaService } from '../mfa/mfa.service.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
 import { TokenService } from '../token.service.js';
@@ -27,7 +28,9 @@ let sessionLive: boolean;
 const isLive = jest.fn((_sessionId: number, _userId: number) => Promise.resolve(sessionLive));
 const sessions = { isLive } as unknown as SessionsService;
 // Registers itself with passport as 'jwt', as Nest does when it instantiates the provider.
-new JwtStrategy(cfg, KEY, accessStates, sessions);
+// No role requires a second factor here (mfa.e2e-spec.ts covers those that do).
+const mfa = { requiredFor: () => false } as unknown as MfaService;
+new JwtStrategy(cfg, KEY, accessStates, sessions, mfa);
 const sut = new JwtAuthGuard({ session: false, property: 'principal' });
 
 function claims(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -10,6 +10,7 @@ import { canUseCredentials } from '../../users/user-lifecycle.js';
 import { AccessStatesService } from '../access-states.service.js';
 import { AuthErrors } from '../auth-errors.js';
 import { JWT_KEY } from '../jwt-key.module.js';
+import { MfaService } from '../mfa/mfa.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 
 /** The only algorithm signed with and accepted: never `none`, never the token's choice. */
@@ -17,6 +18,11 @@ export const JWT_ALGORITHM = 'HS256';
 
 /** docs/identity.md fixes a token's lifetime: `exp` = `iat` + 3600 and `expiresIn` = 3600. */
 export const TOKEN_TTL_SECONDS = 3600;
+
+/** The `scope` claim of a token that can only enrol a second factor (MFA_ENROLMENT_REQUIRED). */
+export const MFA_ENROLMENT_SCOPE = 'mfa-enrolment';
+/** How long such a token lasts: time to scan the QR code and type a first code. */
+export const MFA_ENROLMENT_TOKEN_TTL_SECONDS = 600;
 
 /** Verified tokens remembered at once; past it the oldest is forgotten, and verified again. */
 const VERIFIED_TOKENS_MAX_ENTRIES = 10_000;
@@ -29,6 +35,7 @@ interface Claims {
   role?: unknown;
   jti?: unknown;
   sid?: unknown;
+  scope?: unknown;
   exp?: unknown;
   iat?: unknown;
 }
@@ -54,6 +61,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     @Inject(JWT_KEY) key: KeyObject,
     private readonly accessStates: AccessStatesService,
     private readonly sessions: SessionsService,
+    private readonly mfa: MfaService,
   ) {
     super({
       jwtFromRequest: bearerToken,
@@ -94,7 +102,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   private async principalOf(claims: Claims): Promise<Principal> {
-    const { userId, iat, sessionId } = this.checkedClaims(claims);
+    const { userId, iat, sessionId, enrolmentOnly } = this.checkedClaims(claims);
     const [state, sessionLive] = await Promise.all([
       this.accessStates.of(userId),
       sessionId === undefined ? true : this.sessions.isLive(sessionId, userId),
@@ -109,14 +117,25 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       );
     }
     if (!sessionLive) throw AuthErrors.invalidToken('its session was revoked');
+    // An account whose role requires a second factor and has none may only enrol one, with
+    // whatever token it holds (one from before the rule, or from before an admin removed it).
+    const mfaEnrolmentOnly =
+      enrolmentOnly || (this.mfa.requiredFor(state.role) && !(await this.mfa.isEnabled(userId)));
     // The current role, not the one at login: a demotion takes effect within the cache's TTL.
-    return { kind: 'user', userId, role: state.role, sessionId };
+    return {
+      kind: 'user',
+      userId,
+      role: state.role,
+      sessionId,
+      ...(mfaEnrolmentOnly && { mfaEnrolmentOnly }),
+    };
   }
 
-  private checkedClaims({ sub, username, role, jti, sid, exp, iat }: Claims): {
+  private checkedClaims({ sub, username, role, jti, sid, scope, exp, iat }: Claims): {
     userId: number;
     iat: number;
     sessionId: number | undefined;
+    enrolmentOnly: boolean;
   } {
     // jsonwebtoken accepts a token without exp; docs/identity.md does not.
     if (typeof exp !== 'number') throw AuthErrors.invalidToken('it has no expiry');
@@ -127,13 +146,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (
       !isId(sub) ||
       (sid !== undefined && !isId(sid)) ||
+      (scope !== undefined && scope !== MFA_ENROLMENT_SCOPE) ||
       typeof username !== 'string' ||
       typeof jti !== 'string' ||
       !ROLES.includes(role as Role)
     ) {
       throw AuthErrors.invalidToken('its claims are incomplete');
     }
-    return { userId: Number(sub), iat, sessionId: sid === undefined ? undefined : Number(sid) };
+    return {
+      userId: Number(sub),
+      iat,
+      sessionId: sid === undefined ? undefined : Number(sid),
+      enrolmentOnly: scope === MFA_ENROLMENT_SCOPE,
+    };
   }
 }
 

@@ -20,4 +20,9 @@ export interface Principal {
   apiKeyScopes?: readonly ApiKeyScope[];
   /** The refresh session a bearer token was issued for (its `sid` claim), when it has one. */
   sessionId?: number;
+  /**
+   * Set when the caller may only enrol a second factor: the token of a login that must
+   * enrol one first, or any token of an account whose role requires one while it has none.
+   */
+  mfaEnrolmentOnly?: boolean;
 }

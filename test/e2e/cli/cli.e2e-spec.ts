@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
@@ -233,7 +234,12 @@ describe('npm run seed (e2e)', () => {
     database = await createTestDatabase();
     const before = await beforeSeeding(database);
     const run = await runCli([SEED], database, {
-      env: { NODE_ENV: 'production', ALLOW_EMBEDDED_DATABASE: 'true', REGISTRATION: 'closed' },
+      env: {
+        NODE_ENV: 'production',
+        ALLOW_EMBEDDED_DATABASE: 'true',
+        REGISTRATION: 'closed',
+        MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      },
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('seed: the demo shop is refused with NODE_ENV=production');

@@ -59,6 +59,7 @@ describe('OpenAPI description (e2e)', () => {
         'post /v1/auth/forgot-password',
         'post /v1/auth/login',
         'post /v1/auth/logout',
+        'post /v1/auth/mfa/verify',
         'post /v1/auth/refresh',
         'post /v1/auth/register',
         'post /v1/auth/resend-verification',
@@ -67,15 +68,18 @@ describe('OpenAPI description (e2e)', () => {
       ]);
     });
 
-    it('should take a bearer token only on /api-keys, /auth/sessions and /webhooks, either credential elsewhere', () => {
+    it('should take a bearer token only on /api-keys, /auth/sessions, /auth/mfa, a user’s mfa and /webhooks, either credential elsewhere', () => {
       for (const { path, operation } of operations()) {
         if (!operation.security?.length) continue;
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
         expect({ path, schemes }).toEqual({
           path,
-          schemes: /^\/v1\/(api-keys|auth\/sessions|webhooks)(\/|$)/.test(path)
-            ? ['bearer']
-            : ['bearer', 'apiKey'],
+          schemes:
+            /^\/v1\/((api-keys|auth\/sessions|auth\/mfa|webhooks)(\/|$)|users\/\{id\}\/mfa$)/.test(
+              path,
+            )
+              ? ['bearer']
+              : ['bearer', 'apiKey'],
         });
       }
     });
