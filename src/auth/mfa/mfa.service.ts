@@ -73,7 +73,13 @@ export class MfaService {
     return this.cfg.mfaRequiredRoles.includes(role);
   }
 
-  async isEnabled(userId: number): Promise<boolean> {
+  /** Read now: a login must not miss a factor confirmed on another instance a moment ago. */
+  isEnabled(userId: number): Promise<boolean> {
+    return this.factors.isEnabled(userId);
+  }
+
+  /** Cached for ACCESS_STATE_CACHE_TTL_MS, for the check of every bearer request. */
+  async isEnabledCached(userId: number): Promise<boolean> {
     const cached = this.enabled.get(userId);
     if (cached !== undefined) return cached;
     const enabled = await this.factors.isEnabled(userId);

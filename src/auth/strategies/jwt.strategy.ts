@@ -120,7 +120,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     // An account whose role requires a second factor and has none may only enrol one, with
     // whatever token it holds (one from before the rule, or from before an admin removed it).
     const mfaEnrolmentOnly =
-      enrolmentOnly || (this.mfa.requiredFor(state.role) && !(await this.mfa.isEnabled(userId)));
+      enrolmentOnly ||
+      (this.mfa.requiredFor(state.role) && !(await this.mfa.isEnabledCached(userId)));
     // The current role, not the one at login: a demotion takes effect within the cache's TTL.
     return {
       kind: 'user',
