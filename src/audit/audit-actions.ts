@@ -2,6 +2,7 @@
 export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.logout',
+  'auth.sso_login',
   'auth.registered',
   'auth.email_verified',
   'auth.password_reset_requested',

@@ -8,6 +8,7 @@ import type {
 } from '../auth/auth-events.js';
 import type { MfaEnrolled, MfaFailed, MfaRemoved } from '../auth/mfa/mfa-events.js';
 import type { AdoptionEvent } from '../adoptions/adoption-events.js';
+import type { SsoLoggedIn } from '../auth/sso/sso-events.js';
 import type { CategoryEvent } from '../categories/category-events.js';
 import { OnDomainEvent } from '../events/event-handlers.decorator.js';
 import type { PetEvent } from '../pets/pet-events.js';
@@ -131,12 +132,13 @@ export class AuditReactions {
   }
 
   /**
-   * A sign-up is `auth.registered`, by the new user itself (its request has no credential);
-   * an admin's creation or invitation is `user.created`, by the admin.
+   * A sign-up or a first single sign-on is `auth.registered`, by the new user itself (its
+   * request has no credential); an admin's creation or invitation is `user.created`, by the
+   * admin.
    */
   @OnDomainEvent('user.created')
   async onUserCreated(event: UserCreated): Promise<void> {
-    const registered = event.origin === 'registration';
+    const registered = event.origin === 'registration' || event.origin === 'sso';
     await this.audit.record({
       action: registered ? 'auth.registered' : 'user.created',
       target: { type: 'user', id: event.userId },
@@ -180,6 +182,16 @@ export class AuditReactions {
   async onLoggedIn(event: LoggedIn): Promise<void> {
     await this.audit.record({
       action: 'auth.login',
+      target: { type: 'session', id: event.sessionId },
+      actor: { actorUserId: event.userId, actorUsername: event.username, actorCredential: 'none' },
+    });
+  }
+
+  /** Like a login, by the account signed in; its first sign-in is also `auth.registered`. */
+  @OnDomainEvent('auth.sso_logged_in')
+  async onSsoLoggedIn(event: SsoLoggedIn): Promise<void> {
+    await this.audit.record({
+      action: 'auth.sso_login',
       target: { type: 'session', id: event.sessionId },
       actor: { actorUserId: event.userId, actorUsername: event.username, actorCredential: 'none' },
     });

@@ -36,6 +36,9 @@ import { Clock } from '../common/clock.js';
 import { SessionsController, UserSessionsController } from './sessions/sessions.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
 import { SessionsService } from './sessions/sessions.service.js';
+import { SsoStateCookie } from './sso/sso-state.js';
+import { SsoController } from './sso/sso.controller.js';
+import { SsoService } from './sso/sso.service.js';
 
 @Module({
   imports: [
@@ -67,6 +70,7 @@ import { SessionsService } from './sessions/sessions.service.js';
     UserSessionsController,
     MfaController,
     UserMfaController,
+    SsoController,
   ],
   providers: [
     AuthService,
@@ -85,6 +89,12 @@ import { SessionsService } from './sessions/sessions.service.js';
       inject: [authConfig.KEY, JWT_KEY],
       useFactory: (cfg: AuthConfig, jwtKey: KeyObject) =>
         SecretBox.fromSettings(cfg.mfaEncryptionKey, cfg.mfaEncryptionKeyPrevious, jwtKey.export()),
+    },
+    SsoService,
+    {
+      provide: SsoStateCookie,
+      inject: [JWT_KEY],
+      useFactory: (key: KeyObject) => new SsoStateCookie(key),
     },
     JwtStrategy,
     ApiKeyStrategy,

@@ -6,6 +6,7 @@ import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
 import { mailConfig } from './mail.config.js';
 import { mediaConfig } from './media.config.js';
+import { oidcConfig } from './oidc.config.js';
 import { observabilityConfig } from './observability.config.js';
 import { outboxConfig } from './outbox.config.js';
 import { petImportsConfig } from './pet-imports.config.js';
@@ -30,6 +31,7 @@ export const AppConfigModule = ConfigModule.forRoot({
     mailConfig,
     mediaConfig,
     observabilityConfig,
+    oidcConfig,
     outboxConfig,
     petImportsConfig,
     rateLimitConfig,

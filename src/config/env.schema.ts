@@ -128,6 +128,38 @@ export class EnvironmentVariables {
   @IntegerText(1, 8760)
   UNVERIFIED_ACCOUNT_TTL_HOURS = 72;
 
+  /**
+   * Single sign-on (docs/identity.md, "Single sign-on"): the OpenID Connect provider's issuer,
+   * whose discovery document names its endpoints. Unset: no single sign-on.
+   */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OIDC_ISSUER?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.OIDC_ISSUER !== undefined)
+  @IsDefined({ message: 'is required with OIDC_ISSUER' })
+  @IsString()
+  @Length(1, 500)
+  OIDC_CLIENT_ID?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.OIDC_ISSUER !== undefined)
+  @IsDefined({ message: 'is required with OIDC_ISSUER' })
+  @IsString()
+  @Length(1, 500)
+  @NotAnExampleSecret()
+  OIDC_CLIENT_SECRET?: string;
+
+  /** The provider's name on the console's sign-in button. */
+  @IsString()
+  @Length(1, 60)
+  OIDC_DISPLAY_NAME = 'single sign-on';
+
+  /** Comma-separated email domains whose people may sign in; unset: any. */
+  @IsOptional()
+  @Transform(withoutSpaces)
+  @Matches(/^[a-z0-9.-]+(,[a-z0-9.-]+)*$/i, { message: 'must be domains separated by commas' })
+  OIDC_ALLOWED_DOMAINS?: string;
+
   // Open sign-up sends verification mails, which the .eml files of development would keep
   // from the people signing up.
   @ValidateIf(

@@ -55,8 +55,8 @@ export interface UserUpdated extends DomainEventBase {
   after: UserSnapshot;
 }
 
-/** How an account came to be. */
-export type UserOrigin = 'admin' | 'invitation' | 'registration';
+/** How an account came to be; `sso`: a first sign-in through the OpenID Connect provider. */
+export type UserOrigin = 'admin' | 'invitation' | 'registration' | 'sso';
 
 /** An account was created (docs/events.md, "Domain events"). */
 export interface UserCreated extends DomainEventBase {

@@ -133,6 +133,38 @@ export class UsersService {
     );
   }
 
+  /**
+   * A person's first sign-in through the OpenID Connect provider, which verified `email`: an
+   * active customer, whose password no one knows (it may set one by a reset). Its username
+   * is `preferred`, cleaned, or that with a random suffix when taken.
+   */
+  async registerFromProvider(
+    fields: Pick<RegistrationFields, 'email' | 'firstName' | 'lastName'>,
+    preferred: string,
+  ): Promise<User> {
+    const passwordHash = await this.passwords.hashPassword(randomUUID());
+    return this.insert(
+      {
+        ...fields,
+        username: await this.freeUsername(preferred),
+        passwordHash,
+        role: 'customer',
+        userStatus: UserStatus.Active,
+      },
+      'sso',
+    );
+  }
+
+  private async freeUsername(preferred: string): Promise<string> {
+    const base = preferred
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .slice(0, 24)
+      .padEnd(3, '_');
+    if (!(await this.users.findByUsername(base))) return base;
+    // A taken one gets a random suffix; a concurrent sign-in taking it too answers 409.
+    return `${base}-${randomUUID().slice(0, 6)}`;
+  }
+
   private insert(fields: NewUser, origin: UserOrigin): Promise<User> {
     return this.txHost.withTransaction(async () => {
       const user = await this.users.insert(fields);

@@ -24,3 +24,4 @@ export const IF_NONE_MATCH_HEADER = 'If-None-Match';
 export const COOKIE_HEADER = 'Cookie';
 export const SET_COOKIE_HEADER = 'Set-Cookie';
 export const ORIGIN_HEADER = 'Origin';
+export const LOCATION_HEADER = 'Location';
