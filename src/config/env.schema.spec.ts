@@ -4,6 +4,7 @@ import { authConfig } from './auth.config.js';
 import { databaseConfig } from './database.config.js';
 import { validateEnv } from './env.schema.js';
 import { mailConfig } from './mail.config.js';
+import { oidcConfig } from './oidc.config.js';
 
 const STRONG_SECRET = randomBytes(32).toString('base64url');
 const MFA_KEY = randomBytes(32).toString('base64');
@@ -161,6 +162,35 @@ describe('validateEnv', () => {
     expect(
       validateEnv({ ...production, REGISTRATION: 'open', SMTP_URL: 'smtps://u:p@mail.internal' }),
     ).toMatchObject({ REGISTRATION: 'open', SMTP_URL: 'smtps://u:p@mail.internal' });
+  });
+
+  it('should take single sign-on over https only (http on loopback), with its client', () => {
+    const client = { OIDC_CLIENT_ID: 'petstore', OIDC_CLIENT_SECRET: 'a client secret' };
+    expect(oidcConfig(validateEnv({})).issuer).toBeUndefined();
+    expect(() => validateEnv({ ...client, OIDC_ISSUER: 'http://id.example.com' })).toThrow(
+      /OIDC_ISSUER: must be an https:\/\/ URL/,
+    );
+    expect(() => validateEnv({ OIDC_ISSUER: 'https://id.example.com' })).toThrow(
+      /OIDC_CLIENT_ID: is required with OIDC_ISSUER[\s\S]*OIDC_CLIENT_SECRET: is required/,
+    );
+    expect(validateEnv({ ...client, OIDC_ISSUER: 'http://127.0.0.1:8080' }).OIDC_ISSUER).toBe(
+      'http://127.0.0.1:8080',
+    );
+    const env = validateEnv({
+      ...client,
+      OIDC_ISSUER: 'https://id.example.com/tenant',
+      OIDC_ALLOWED_DOMAINS: 'Example.com, staff.example.org',
+    });
+    expect(oidcConfig(env)).toEqual({
+      issuer: 'https://id.example.com/tenant',
+      clientId: 'petstore',
+      clientSecret: 'a client secret',
+      displayName: 'single sign-on',
+      allowedDomains: ['example.com', 'staff.example.org'],
+    });
+    expect(() => validateEnv({ OIDC_ALLOWED_DOMAINS: 'example.com;other' })).toThrow(
+      /OIDC_ALLOWED_DOMAINS: must be domains separated by commas/,
+    );
   });
 
   it('should accept MAIL_FROM as an address or as Name <address>', () => {

@@ -134,6 +134,10 @@ export class EnvironmentVariables {
    */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  // Plain HTTP would let anyone on the way forge the provider's keys: loopback only.
+  @Matches(/^(https:\/\/|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$))/, {
+    message: 'must be an https:// URL (http:// only on a loopback address)',
+  })
   OIDC_ISSUER?: string;
 
   @ValidateIf((env: EnvironmentVariables) => env.OIDC_ISSUER !== undefined)
