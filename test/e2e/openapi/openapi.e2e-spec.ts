@@ -51,21 +51,26 @@ describe('OpenAPI description (e2e)', () => {
       expect(committed).toEqual(document);
     });
 
-    it('should require a credential on every /v1 operation but login, refresh, logout and the account routes', () => {
+    it('should require a credential on every /v1 operation but login, refresh, logout, the account routes and single sign-on', () => {
       const open = operations()
         .filter(({ path, operation }) => path.startsWith('/v1/') && !operation.security?.length)
         .map(({ path, method }) => `${method} ${path}`);
-      expect(open.sort()).toEqual([
-        'post /v1/auth/forgot-password',
-        'post /v1/auth/login',
-        'post /v1/auth/logout',
-        'post /v1/auth/mfa/verify',
-        'post /v1/auth/refresh',
-        'post /v1/auth/register',
-        'post /v1/auth/resend-verification',
-        'post /v1/auth/reset-password',
-        'post /v1/auth/verify-email',
-      ]);
+      expect(open.sort()).toEqual(
+        [
+          'post /v1/auth/forgot-password',
+          'post /v1/auth/login',
+          'post /v1/auth/logout',
+          'post /v1/auth/mfa/verify',
+          'post /v1/auth/refresh',
+          'post /v1/auth/register',
+          'post /v1/auth/resend-verification',
+          'post /v1/auth/reset-password',
+          'post /v1/auth/verify-email',
+          'get /v1/auth/sso',
+          'get /v1/auth/sso/callback',
+          'get /v1/auth/sso/config',
+        ].sort(),
+      );
     });
 
     it('should take a bearer token only on /api-keys, /auth/sessions, /auth/mfa, a user’s mfa and /webhooks, either credential elsewhere', () => {
