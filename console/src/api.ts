@@ -105,11 +105,15 @@ export function renewSession(): Promise<boolean> {
 session.renewWith(renewSession);
 
 /**
- * On loading the page: a session of an earlier visit comes back through the cookie. Without
- * one signed in here, nothing is asked (the answer could only be a refusal).
+ * On loading the page: a session of an earlier visit, or of a single sign-on just finished,
+ * comes back through the cookie. Without either, nothing is asked (the answer could only be
+ * a refusal).
  */
 export function restoreSession(): void {
-  if (!session.restorable) {
+  // Back from single sign-on, whose session is in the refresh cookie (docs/identity.md).
+  const fromSso = location.hash === '#sso';
+  if (fromSso) history.replaceState(history.state, '', location.pathname + location.search);
+  if (!session.restorable && !fromSso) {
     session.restored();
     return;
   }

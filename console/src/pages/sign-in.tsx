@@ -2,13 +2,14 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api';
 import { session } from '../session';
 import { Link } from '../router';
-import { ErrorAlert, Field, formErrors, PageHeading, useSubmit } from '../ui';
+import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
 
 export function SignInPage() {
   const [notice] = useState(() => session.takeNotice());
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const { busy, error, run } = useSubmit();
+  const sso = useLoad(() => ok(api.GET('/v1/auth/sso/config')), []);
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
@@ -57,6 +58,12 @@ export function SignInPage() {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {sso.data?.enabled && (
+        <p>
+          {/* A navigation, not a call: the provider's pages take over the browser. */}
+          <a href="/v1/auth/sso">Sign in with {sso.data.displayName}</a>
+        </p>
+      )}
       <p class="form-links">
         <Link href="/forgot-password">Forgot your password?</Link>
         <Link href="/register">Create an account</Link>
