@@ -484,6 +484,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/auth/sso/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Single sign-on settings
+     * @description Whether single sign-on is configured, and the provider’s name for the console’s “Sign in with …” link. No credential needed; rate limited by client address.
+     */
+    get: operations['getSsoConfig'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/sso': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with the OpenID Connect provider
+     * @description A browser’s navigation, not an API call: redirects to the provider’s sign-in page (authorization code flow with PKCE, state and nonce), and keeps what the callback checks in the HttpOnly cookie `petstore_sso`, for 10 minutes. 404 SSO_NOT_CONFIGURED without OIDC_ISSUER; 503 when the provider cannot be reached. No credential needed; rate limited by client address.
+     */
+    get: operations['startSso'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/sso/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Return from the OpenID Connect provider
+     * @description Where the provider sends the browser back. Checks state (against the cookie set by GET /v1/auth/sso), then the id_token’s signature, issuer, audience, expiry and nonce; any failed check, a refused or spent code, or a missing or expired cookie: 401 SSO_FAILED (`details.reason`). The provider must vouch for the email address (`email_verified`, else 403 SSO_EMAIL_NOT_VERIFIED); with OIDC_ALLOWED_DOMAINS its domain must be one of them (403 SSO_DOMAIN_NOT_ALLOWED). The active account with that address is signed in; without one, a new customer is made, unless REGISTRATION=closed (403 REGISTRATION_CLOSED). The session is an ordinary one: its refresh token is set in the console’s refresh cookie `petstore_refresh` and the browser is sent to the console (/console/#sso), which gets its bearer token with it. No second factor is asked: the provider is trusted with that. No credential needed; rate limited by client address.
+     */
+    get: operations['finishSso'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/users': {
     parameters: {
       query?: never;
@@ -1990,6 +2050,18 @@ export interface components {
       /** @description The `mfaToken` of the login’s 401 MFA_REQUIRED (`mfa_…`) */
       mfaToken: string;
     };
+    SsoConfigResponse: {
+      /**
+       * @description Whether single sign-on is configured
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description The provider’s name, for “Sign in with …”; only when enabled
+       * @example Example ID
+       */
+      displayName?: string;
+    };
     CreateUserDto: {
       /** @description Unique regardless of case */
       username: string;
@@ -2769,6 +2841,7 @@ export interface components {
       action:
         | 'auth.login'
         | 'auth.logout'
+        | 'auth.sso_login'
         | 'auth.registered'
         | 'auth.email_verified'
         | 'auth.password_reset_requested'
@@ -2907,6 +2980,7 @@ export interface components {
         | 'INVALID_REFRESH_TOKEN'
         | 'MFA_REQUIRED'
         | 'INVALID_MFA_TOKEN'
+        | 'SSO_FAILED'
         | 'INSUFFICIENT_PERMISSIONS'
         | 'INSUFFICIENT_SCOPE'
         | 'INVALID_CURRENT_PASSWORD'
@@ -2915,6 +2989,8 @@ export interface components {
         | 'REGISTRATION_CLOSED'
         | 'MFA_ENROLMENT_REQUIRED'
         | 'INVALID_MFA_CODE'
+        | 'SSO_EMAIL_NOT_VERIFIED'
+        | 'SSO_DOMAIN_NOT_ALLOWED'
         | 'NOT_FOUND'
         | 'PET_NOT_FOUND'
         | 'CATEGORY_NOT_FOUND'
@@ -2926,6 +3002,7 @@ export interface components {
         | 'WEBHOOK_DELIVERY_NOT_FOUND'
         | 'PET_IMPORT_NOT_FOUND'
         | 'MFA_FACTOR_NOT_FOUND'
+        | 'SSO_NOT_CONFIGURED'
         | 'METHOD_NOT_ALLOWED'
         | 'INVALID_STATUS_TRANSITION'
         | 'CONFLICT'
@@ -7423,6 +7500,309 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'USER_NOT_FOUND' | 'MFA_FACTOR_NOT_FOUND';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getSsoConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The settings */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SsoConfigResponse'];
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+    };
+  };
+  startSso: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the provider’s authorization endpoint */
+      302: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The provider’s authorization endpoint, with the request’s parameters */
+          Location: string;
+          /** @description A redirect of one sign-in: no cache may keep it */
+          'Cache-Control': 'no-store';
+          /** @description Sets `petstore_sso` (HttpOnly; Secure; SameSite=Lax; Path=/v1/auth/sso/callback) */
+          'Set-Cookie'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found: SSO_NOT_CONFIGURED */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SSO_NOT_CONFIGURED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  finishSso: {
+    parameters: {
+      query?: {
+        /** @description The provider’s refusal (such as `access_denied`): 401 SSO_FAILED */
+        error?: string;
+        /** @description The provider’s issuer (RFC 9207), checked when sent */
+        iss?: string;
+        /** @description What GET /v1/auth/sso sent; checked against the cookie */
+        state?: string;
+        /** @description The authorization code, spent once at the provider */
+        code?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed in: to the console */
+      302: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          /** @description The console, `/console/#sso` */
+          Location: string;
+          /** @description A redirect of one sign-in: no cache may keep it */
+          'Cache-Control': 'no-store';
+          /** @description Clears `petstore_sso`, and sets the console’s refresh cookie `petstore_refresh` as POST /v1/auth/login does */
+          'Set-Cookie'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No valid credential: SSO_FAILED */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SSO_FAILED';
+          };
+        };
+      };
+      /** @description The credential does not allow this: SSO_EMAIL_NOT_VERIFIED, SSO_DOMAIN_NOT_ALLOWED, REGISTRATION_CLOSED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SSO_EMAIL_NOT_VERIFIED' | 'SSO_DOMAIN_NOT_ALLOWED' | 'REGISTRATION_CLOSED';
+          };
+        };
+      };
+      /** @description Not found: SSO_NOT_CONFIGURED */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SSO_NOT_CONFIGURED';
+          };
+        };
+      };
+      /** @description Conflicts with the current state: CONFLICT */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'CONFLICT';
           };
         };
       };
@@ -14100,6 +14480,7 @@ export interface operations {
         action?:
           | 'auth.login'
           | 'auth.logout'
+          | 'auth.sso_login'
           | 'auth.registered'
           | 'auth.email_verified'
           | 'auth.password_reset_requested'
