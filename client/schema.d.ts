@@ -2023,18 +2023,18 @@ export interface components {
       sessions: components['schemas']['SessionResponse'][];
     };
     TotpEnrolmentResponse: {
-      /** @description The base32 secret, for typing into an authenticator app by hand */
-      secret: string;
-      /** @description The `otpauth://totp/…` URL to show as a QR code */
-      otpauthUrl: string;
+      /** @description The base32 secret, for typing into an authenticator app by hand. Absent from a replay (`Idempotent-Replayed: true`): enrol again if the first response was lost. */
+      secret?: string;
+      /** @description The `otpauth://totp/…` URL to show as a QR code. Absent from a replay (`Idempotent-Replayed: true`): enrol again if the first response was lost. */
+      otpauthUrl?: string;
     };
     ConfirmTotpDto: {
       /** @description A current code of the secret being enrolled */
       code: string;
     };
     RecoveryCodesResponse: {
-      /** @description Shown this once: each signs in (or removes the factor) once, instead of a code */
-      recoveryCodes: string[];
+      /** @description Shown this once: each signs in (or removes the factor) once, instead of a code. Stored hashed only, so absent from a replay (`Idempotent-Replayed: true`). */
+      recoveryCodes?: string[];
     };
     MfaProofDto: {
       /** @description The authenticator app’s current code; or send `recoveryCode` instead */
@@ -6710,7 +6710,10 @@ export interface operations {
   enrolTotp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6723,6 +6726,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description The secret is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
           [name: string]: unknown;
@@ -6772,6 +6776,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -6781,19 +6786,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED */
+      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'MFA_ALREADY_ENABLED';
+            code?: 'MFA_ALREADY_ENABLED' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -6820,12 +6827,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };
@@ -7060,7 +7084,10 @@ export interface operations {
   confirmTotp: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the first response to this key (2xx, or a 4xx other than 400) is kept 24 h for you and this operation and replayed, with `Idempotent-Replayed: true`, to the same request; a 400 or 5xx releases the key. The same key with another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS with `Retry-After`. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7077,6 +7104,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           /** @description The recoveryCodes is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
           [name: string]: unknown;
@@ -7126,6 +7154,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -7142,6 +7171,7 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -7151,19 +7181,21 @@ export interface operations {
           };
         };
       };
-      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED */
+      /** @description Conflicts with the current state: MFA_ALREADY_ENABLED, IDEMPOTENCY_KEY_IN_PROGRESS */
       409: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfterIfInProgress'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'MFA_ALREADY_ENABLED';
+            code?: 'MFA_ALREADY_ENABLED' | 'IDEMPOTENCY_KEY_IN_PROGRESS';
           };
         };
       };
@@ -7190,12 +7222,29 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
           'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
           'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
             code?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description Understood, but refused as sent: IDEMPOTENCY_KEY_REUSED */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'IDEMPOTENCY_KEY_REUSED';
           };
         };
       };

@@ -16,6 +16,7 @@ import {
   noStoreResponseHeaders,
 } from '../../openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../../openapi/empty-response.dto.js';
+import { Idempotent } from '../../idempotency/idempotent.decorator.js';
 import { userNotFound } from '../../users/users.service.js';
 import { AuthService } from '../auth.service.js';
 import { BearerOnly } from '../bearer-only.decorator.js';
@@ -40,6 +41,8 @@ export class MfaController {
   @MfaEnrolment()
   @HttpCode(200)
   @Header(CACHE_CONTROL_HEADER, 'no-store')
+  // The secret is never stored in the clear: a replay answers without it.
+  @Idempotent({ secretFields: ['secret', 'otpauthUrl'] })
   @NoBody()
   @ApiOperation({
     operationId: 'enrolTotp',
@@ -66,6 +69,8 @@ export class MfaController {
   @MfaEnrolment()
   @HttpCode(200)
   @Header(CACHE_CONTROL_HEADER, 'no-store')
+  // Recovery codes are stored hashed only: a replay answers without them.
+  @Idempotent({ secretFields: ['recoveryCodes'] })
   @ApiOperation({
     operationId: 'confirmTotp',
     summary: 'Confirm the TOTP factor with a first code',

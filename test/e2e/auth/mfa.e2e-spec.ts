@@ -172,6 +172,27 @@ describe('Second factor: TOTP (e2e)', () => {
       expectError(await confirm(user.headers, '123456'), 404, 'MFA_FACTOR_NOT_FOUND');
     });
 
+    it('should replay an enrolment and a confirmation under their Idempotency-Key without the secrets', async () => {
+      const user = await createUser(t);
+      const enrolKey = { ...user.headers, 'Idempotency-Key': `enrol-${user.id}` };
+      const first = await enrol(enrolKey).expect(200);
+      const replayedEnrolment = await enrol(enrolKey).expect(200);
+
+      expect(replayedEnrolment.headers['idempotent-replayed']).toBe('true');
+      expect(replayedEnrolment.body).toEqual({});
+      // The replay made no new secret: the first one still confirms.
+      const confirmKey = { ...user.headers, 'Idempotency-Key': `confirm-${user.id}` };
+      const code = await codeAt(first.body.secret as string);
+      const confirmed = await confirm(confirmKey, code).expect(200);
+      const replayedConfirmation = await confirm(confirmKey, code).expect(200);
+
+      expect(confirmed.body.recoveryCodes).toHaveLength(10);
+      expect(replayedConfirmation.headers['idempotent-replayed']).toBe('true');
+      expect(replayedConfirmation.headers['cache-control']).toBe('no-store');
+      expect(replayedConfirmation.body).toEqual({});
+      expectError(await login(user), 401, 'MFA_REQUIRED');
+    });
+
     it('should refuse a code that is not 6 digits', async () => {
       const user = await createUser(t);
       await enrol(user.headers).expect(200);

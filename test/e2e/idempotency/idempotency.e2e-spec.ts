@@ -15,6 +15,8 @@ const newKey = () => `key-${randomUUID()}`;
 /** Public: a key is kept per user, and these have none until they answer. */
 const PUBLIC_AUTH_ROUTES = [
   '/v1/auth/login',
+  // Login's second step: a caller is known once it answers.
+  '/v1/auth/mfa/verify',
   '/v1/auth/refresh',
   '/v1/auth/logout',
   '/v1/auth/register',

@@ -79,6 +79,8 @@ describe('Rate limits (e2e)', () => {
         ...limits('ANONYMOUS', 100, 3),
         NODE_ENV: 'production',
         ALLOW_EMBEDDED_DATABASE: 'true',
+        // Production refuses to start without the key TOTP secrets are sealed with.
+        MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       });
       for (let i = 0; i < 3; i++) await t.http.get('/v1/categories');
       const res = await t.http.get('/v1/categories');

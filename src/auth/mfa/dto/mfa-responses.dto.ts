@@ -2,16 +2,23 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ApiTextProperty } from '../../../openapi/schemas.js';
 import { RECOVERY_CODE_PATTERN, RECOVERY_CODES_ISSUED } from '../totp.js';
 
-export class TotpEnrolmentResponse {
-  @ApiTextProperty(64, 'The base32 secret, for typing into an authenticator app by hand', {
-    pattern: '^[A-Z2-7]+=*$',
-  })
-  secret: string;
+// Never stored in the clear, so absent from a replay (`Idempotent-Replayed: true`).
+const NOT_REPLAYED =
+  'Absent from a replay (`Idempotent-Replayed: true`): enrol again if the first response was lost.';
 
-  @ApiTextProperty(512, 'The `otpauth://totp/…` URL to show as a QR code', {
+export class TotpEnrolmentResponse {
+  @ApiTextProperty(
+    64,
+    `The base32 secret, for typing into an authenticator app by hand. ${NOT_REPLAYED}`,
+    { pattern: '^[A-Z2-7]+=*$', required: false },
+  )
+  secret?: string;
+
+  @ApiTextProperty(512, `The \`otpauth://totp/…\` URL to show as a QR code. ${NOT_REPLAYED}`, {
     pattern: '^otpauth://totp/',
+    required: false,
   })
-  otpauthUrl: string;
+  otpauthUrl?: string;
 }
 
 export class RecoveryCodesResponse {
@@ -20,7 +27,10 @@ export class RecoveryCodesResponse {
     minItems: RECOVERY_CODES_ISSUED,
     maxItems: RECOVERY_CODES_ISSUED,
     items: { type: 'string', pattern: RECOVERY_CODE_PATTERN.source, maxLength: 14 },
-    description: 'Shown this once: each signs in (or removes the factor) once, instead of a code',
+    required: false,
+    description:
+      'Shown this once: each signs in (or removes the factor) once, instead of a code. Stored ' +
+      'hashed only, so absent from a replay (`Idempotent-Replayed: true`).',
   })
-  recoveryCodes: string[];
+  recoveryCodes?: string[];
 }
