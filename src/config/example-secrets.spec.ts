@@ -32,6 +32,7 @@ const holdsSecret = (value: string) =>
 // Settings that the schema accepts only together with another.
 const COMPANIONS: Record<string, Record<string, string>> = {
   S3_SECRET_ACCESS_KEY: { S3_ACCESS_KEY_ID: 'petstore' },
+  OIDC_CLIENT_SECRET: { OIDC_ISSUER: 'https://id.example.net', OIDC_CLIENT_ID: 'petstore' },
 };
 const withSetting = (name: string, value: string) => ({ ...COMPANIONS[name], [name]: value });
 
