@@ -1,8 +1,10 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { CategoriesService } from '../categories/categories.service.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { constraintErrorOf } from '../common/errors/constraint-errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../common/errors/database-errors.js';
 import { messageOf } from '../common/errors/message-of.js';
 import { petImportsConfig, type PetImportsConfig } from '../config/pet-imports.config.js';
 import type { TxHost } from '../database/transactions.js';
@@ -43,6 +45,10 @@ export const petImportNotFound = (id: number | string) =>
   new ApiException('PET_IMPORT_NOT_FOUND', `Import ${id} not found`);
 
 const COUNTED_AS = { create: 'created', update: 'updated', unchanged: 'unchanged' } as const;
+
+/** Attempts of a batch that meets a passing fault, and the wait before the second. */
+const BATCH_ATTEMPTS = 3;
+const BATCH_RETRY_MS = 500;
 
 /**
  * Catalogue imports (docs/pet-imports.md): a request stores the file and queues the import's
@@ -247,10 +253,11 @@ export class PetImportsService implements OnModuleDestroy {
         else late.push(...checked.errors);
       }
       const start = withErrors(progress, late);
-      const next = await this.applyBatch(found, batch, end, start).catch((error: unknown) =>
-        this.refusedOf(error)
-          ? this.applyOneByOne(found, batch, end, start)
-          : Promise.reject(error as Error),
+      const next = await this.retried(() => this.applyBatch(found, batch, end, start)).catch(
+        (error: unknown) =>
+          this.refusedOf(error)
+            ? this.applyOneByOne(found, batch, end, start)
+            : Promise.reject(error as Error),
       );
       if (!next) return;
       progress = next;
@@ -298,19 +305,19 @@ export class PetImportsService implements OnModuleDestroy {
     let current = progress;
     for (const [index, { row, dto }] of batch.entries()) {
       const cursor = index === batch.length - 1 ? end : batch[index + 1].row - 1;
-      const next = await this.applyBatch(found, [{ row, dto }], cursor, current).catch(
-        async (error: unknown) => {
-          const refusal = this.refusedOf(error);
-          if (!refusal) throw error;
-          const failed = withErrors(current, [
-            { row, field: fieldOf(refusal), message: refusal.message },
-          ]);
-          await this.txHost.withTransaction(() =>
-            this.imports.advance(found.id, cursor, failed.counts, failed.errors),
-          );
-          return failed;
-        },
-      );
+      const next = await this.retried(() =>
+        this.applyBatch(found, [{ row, dto }], cursor, current),
+      ).catch(async (error: unknown) => {
+        const refusal = this.refusedOf(error);
+        if (!refusal) throw error;
+        const failed = withErrors(current, [
+          { row, field: fieldOf(refusal), message: refusal.message },
+        ]);
+        await this.txHost.withTransaction(() =>
+          this.imports.advance(found.id, cursor, failed.counts, failed.errors),
+        );
+        return failed;
+      });
       if (!next) return undefined;
       current = next;
     }
@@ -320,6 +327,24 @@ export class PetImportsService implements OnModuleDestroy {
       );
     }
     return current;
+  }
+
+  /**
+   * A batch is one transaction, rolled back whole by a fault the database gets over (its
+   * statement time-out on a loaded server, a lost connection, a deadlock): applied again,
+   * after 0.5 s then 1 s, before the import stops on it.
+   */
+  private async retried<T>(apply: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await apply();
+      } catch (error) {
+        const passing = isDatabaseUnavailable(error) || isTransactionConflict(error);
+        if (!passing || attempt === BATCH_ATTEMPTS) throw error;
+        this.logger.warn(`A batch met a fault (${messageOf(error)}); applying it again`);
+        await delay(BATCH_RETRY_MS * 2 ** (attempt - 1));
+      }
+    }
   }
 
   /** What a single write would have answered for this error, or undefined for a fault. */

@@ -89,8 +89,8 @@ describe('Catalogue import in batches (e2e)', () => {
       .map((webhook) => verified(secret, webhook) as { data: { id: number } })
       .filter((payload) => payload.data.id === pet.id);
 
-  /** Imports `file` (NDJSON, create mode) and answers the import once it has succeeded. */
-  const imported = async (file: string) => {
+  /** Imports `file` (NDJSON, create mode) and answers the import once it has `ended`. */
+  const imported = async (file: string, ended = 'succeeded') => {
     const started = await t.http
       .post('/v1/pets/imports')
       .set(t.user)
@@ -103,7 +103,7 @@ describe('Catalogue import in batches (e2e)', () => {
     let done: ImportBody | undefined;
     await waitFor(async () => {
       done = (await t.http.get(`/v1/pets/imports/${started.body.id}`).set(t.user)).body;
-      return done!.status === 'succeeded';
+      return done!.status === ended;
     }, 20_000);
     return done!;
   };
@@ -144,6 +144,81 @@ describe('Catalogue import in batches (e2e)', () => {
       expect(batchWebhooks[0].data).toEqual(batch);
       expect(comparable(batchWebhooks)).toEqual(comparable(oneWebhooks));
     }
+  });
+
+  /**
+   * Runs `work` while the first `times` writes of the pet `externalId` are cancelled as the
+   * statement time-out cancels one on a loaded database (57014), each rolling back its
+   * transaction whole, but not the sequence that counts them.
+   */
+  const withCancelledWrites = async (
+    externalId: string,
+    times: number,
+    work: () => Promise<void>,
+  ) => {
+    await t.dataSource.query('CREATE SEQUENCE test_faults');
+    await t.dataSource.query(
+      `CREATE FUNCTION test_cancel() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.external_id = '${externalId}' AND nextval('test_faults') <= ${times} THEN
+             RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
+           END IF;
+           RETURN NEW;
+         END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER test_cancel BEFORE INSERT ON pets
+         FOR EACH ROW EXECUTE FUNCTION test_cancel()`,
+    );
+    try {
+      await work();
+    } finally {
+      await t.dataSource.query('DROP TRIGGER test_cancel ON pets');
+      await t.dataSource.query('DROP FUNCTION test_cancel()');
+      await t.dataSource.query('DROP SEQUENCE test_faults');
+    }
+  };
+  const fileOf = (prefix: string) =>
+    [1, 2, 3]
+      .map((row) =>
+        JSON.stringify({
+          name: `${prefix} ${row}`,
+          category: 'Dogs',
+          status: 'available',
+          externalId: `${prefix}-${row}`,
+        }),
+      )
+      .join('\n');
+
+  it('should apply a batch again that a statement time-out cut, each row once, rather than stop the import', async () => {
+    await withCancelledWrites('FLAKY-2', 1, async () => {
+      const done = await imported(fileOf('FLAKY'));
+
+      expect(done.errors).toEqual([]);
+      expect(done.counts).toMatchObject({ rows: 3, valid: 3, created: 3 });
+      for (const row of [1, 2, 3]) {
+        const pet = await petWith(`FLAKY-${row}`);
+        expect(await historyOf(pet)).toEqual([expect.objectContaining({ type: 'pet.created' })]);
+      }
+    });
+  });
+
+  it('should stop an import whose batch the fault cuts three times, at that batch, with nothing of it written', async () => {
+    await withCancelledWrites('STUCK-2', 3, async () => {
+      const done = await imported(fileOf('STUCK'), 'failed');
+
+      expect(done.errors).toEqual([
+        { row: 1, field: 'file', message: 'the import stopped on an error' },
+      ]);
+      expect(done.counts).toMatchObject({ rows: 3, valid: 3, created: 0 });
+      for (const row of [1, 2, 3]) {
+        const res = await t.http
+          .get('/v1/pets')
+          .query({ externalId: `STUCK-${row}` })
+          .set(t.user);
+        expect(res.body.pets).toEqual([]);
+      }
+    });
   });
 
   it('should keep the good rows of a batch that fails on a row whose externalId was taken since validation, refusing that row as a single create would', async () => {
