@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { messageOf } from '../src/common/errors/message-of.js';
 
 /**
- * What the two baselines share: a node:http server on `PORT` and one pg pool on
+ * What the baselines share: a node:http server on `PORT` and one pg pool on
  * `DATABASE_URL`, as large as the app's default (DATABASE_POOL_MAX 10).
  */
 // int8 ids and sums come back as numbers, as the app's `parseInt8` makes them.
@@ -24,6 +25,13 @@ export async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<
     client.release();
   }
 }
+
+// pg refuses one name for two texts: the name is the text's hash.
+export const named = (text: string, values: unknown[]): pg.QueryConfig => ({
+  name: `raw_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
+  text,
+  values,
+});
 
 /** Answered with its status; the app's ApiException has the same `getStatus()`. */
 export class HttpError extends Error {

@@ -1,14 +1,14 @@
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import type pg from 'pg';
 import {
   BARE_RATE_LIMIT,
   HttpError,
   inTransaction,
+  named,
   pool,
   readJson,
   send,
   serve,
 } from './bare-server.js';
+import { filtersTag, signed, verified, type CursorFilters } from './raw-cursor.js';
 
 /**
  * The raw baseline of `npm run bench`: the same JSON for the bench's requests as the app,
@@ -53,13 +53,6 @@ for (const row of (
   categoryIdByName.set(row.name.toLowerCase(), row.id);
 }
 
-// pg refuses one name for two texts: the name is the text's hash.
-const named = (text: string, values: unknown[]): pg.QueryConfig => ({
-  name: `raw_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
-  text,
-  values,
-});
-
 const tagsJson = (from: string) =>
   `COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
                FROM ${from}), '[]') AS tags`;
@@ -91,14 +84,7 @@ const toJson = (pet: PetRow) => ({
 });
 
 /** The filters of the list and the facets, unvalidated (the bench sends only valid ones). */
-interface Filters {
-  category: string | null;
-  status: string | null;
-  q: string | null;
-  tags: string[];
-  minAge: number | null;
-  maxAge: number | null;
-}
+type Filters = CursorFilters;
 
 function filtersOf(query: URLSearchParams): Filters {
   const number = (name: string) => (query.has(name) ? Number(query.get(name)) : null);
@@ -182,38 +168,6 @@ function pastCursor(sort: Sort, key: SortKey, id: number, param: (value: unknown
   const nulls = sort.nullable ? ` OR ${sort.key} IS NULL` : '';
   return `(${sort.key} ${sort.descending ? '<' : '>'} ${value}
            OR ${sort.key} = ${value} AND p.id < ${last}${nulls})`;
-}
-
-// The app's cursor signature: HMAC-SHA256 of "pets", a newline and the payload, under a key
-// derived from JWT_SECRET, which the bench gives every server.
-const CURSOR_KEY = Buffer.from(
-  hkdfSync('sha256', process.env.JWT_SECRET ?? '', '', 'petstore page cursor', 32),
-);
-const signatureOf = (payload: string) =>
-  createHmac('sha256', CURSOR_KEY).update(`pets\n${payload}`).digest('base64url');
-const signed = (payload: string) => payload + signatureOf(payload);
-
-/** The payload of a cursor this server signed, as the app checks it before reading a value. */
-function verified(cursor: string): string {
-  const payload = cursor.slice(0, -43);
-  const given = Buffer.from(cursor.slice(-43));
-  const expected = Buffer.from(signatureOf(payload));
-  if (
-    cursor.length <= 43 ||
-    given.length !== expected.length ||
-    !timingSafeEqual(given, expected)
-  ) {
-    throw new HttpError(400, 'VALIDATION_ERROR');
-  }
-  return payload;
-}
-
-/** The digest of the filters and sort that the app's cursor carries. */
-function filtersTag(filters: Filters, sort: string): string {
-  const { category, status, q, minAge, maxAge } = filters;
-  const tags = [...new Set(filters.tags.map((tag) => tag.toLowerCase()))].sort();
-  const canonical = [category, status, q, tags, null, minAge, maxAge, null, null, sort];
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, 22);
 }
 
 async function list(query: URLSearchParams) {
