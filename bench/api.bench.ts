@@ -23,13 +23,16 @@ import { adoptionScenarios, ensureAdoptionPets } from './adoptions.bench.js';
 import { exportScenarios } from './export.bench.js';
 import { ensureImportCategory, importScenarios } from './import.bench.js';
 import { waitForHttp } from './processes.js';
+import { mirrorAppDatabase } from './raw-own-database.js';
 import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --only=import | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against two baselines on one seeded PostgreSQL: the
- * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework)
- * and the raw baseline (bench/raw-baseline.ts, written without either). Scenario by scenario,
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --only=import | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against three baselines on one seeded PostgreSQL: the
+ * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework),
+ * the raw baseline (bench/raw-baseline.ts, written without either, on the app's schema) and,
+ * in the core rows, the raw baseline on its own schema (bench/raw-own-baseline.ts, in its
+ * own database, a copy of the app's data). Scenario by scenario,
  * in alternating rounds, with many rotating credentials, once their answers to sample
  * requests are checked to be the app's. Prints a table of medians and writes it as JSON to
  * bench/results/. With `--variant`, a second app process with those environment variables
@@ -59,6 +62,8 @@ const USERS = 200;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Another database of the same server, e.g. one seeded for a branch's own runs. */
 const DATABASE = process.env.BENCH_DATABASE ?? (QUICK ? 'petstore_bench_quick' : 'petstore_bench');
+/** The own-schema raw baseline's database: a copy of DATABASE's data on its own schema. */
+const OWN_DATABASE = `${DATABASE}_raw`;
 /**
  * `--only=search`: the create row (5a), the create with and without what search adds to it
  * (5c), and rows 11–15.
@@ -82,6 +87,15 @@ const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
 const ONLY_EXPORT = process.argv.includes('--only=export');
 /** `--only=import`: the import rows alone (I1 and I2, import.bench.ts). */
 const ONLY_IMPORT = process.argv.includes('--only=import');
+/** The rows the own-schema raw baseline serves: the core rows, alone or in the full run. */
+const RAW_OWN = !(
+  ONLY_SEARCH ||
+  ONLY_BOUNDS ||
+  ONLY_BY_KEY ||
+  ONLY_EXPORT ||
+  ONLY_ADOPTIONS ||
+  ONLY_IMPORT
+);
 /** The import rows run alone, or in the full run. */
 const IMPORTS =
   ONLY_IMPORT ||
@@ -118,13 +132,15 @@ interface Row {
   app: Sample;
   baseline?: Sample;
   raw?: Sample;
+  rawOwn?: Sample;
   variant?: Sample;
   target: string;
   met?: boolean;
   note?: string;
 }
 
-type Server = 'app' | 'baseline' | 'raw' | 'variant';
+type Server = 'app' | 'baseline' | 'raw' | 'rawOwn' | 'variant';
+type Answer = Record<string, unknown>;
 type Runs = { app: () => Promise<Sample> } & Partial<Record<Server, () => Promise<Sample>>>;
 
 /** The servers in alternating rounds; the median of each. */
@@ -140,11 +156,34 @@ async function sideBySide(runs: Runs, rounds = ROUNDS): Promise<Pick<Row, Server
   return Object.fromEntries(medians) as Pick<Row, Server>;
 }
 
+async function answerOf(
+  origin: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<Answer> {
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body,
+  });
+  return json<Answer>(response);
+}
+
 /**
- * The app's answer to a request, once every other server's is checked to be the same JSON
- * (key order aside), failing the run otherwise; `ownValues`, which differ between two
- * writes (ids, times), are taken from the app's answer.
+ * Fails the run unless every other server's answer is the app's JSON (key order aside);
+ * `ownValues`, which differ between two writes (ids, times), are taken from the app's answer.
  */
+function assertSame(answers: [string, Answer][], what: string, ownValues: string[] = []): void {
+  const [[, app], ...others] = answers;
+  for (const [server, answer] of others) {
+    const appValues = Object.fromEntries(ownValues.map((key) => [key, app[key]]));
+    deepStrictEqual({ ...answer, ...appValues }, app, `${server} differs on ${what}`);
+  }
+}
+
+/** The app's answer to a request, once every other server's is checked to be the same. */
 async function sameAnswers(
   origins: Partial<Record<Server, string>>,
   token: string,
@@ -152,36 +191,27 @@ async function sameAnswers(
   path: string,
   body?: string,
   ownValues: string[] = [],
-): Promise<Record<string, unknown>> {
+): Promise<Answer> {
   // One server after the other: the baselines write in another order than the app (tags
   // before the pet), so concurrent creates of the same new tags could deadlock each other.
-  const all: [string, Record<string, unknown>][] = [];
+  const all: [string, Answer][] = [];
   for (const [server, origin] of Object.entries(origins)) {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body,
-    });
-    all.push([server, await json<Record<string, unknown>>(response)]);
+    all.push([server, await answerOf(origin, token, method, path, body)]);
   }
-  const [[, app], ...others] = all;
-  for (const [server, answer] of others) {
-    const appValues = Object.fromEntries(ownValues.map((key) => [key, app[key]]));
-    deepStrictEqual({ ...answer, ...appValues }, app, `${server} differs on ${method} ${path}`);
-  }
-  return app;
+  assertSame(all, `${method} ${path}`, ownValues);
+  return all[0][1];
 }
 
 /**
  * Fails the run unless both baselines answer a write, and reads of what it wrote, lists,
- * pages and a seeded pet, with the app's JSON.
+ * pages and a seeded pet, with the app's JSON; the id of the pet written.
  */
 async function checkSameAnswers(
   origins: Partial<Record<Server, string>>,
   token: string,
   newPet: string,
   filtered: string,
-): Promise<void> {
+): Promise<number> {
   const answers = (method: string, path: string, body?: string, ownValues?: string[]) =>
     sameAnswers(origins, token, method, path, body, ownValues);
   const { id } = await answers('POST', '/v1/pets', newPet, ['id', 'createdAt', 'updatedAt']);
@@ -194,6 +224,48 @@ async function checkSameAnswers(
   await answers('GET', '/v1/pets?limit=20&offset=10000');
   await answers('GET', '/v1/pets/1');
   console.log("bench: every other server answers the sample requests with the app's JSON");
+  return Number(id);
+}
+
+/**
+ * Fails the run unless the own-schema raw baseline, on its fresh copy of the app's data,
+ * answers the same reads as the app (the pet `checked` written by checkSameAnswers, lists,
+ * pages, a seeded pet), then a create, an update and a read of what each server wrote itself
+ * (its own id and times).
+ */
+async function checkOwnSchemaAnswers(
+  origins: { app: string; rawOwn: string },
+  token: string,
+  checked: number,
+  newPet: string,
+  filtered: string,
+): Promise<void> {
+  const read = (path: string) => sameAnswers(origins, token, 'GET', path);
+  await read(`/v1/pets/${checked}`);
+  const page = (await read(filtered)) as { pagination: { nextCursor: string } };
+  await read(`${filtered}&cursor=${page.pagination.nextCursor}`);
+  await read('/v1/pets?limit=20');
+  await read('/v1/pets?limit=20&offset=10000');
+  await read('/v1/pets/1');
+  const servers = Object.entries(origins);
+  const written: [string, Answer][] = [];
+  for (const [server, origin] of servers) {
+    written.push([server, await answerOf(origin, token, 'POST', '/v1/pets', newPet)]);
+  }
+  const own = ['id', 'createdAt', 'updatedAt'];
+  assertSame(written, 'POST /v1/pets', own);
+  const ownPet = (index: number) => `/v1/pets/${String(written[index][1].id)}`;
+  const rename = JSON.stringify({ name: 'Checked pet' });
+  const each = async (method: string, body?: string) => {
+    const answers: [string, Answer][] = [];
+    for (const [index, [server, origin]] of servers.entries()) {
+      answers.push([server, await answerOf(origin, token, method, ownPet(index), body)]);
+    }
+    assertSame(answers, `${method} /v1/pets/{its own pet}`, own);
+  };
+  await each('PUT', rename);
+  await each('GET');
+  console.log("bench: the raw baseline on its own schema answers with the app's JSON");
 }
 
 export async function run(): Promise<void> {
@@ -287,7 +359,24 @@ export async function run(): Promise<void> {
       byId(request);
       request.body = JSON.stringify({ name: `Renamed pet ${renames++}` });
     };
-    await checkSameAnswers(origins, auth[0], body, filtered);
+    const checked = await checkSameAnswers(origins, auth[0], body, filtered);
+    if (RAW_OWN) {
+      // Copied after the app's check wrote, so that the copy holds what the app holds.
+      const ownUrl = databaseUrlOf(OWN_DATABASE);
+      await mirrorAppDatabase(databaseUrl(), ownUrl);
+      const rawOwnPort = await freePort();
+      children.push(
+        start('dist-bench/bench/raw-own-baseline.js', {
+          DATABASE_URL: ownUrl,
+          JWT_SECRET,
+          PORT: String(rawOwnPort),
+        }),
+      );
+      const rawOwn = `http://127.0.0.1:${rawOwnPort}`;
+      await waitForHttp(`${rawOwn}/v1/pets`);
+      await checkOwnSchemaAnswers({ app, rawOwn }, auth[0], checked, body, filtered);
+      origins.rawOwn = rawOwn;
+    }
 
     /** The same requests to the app, both baselines and the variant, in alternating rounds. */
     const everywhere = (path: string, options: Parameters<typeof measure>[2] = {}) => {
@@ -727,13 +816,17 @@ function report(rows: Row[]): void {
       'app req/s': fmt(row.app.rps),
       'app-SQL req/s': fmt(row.baseline?.rps),
       'raw req/s': fmt(row.raw?.rps),
+      'raw-own req/s': fmt(row.rawOwn?.rps),
       'app/app-SQL': ratio(row.app.rps, row.baseline?.rps),
       'app/raw': ratio(row.app.rps, row.raw?.rps),
+      'app/raw-own': ratio(row.app.rps, row.rawOwn?.rps),
       'app p50/p99 ms': latency(row.app),
       'app-SQL p50/p99 ms': latency(row.baseline),
       'raw p50/p99 ms': latency(row.raw),
+      'raw-own p50/p99 ms': latency(row.rawOwn),
       'p99 app/raw': ratio(row.app.p99, row.raw?.p99),
-      'bytes/response app/app-SQL/raw': [row.app, row.baseline, row.raw]
+      'p99 app/raw-own': ratio(row.app.p99, row.rawOwn?.p99),
+      'bytes/response app/app-SQL/raw/raw-own': [row.app, row.baseline, row.raw, row.rawOwn]
         .map((s) => (s ? fmt(s.bytes) : '-'))
         .join('/'),
       ...(HAS_VARIANT && {
@@ -748,7 +841,11 @@ function report(rows: Row[]): void {
   );
   const bad = rows.reduce(
     (sum, row) =>
-      sum + [row.app, row.baseline, row.raw, row.variant].reduce((n, s) => n + (s?.bad ?? 0), 0),
+      sum +
+      [row.app, row.baseline, row.raw, row.rawOwn, row.variant].reduce(
+        (n, s) => n + (s?.bad ?? 0),
+        0,
+      ),
     0,
   );
   console.log(
