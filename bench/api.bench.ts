@@ -156,6 +156,7 @@ async function sideBySide(runs: Runs, rounds = ROUNDS): Promise<Pick<Row, Server
   return Object.fromEntries(medians) as Pick<Row, Server>;
 }
 
+/** One server's JSON answer to a request with `token`; the run fails on another status. */
 async function answerOf(
   origin: string,
   token: string,
