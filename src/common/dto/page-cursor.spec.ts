@@ -16,7 +16,7 @@ describe('CursorSigner', () => {
     expect(new CursorSigner(SECRET).payloadOf('pets', cursor)).toBeUndefined();
   });
 
-  // bench/raw-baseline.ts signs and verifies cursors without src/: the same derivation.
+  // bench/raw-cursor.ts signs and verifies cursors without src/: the same derivation.
   it('should sign with HMAC-SHA256 under the HKDF key of the secret', () => {
     const key = Buffer.from(hkdfSync('sha256', SECRET, '', 'petstore page cursor', 32));
     const signature = createHmac('sha256', key).update('pets\npayload').digest('base64url');
