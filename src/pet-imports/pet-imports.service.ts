@@ -131,7 +131,7 @@ export class PetImportsService implements OnModuleDestroy {
     if (!found || found.finishedAt) return;
     const file = await this.imports.fileOf(id);
     if (!file) return;
-    const read = readImportFile(file, found.format);
+    const read = await readImportFile(file, found.format);
     if ('error' in read) {
       await this.imports.fail(id, [read.error]);
       return;
