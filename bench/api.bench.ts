@@ -28,7 +28,7 @@ import { afterCheckpoint, withoutSearchUpkeep } from './search-upkeep.js';
 import { closeSink, otlpSinkFor, preloadOf, variantOf } from './tracing.js';
 
 /**
- * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=by-key | --only=adoptions [--a2] | --only=export | --only=import | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against three baselines on one seeded PostgreSQL: the
+ * `npm run bench [-- --quick] [--only=search | --only=bounds | --only=by-id | --only=create | --only=by-key | --only=adoptions [--a2] | --only=export | --only=import | --core] [--profile] [--variant=KEY=VALUE ...]`: the app against three baselines on one seeded PostgreSQL: the
  * app-SQL baseline (bench/baseline.ts, the app's own SQL and mapper without the framework),
  * the raw baseline (bench/raw-baseline.ts, written without either, on the app's schema) and,
  * in the core rows, the raw baseline on its own schema (bench/raw-own-baseline.ts, in its
@@ -64,54 +64,52 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE = process.env.BENCH_DATABASE ?? (QUICK ? 'petstore_bench_quick' : 'petstore_bench');
 /** The own-schema raw baseline's database: a copy of DATABASE's data on its own schema. */
 const OWN_DATABASE = `${DATABASE}_raw`;
+/** The one `--only=NAME` of the command line, if any: that group of rows alone. */
+const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const ONLY_NAMES = [
+  'search',
+  'bounds',
+  'by-id',
+  'create',
+  'by-key',
+  'adoptions',
+  'export',
+  'import',
+];
+if (ONLY !== undefined && !ONLY_NAMES.includes(ONLY)) {
+  throw new Error(`--only=${ONLY}: expected one of ${ONLY_NAMES.join(', ')}`);
+}
 /**
  * `--only=search`: the create row (5a), the create with and without what search adds to it
  * (5c), and rows 11–15.
  */
-const ONLY_SEARCH = process.argv.includes('--only=search');
+const ONLY_SEARCH = ONLY === 'search';
 /** `--only=bounds`: the adversarial searches alone (rows 16 and 17). */
-const ONLY_BOUNDS = process.argv.includes('--only=bounds');
+const ONLY_BOUNDS = ONLY === 'bounds';
 /** `--only=by-id`: row 4 alone, e.g. to compare a change of the read with BENCH_COMPARE_APP. */
-const ONLY_BY_ID = process.argv.includes('--only=by-id');
+const ONLY_BY_ID = ONLY === 'by-id';
+/** `--only=create`: row 5a alone, e.g. to compare a change of the write with BENCH_COMPARE_APP. */
+const ONLY_CREATE = ONLY === 'create';
 /**
  * `--only=by-key`: row 4k alone, the read with a key limited to `pets:read`; beside a
  * BENCH_COMPARE_APP build from before scopes, what checking a key's scopes costs.
  */
-const ONLY_BY_KEY = process.argv.includes('--only=by-key');
+const ONLY_BY_KEY = ONLY === 'by-key';
 /** `--profile`: the app's CPU profile of the whole run, written to bench/results/profiles. */
 const PROFILE = process.argv.includes('--profile');
 const PROFILE_DIR = 'bench/results/profiles';
 /** `--only=adoptions`: the adoption rows alone (A1–A4, adoptions.bench.ts). */
-const ONLY_ADOPTIONS = process.argv.includes('--only=adoptions');
+const ONLY_ADOPTIONS = ONLY === 'adoptions';
 /** `--only=export`: the export rows alone (E, export.bench.ts). */
-const ONLY_EXPORT = process.argv.includes('--only=export');
+const ONLY_EXPORT = ONLY === 'export';
 /** `--only=import`: the import rows alone (I1 and I2, import.bench.ts). */
-const ONLY_IMPORT = process.argv.includes('--only=import');
+const ONLY_IMPORT = ONLY === 'import';
 /** The rows the own-schema raw baseline serves: the core rows, alone or in the full run. */
-const RAW_OWN = !(
-  ONLY_SEARCH ||
-  ONLY_BOUNDS ||
-  ONLY_BY_KEY ||
-  ONLY_EXPORT ||
-  ONLY_ADOPTIONS ||
-  ONLY_IMPORT
-);
+const RAW_OWN = ONLY === undefined || ONLY_BY_ID || ONLY_CREATE;
 /** The import rows run alone, or in the full run. */
-const IMPORTS =
-  ONLY_IMPORT ||
-  !(
-    CORE ||
-    ONLY_SEARCH ||
-    ONLY_BOUNDS ||
-    ONLY_BY_ID ||
-    ONLY_BY_KEY ||
-    ONLY_EXPORT ||
-    ONLY_ADOPTIONS
-  );
+const IMPORTS = ONLY_IMPORT || (ONLY === undefined && !CORE);
 /** The adoption rows run alone, or in the full run. */
-const ADOPTIONS =
-  ONLY_ADOPTIONS ||
-  !(CORE || ONLY_SEARCH || ONLY_BOUNDS || ONLY_BY_ID || ONLY_BY_KEY || ONLY_EXPORT || ONLY_IMPORT);
+const ADOPTIONS = ONLY_ADOPTIONS || (ONLY === undefined && !CORE);
 /**
  * The adoption rows' own pets: more than the fastest server's requests in one round (the raw
  * baseline's, about 1,500 a second here).
@@ -463,6 +461,10 @@ export async function run(): Promise<void> {
     }
     if (ONLY_BY_ID) {
       await byIdRow();
+      return;
+    }
+    if (ONLY_CREATE) {
+      await createRow();
       return;
     }
     if (ONLY_BY_KEY) {
