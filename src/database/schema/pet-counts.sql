@@ -14,27 +14,15 @@ BEGIN
   DO UPDATE SET "count" = "pet_counts"."count" + delta;
 END $$;
 
--- A statement's new or deleted pets, counted once per (category, status) it touched: an
--- import's batch of 500 pets is one counter update, not 500 updates of the same row. The
--- counters are taken in key order, so two writers lock them in one order.
-CREATE OR REPLACE FUNCTION pet_counts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  counted record;
-BEGIN
-  FOR counted IN
-    SELECT "category_id", "status", count(*)::int AS pets FROM changed GROUP BY 1, 2 ORDER BY 1, 2
-  LOOP
-    PERFORM "pet_counts_add"(counted."category_id", counted."status",
-                             CASE TG_OP WHEN 'INSERT' THEN counted.pets ELSE -counted.pets END);
-  END LOOP;
-  RETURN NULL;
-END $$;
-
 -- Two moves in opposite directions take the two counter rows in one order, or they would
 -- deadlock: the lower (category, status) key is always touched first.
-CREATE OR REPLACE FUNCTION pet_counts_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION pet_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF (OLD."category_id", OLD."status") < (NEW."category_id", NEW."status") THEN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM "pet_counts_add"(NEW."category_id", NEW."status", 1);
+  ELSIF TG_OP = 'DELETE' THEN
+    PERFORM "pet_counts_add"(OLD."category_id", OLD."status", -1);
+  ELSIF (OLD."category_id", OLD."status") < (NEW."category_id", NEW."status") THEN
     PERFORM "pet_counts_add"(OLD."category_id", OLD."status", -1);
     PERFORM "pet_counts_add"(NEW."category_id", NEW."status", 1);
   ELSE
@@ -44,15 +32,10 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE OR REPLACE TRIGGER pets_count_insert AFTER INSERT ON pets
-REFERENCING NEW TABLE AS changed
-FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_changed();
-
-CREATE OR REPLACE TRIGGER pets_count_delete AFTER DELETE ON pets
-REFERENCING OLD TABLE AS changed
-FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_changed();
+CREATE OR REPLACE TRIGGER pets_count_insert_delete AFTER INSERT OR DELETE ON pets
+FOR EACH ROW EXECUTE FUNCTION pet_counts_apply();
 
 CREATE OR REPLACE TRIGGER pets_count_move AFTER UPDATE OF category_id, status ON pets
 FOR EACH ROW WHEN (OLD.category_id IS DISTINCT FROM NEW.category_id
                    OR OLD.status IS DISTINCT FROM NEW.status)
-EXECUTE FUNCTION pet_counts_moved();
+EXECUTE FUNCTION pet_counts_apply();
