@@ -400,6 +400,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/auth/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your second factors
+     * @description Bearer token only, or the token of a login’s 403 MFA_ENROLMENT_REQUIRED (the console’s Security page reads it before enrolling). Whether the caller’s TOTP factor is on.
+     */
+    get: operations['getMfaStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/auth/mfa/totp': {
     parameters: {
       query?: never;
@@ -455,7 +475,7 @@ export interface paths {
     put?: never;
     /**
      * Complete a login with a second factor
-     * @description The second step of a login that answered 401 MFA_REQUIRED: its `mfaToken` (5 minutes, single use) with a current code or a recovery code, for the login’s answer and a new session. No credential needed; rate limited by client address. A wrong code is 403 INVALID_MFA_CODE with `attemptsLeft`, and counts toward the login lock-out; the fifth voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN.
+     * @description The second step of a login that answered 401 MFA_REQUIRED: its `mfaToken` (5 minutes, single use) with a current code or a recovery code, for the login’s answer and a new session. No credential needed; rate limited by client address. A wrong code is 403 INVALID_MFA_CODE with `attemptsLeft`, and counts toward the login lock-out; the fifth voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN. With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly cookie instead of answered, as at login (403 ORIGIN_NOT_ALLOWED without the service’s own Origin).
      */
     post: operations['verifyMfa'];
     delete?: never;
@@ -2022,6 +2042,10 @@ export interface components {
       /** @description Active sessions, newest first, at most 100 */
       sessions: components['schemas']['SessionResponse'][];
     };
+    MfaStatusResponse: {
+      /** @description Whether the caller signs in with a TOTP code (a confirmed factor; a pending one is not) */
+      totp: boolean;
+    };
     TotpEnrolmentResponse: {
       /** @description The base32 secret, for typing into an authenticator app by hand. Absent from a replay (`Idempotent-Replayed: true`): enrol again if the first response was lost. */
       secret?: string;
@@ -2049,6 +2073,12 @@ export interface components {
       recoveryCode?: string;
       /** @description The `mfaToken` of the login’s 401 MFA_REQUIRED (`mfa_…`) */
       mfaToken: string;
+      /**
+       * @description Where the refresh token goes. `cookie` (the web console): an HttpOnly cookie scoped to POST /v1/auth/refresh and /logout, left out of the body; the request must then carry the service’s own `Origin` (else 403 ORIGIN_NOT_ALLOWED)
+       * @default body
+       * @enum {string}
+       */
+      refreshTokenIn?: 'body' | 'cookie';
     };
     SsoConfigResponse: {
       /**
@@ -6707,6 +6737,114 @@ export interface operations {
       };
     };
   };
+  getMfaStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller’s factors */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MfaStatusResponse'];
+        };
+      };
+      /** @description No valid credential: AUTHENTICATION_REQUIRED, INVALID_TOKEN, EXPIRED_TOKEN, INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?:
+              'AUTHENTICATION_REQUIRED' | 'INVALID_TOKEN' | 'EXPIRED_TOKEN' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description The credential does not allow this: INSUFFICIENT_PERMISSIONS, MFA_ENROLMENT_REQUIRED */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INSUFFICIENT_PERMISSIONS' | 'MFA_ENROLMENT_REQUIRED';
+          };
+        };
+      };
+      /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'RATE_LIMIT_EXCEEDED';
+          };
+        };
+      };
+      /** @description Unexpected error: INTERNAL_ERROR (logged with the request id) */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description A required backend is unavailable; retry after Retry-After seconds: SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimitIfCounted'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemainingIfCounted'];
+          'X-RateLimit-Reset': components['headers']['RateLimitResetIfCounted'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'] & {
+            /** @enum {string} */
+            code?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
   enrolTotp: {
     parameters: {
       query?: never;
@@ -7322,6 +7460,8 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           /** @description The token is shown once: no cache may keep this response */
           'Cache-Control': 'no-store';
+          /** @description Only for the web console’s refresh cookie: sets `petstore_refresh` (HttpOnly; Secure; SameSite=Strict), once for Path=/v1/auth/refresh and once for Path=/v1/auth/logout */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7361,7 +7501,7 @@ export interface operations {
           };
         };
       };
-      /** @description The credential does not allow this: INVALID_MFA_CODE */
+      /** @description The credential does not allow this: INVALID_MFA_CODE, ORIGIN_NOT_ALLOWED */
       403: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -7373,7 +7513,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'] & {
             /** @enum {string} */
-            code?: 'INVALID_MFA_CODE';
+            code?: 'INVALID_MFA_CODE' | 'ORIGIN_NOT_ALLOWED';
           };
         };
       };

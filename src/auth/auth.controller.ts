@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/decorators/public.decorator.js';
 import { ApiException } from '../common/errors/api-exception.js';
-import { CACHE_CONTROL_HEADER, SET_COOKIE_HEADER } from '../common/http/header-names.js';
+import { CACHE_CONTROL_HEADER } from '../common/http/header-names.js';
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
@@ -19,24 +19,12 @@ import { RefreshTokenDto } from './dto/refresh-token.dto.js';
 import {
   assertOwnOrigin,
   clearRefreshCookie,
-  REFRESH_COOKIE_NAME,
-  REFRESH_COOKIE_PATHS,
+  intoRefreshCookie,
+  refreshCookieHeader,
   refreshCookieOf,
-  setRefreshCookie,
 } from './sessions/refresh-cookie.js';
 import { CurrentSessionClient, type SessionClient } from './sessions/session-client.decorator.js';
 import { SessionsService } from './sessions/sessions.service.js';
-
-/** Documents the web console's refresh cookie on the routes that set or clear it. */
-const refreshCookieHeader = (action: 'sets' | 'replaces' | 'clears') => ({
-  [SET_COOKIE_HEADER]: {
-    description:
-      `Only for the web console’s refresh cookie: ${action} \`${REFRESH_COOKIE_NAME}\` ` +
-      `(HttpOnly; Secure; SameSite=Strict), once for Path=${REFRESH_COOKIE_PATHS.join(' and once for Path=')}`,
-    required: false,
-    schema: { type: 'string', maxLength: 512, pattern: `^${REFRESH_COOKIE_NAME}=` },
-  },
-});
 
 @ApiTags('auth')
 @Controller('auth')
@@ -88,7 +76,7 @@ export class AuthController {
   ): Promise<LoginResponse> {
     if (dto.refreshTokenIn !== 'cookie') return this.authService.login(dto, client);
     assertOwnOrigin(request, this.app.publicBaseUrl);
-    return intoCookie(response, await this.authService.login(dto, client));
+    return intoRefreshCookie(response, await this.authService.login(dto, client));
   }
 
   @Public()
@@ -127,7 +115,7 @@ export class AuthController {
     if (dto.refreshToken !== undefined) return this.authService.refresh(dto.refreshToken);
     const cookie = this.ownCookie(request);
     try {
-      return intoCookie(response, await this.authService.refresh(cookie));
+      return intoRefreshCookie(response, await this.authService.refresh(cookie));
     } catch (error) {
       if (error instanceof ApiException && error.code === 'INVALID_REFRESH_TOKEN') {
         clearRefreshCookie(response);
@@ -188,11 +176,4 @@ export class AuthController {
     assertOwnOrigin(request, this.app.publicBaseUrl);
     return cookie;
   }
-}
-
-/** The answer with its refresh token moved into the cookie, out of script's reach. */
-function intoCookie(response: Response, answer: LoginResponse): LoginResponse {
-  const { refreshToken, ...rest } = answer;
-  if (refreshToken !== undefined) setRefreshCookie(response, refreshToken, rest.refreshExpiresIn);
-  return rest;
 }

@@ -1,10 +1,24 @@
-import { Body, Controller, Delete, Header, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../../common/decorators/current-principal.decorator.js';
 import { Public } from '../../common/decorators/public.decorator.js';
 import { AnyRole, Roles } from '../../common/decorators/roles.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { CACHE_CONTROL_HEADER } from '../../common/http/header-names.js';
+import { appConfig, type AppConfig } from '../../config/app.config.js';
 import { ParseIdPipe } from '../../common/pipes/parse-id.pipe.js';
 import type { Principal } from '../../common/types/principal.js';
 import { ApiErrors } from '../../openapi/api-errors.decorator.js';
@@ -21,9 +35,18 @@ import { userNotFound } from '../../users/users.service.js';
 import { AuthService } from '../auth.service.js';
 import { BearerOnly } from '../bearer-only.decorator.js';
 import { LoginResponse } from '../dto/login-response.dto.js';
+import {
+  assertOwnOrigin,
+  intoRefreshCookie,
+  refreshCookieHeader,
+} from '../sessions/refresh-cookie.js';
 import { CurrentSessionClient, type SessionClient } from '../sessions/session-client.decorator.js';
 import { ConfirmTotpDto, MfaProofDto, VerifyMfaDto } from './dto/mfa-proof.dto.js';
-import { RecoveryCodesResponse, TotpEnrolmentResponse } from './dto/mfa-responses.dto.js';
+import {
+  MfaStatusResponse,
+  RecoveryCodesResponse,
+  TotpEnrolmentResponse,
+} from './dto/mfa-responses.dto.js';
 import { MfaEnrolment } from './mfa-enrolment.decorator.js';
 import { MfaService } from './mfa.service.js';
 
@@ -33,7 +56,24 @@ export class MfaController {
   constructor(
     private readonly mfa: MfaService,
     private readonly auth: AuthService,
+    @Inject(appConfig.KEY) private readonly app: AppConfig,
   ) {}
+
+  @Get()
+  @BearerOnly()
+  @AnyRole()
+  @MfaEnrolment()
+  @ApiOperation({
+    operationId: 'getMfaStatus',
+    summary: 'Your second factors',
+    description:
+      'Bearer token only, or the token of a login’s 403 MFA_ENROLMENT_REQUIRED (the console’s ' +
+      'Security page reads it before enrolling). Whether the caller’s TOTP factor is on.',
+  })
+  @ApiOkResponse({ type: MfaStatusResponse, description: 'The caller’s factors' })
+  async status(@CurrentPrincipal() principal: Principal): Promise<MfaStatusResponse> {
+    return { totp: await this.mfa.isEnabled(principal.userId) };
+  }
 
   @Post('totp')
   @BearerOnly()
@@ -134,25 +174,33 @@ export class MfaController {
       'single use) with a current code or a recovery code, for the login’s answer and a new ' +
       'session. No credential needed; rate limited by client address. A wrong code is 403 ' +
       'INVALID_MFA_CODE with `attemptsLeft`, and counts toward the login lock-out; the fifth ' +
-      'voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN.',
+      'voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN. ' +
+      'With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly ' +
+      'cookie instead of answered, as at login (403 ORIGIN_NOT_ALLOWED without the service’s ' +
+      'own Origin).',
   })
   @ApiJsonBody()
   @ApiPublicRateLimited()
   @ApiErrors({
     401: ['INVALID_MFA_TOKEN'],
-    403: ['INVALID_MFA_CODE'],
+    403: ['INVALID_MFA_CODE', 'ORIGIN_NOT_ALLOWED'],
     503: ['SERVICE_UNAVAILABLE'],
   })
   @ApiOkResponse({
     type: LoginResponse,
     description: 'Logged in',
-    headers: noStoreResponseHeaders('token'),
+    headers: { ...noStoreResponseHeaders('token'), ...refreshCookieHeader('sets') },
   })
-  verify(
+  async verify(
     @Body() dto: VerifyMfaDto,
     @CurrentSessionClient() client: SessionClient,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<LoginResponse> {
-    return this.auth.verifyMfa(dto, client);
+    if (dto.refreshTokenIn !== 'cookie') return this.auth.verifyMfa(dto, client);
+    // Checked before the code is spent: a refused call leaves the mfaToken as it was.
+    assertOwnOrigin(request, this.app.publicBaseUrl);
+    return intoRefreshCookie(response, await this.auth.verifyMfa(dto, client));
   }
 }
 

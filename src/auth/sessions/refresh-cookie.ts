@@ -1,6 +1,6 @@
 import type { CookieOptions, Request, Response } from 'express';
 import { ApiException } from '../../common/errors/api-exception.js';
-import { COOKIE_HEADER, ORIGIN_HEADER } from '../../common/http/header-names.js';
+import { COOKIE_HEADER, ORIGIN_HEADER, SET_COOKIE_HEADER } from '../../common/http/header-names.js';
 import { API_PREFIX } from '../../common/http/route-space.js';
 
 /**
@@ -17,6 +17,17 @@ export const REFRESH_COOKIE_PATHS = [
   `/${API_PREFIX}/auth/refresh`,
   `/${API_PREFIX}/auth/logout`,
 ] as const;
+
+/** Documents the web console's refresh cookie on the routes that set or clear it. */
+export const refreshCookieHeader = (action: 'sets' | 'replaces' | 'clears') => ({
+  [SET_COOKIE_HEADER]: {
+    description:
+      `Only for the web console’s refresh cookie: ${action} \`${REFRESH_COOKIE_NAME}\` ` +
+      `(HttpOnly; Secure; SameSite=Strict), once for Path=${REFRESH_COOKIE_PATHS.join(' and once for Path=')}`,
+    required: false,
+    schema: { type: 'string', maxLength: 512, pattern: `^${REFRESH_COOKIE_NAME}=` },
+  },
+});
 
 const ATTRIBUTES: CookieOptions = { httpOnly: true, secure: true, sameSite: 'strict' };
 
@@ -42,6 +53,16 @@ export function setRefreshCookie(response: Response, token: string, ttlSeconds: 
       maxAge: ttlSeconds * 1000,
     });
   }
+}
+
+/** A login's answer with its refresh token moved into the cookie, out of script's reach. */
+export function intoRefreshCookie<T extends { refreshToken?: string; refreshExpiresIn: number }>(
+  response: Response,
+  answer: T,
+): Omit<T, 'refreshToken'> {
+  const { refreshToken, ...rest } = answer;
+  if (refreshToken !== undefined) setRefreshCookie(response, refreshToken, rest.refreshExpiresIn);
+  return rest;
 }
 
 export function clearRefreshCookie(response: Response): void {

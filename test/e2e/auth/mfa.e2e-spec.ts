@@ -193,6 +193,17 @@ describe('Second factor: TOTP (e2e)', () => {
       expectError(await login(user), 401, 'MFA_REQUIRED');
     });
 
+    it('should tell the caller whether its factor is on: off until confirmed', async () => {
+      const user = await createUser(t);
+      const status = async () =>
+        (await t.http.get('/v1/auth/mfa').set(user.headers).expect(200)).body;
+      expect(await status()).toEqual({ totp: false });
+      const { secret } = (await enrol(user.headers).expect(200)).body as { secret: string };
+      expect(await status()).toEqual({ totp: false });
+      await confirm(user.headers, await codeAt(secret)).expect(200);
+      expect(await status()).toEqual({ totp: true });
+    });
+
     it('should refuse a code that is not 6 digits', async () => {
       const user = await createUser(t);
       await enrol(user.headers).expect(200);
@@ -235,6 +246,40 @@ describe('Second factor: TOTP (e2e)', () => {
       // Single use: the token is spent, even with the next valid code.
       nextStep();
       expectError(await verify({ mfaToken, code: await codeAt(secret) }), 401, 'INVALID_MFA_TOKEN');
+    });
+
+    it('should set the refresh token in the console’s cookie with refreshTokenIn: cookie, from its own Origin only', async () => {
+      const { user, secret } = await enrolled();
+      const mfaToken = await mfaTokenOf(user);
+      const body = { mfaToken, code: await codeAt(secret), refreshTokenIn: 'cookie' };
+      // Refused before the code is looked at: the mfaToken and the code stay good.
+      expectError(
+        await verify(body).set('Origin', 'https://elsewhere.example'),
+        403,
+        'ORIGIN_NOT_ALLOWED',
+      );
+      const res = await verify(body).set('Origin', BASE_URL);
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        token: expect.any(String),
+        user: { id: user.id, username: user.username, email: user.email },
+        expiresIn: 3600,
+        refreshExpiresIn: expect.any(Number),
+      });
+      const cookies = (res.headers['set-cookie'] as unknown as string[]).map(
+        (line) => line.split(';')[0],
+      );
+      expect(cookies).toEqual([
+        expect.stringMatching(/^petstore_refresh=rt_/),
+        expect.stringMatching(/^petstore_refresh=rt_/),
+      ]);
+      await t.http
+        .post('/v1/auth/refresh')
+        .set('Origin', BASE_URL)
+        .set('Cookie', cookies[0])
+        .send({})
+        .expect(200);
     });
 
     it('should refuse a replayed code in its window, and take the next step’s', async () => {
@@ -536,7 +581,7 @@ describe('Second factor required by role (e2e)', () => {
     const passwordOnly = promoted.headers;
     const refused = await login(promoted);
     const enrolOnly = bearer(refused.body.details.enrolmentToken as string);
-    const enrolment = new Set(['enrolTotp', 'confirmTotp']);
+    const enrolment = new Set(['getMfaStatus', 'enrolTotp', 'confirmTotp']);
     const operations = authenticatedOperations().filter(
       ({ operationId }) => !enrolment.has(operationId),
     );
@@ -551,6 +596,12 @@ describe('Second factor required by role (e2e)', () => {
           code: 'MFA_ENROLMENT_REQUIRED',
         });
       }
+    }
+    // Both read their status, which the console's Security page shows before enrolling.
+    for (const headers of [enrolOnly, passwordOnly]) {
+      expect((await t.http.get('/v1/auth/mfa').set(headers).expect(200)).body).toEqual({
+        totp: false,
+      });
     }
     // The admin who signed in with a code passes.
     await t.http.get(`/v1/users/${promoted.id}`).set(t.admin).expect(200);

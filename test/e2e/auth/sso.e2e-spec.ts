@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { generate } from 'otplib';
 import type { Response } from 'supertest';
+import { bearer } from '../../support/auth.js';
 import { errorBody, expectError } from '../../support/errors.js';
 import {
   startOidcProvider,
@@ -87,10 +89,10 @@ describe('Single sign-on with an OpenID Connect provider (e2e)', () => {
   }
 
   /** The session the callback's refresh cookie holds, as the console gets it. */
-  async function refreshed(res: Response) {
+  async function refreshed(res: Response, app = t) {
     const cookie = cookieSet(res, REFRESH_COOKIE);
     expect(cookie).toMatch(/^rt_/);
-    const answer = await t.http
+    const answer = await app.http
       .post('/v1/auth/refresh')
       .set('Origin', OWN_ORIGIN)
       .set('Cookie', `${REFRESH_COOKIE}=${cookie}`)
@@ -235,6 +237,62 @@ describe('Single sign-on with an OpenID Connect provider (e2e)', () => {
     const replay = await callback(back, stateCookie);
     expectError(replay, 401, 'SSO_FAILED');
     expect(cookieSet(replay, REFRESH_COOKIE)).toBeUndefined();
+  });
+
+  describe('with MFA_REQUIRED_ROLES=admin', () => {
+    let held: TestApp;
+    beforeAll(async () => {
+      held = await createTestApp(
+        {
+          PUBLIC_BASE_URL: OWN_ORIGIN,
+          OIDC_ISSUER: provider.issuer,
+          OIDC_CLIENT_ID: provider.clientId,
+          OIDC_CLIENT_SECRET: provider.clientSecret,
+          MFA_REQUIRED_ROLES: 'admin',
+          JWT_SECRET: t.jwt.secret,
+        },
+        { signIn: false },
+      );
+    });
+    afterAll(async () => {
+      await held?.close();
+    });
+
+    it('should hold an admin without a factor to enrolment after single sign-on, then open everything once enrolled', async () => {
+      const [admin] = await held.dataSource.query<{ id: number; email: string }[]>(
+        'SELECT id, email FROM users WHERE username = $1',
+        [held.adminUser.username],
+      );
+      const res = await signIn({ email: admin.email, email_verified: true }, held);
+      expect(res.status).toBe(302);
+      const session = bearer((await refreshed(res, held)).token);
+
+      // An ordinary session (no second factor asked), that reaches the enrolment routes only.
+      expectError(
+        await held.http.get(`/v1/users/${admin.id}`).set(session),
+        403,
+        'MFA_ENROLMENT_REQUIRED',
+      );
+      expectError(
+        await held.http.get('/v1/auth/sessions').set(session),
+        403,
+        'MFA_ENROLMENT_REQUIRED',
+      );
+      expect((await held.http.get('/v1/auth/mfa').set(session).expect(200)).body).toEqual({
+        totp: false,
+      });
+      const { secret } = (await held.http.post('/v1/auth/mfa/totp').set(session).expect(200))
+        .body as { secret: string };
+      await held.http
+        .post('/v1/auth/mfa/totp/confirm')
+        .set(session)
+        .send({ code: await generate({ secret }) })
+        .expect(200);
+
+      // Enrolled, the same session reaches everything an admin may.
+      await held.http.get(`/v1/users/${admin.id}`).set(session).expect(200);
+      await held.http.get('/v1/auth/sessions').set(session).expect(200);
+    });
   });
 
   describe('without OIDC_ISSUER', () => {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsString, Length, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import { IsOptionalNotNull } from '../../../common/dto/optional.js';
+import { RefreshTokenIn, type RefreshTokenTransport } from '../../dto/login.dto.js';
 import { RECOVERY_CODE_PATTERN, TOTP_CODE_PATTERN } from '../totp.js';
 
 /** A code of the authenticator app (6 digits) or one of the recovery codes: one of the two. */
@@ -63,4 +64,7 @@ export class VerifyMfaDto extends MfaProofDto {
   @IsString()
   @Length(1, 256)
   mfaToken: string;
+
+  @RefreshTokenIn()
+  refreshTokenIn?: RefreshTokenTransport;
 }

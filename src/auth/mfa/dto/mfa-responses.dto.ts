@@ -34,3 +34,12 @@ export class RecoveryCodesResponse {
   })
   recoveryCodes?: string[];
 }
+
+export class MfaStatusResponse {
+  @ApiProperty({
+    type: 'boolean',
+    description:
+      'Whether the caller signs in with a TOTP code (a confirmed factor; a pending one is not)',
+  })
+  totp: boolean;
+}
