@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openPage, type WatchedPage } from './browser.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 type Viewport = { width: number; height: number };
 
@@ -18,20 +18,32 @@ export interface ConsoleInBrowser {
   signedInPage: (as?: 'admin' | 'user', route?: string, viewport?: Viewport) => Promise<Page>;
 }
 
+export interface ConsoleOptions {
+  app?: TestAppOptions;
+  /** The loopback port to listen on, read at set-up (default: any free one). */
+  port?: () => number;
+  /** Origins pages may reach besides the app's, read at set-up: a test's sign-in provider. */
+  otherOrigins?: () => string[];
+}
+
 /**
- * The set-up of a console browser suite: the app listening on a loopback port with `env`,
- * Chromium, and after every test a check that no page loaded anything from elsewhere, broke
- * the CSP or threw. Call it inside the suite's `describe`.
+ * The set-up of a console browser suite: the app listening on a loopback port with `env`
+ * (read at set-up, so an earlier `beforeAll` may fill it in), Chromium, and after every test
+ * a check that no page loaded anything from elsewhere, broke the CSP or threw. Call it inside
+ * the suite's `describe`.
  */
-export function consoleInBrowser(env: Record<string, string> = {}): ConsoleInBrowser {
+export function consoleInBrowser(
+  env: Record<string, string> = {},
+  { app: appOptions, port, otherOrigins }: ConsoleOptions = {},
+): ConsoleInBrowser {
   let t: TestApp | undefined;
   let origin = '';
   let browser: Browser | undefined;
   let opened: WatchedPage[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(env);
-    await t.app.listen(0, '127.0.0.1');
+    t = await createTestApp(env, appOptions);
+    await t.app.listen(port?.() ?? 0, '127.0.0.1');
     origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await launchBrowser();
     // Migrating a fresh database and starting Chromium can outlast a test's time on a busy machine.
@@ -48,7 +60,7 @@ export function consoleInBrowser(env: Record<string, string> = {}): ConsoleInBro
   });
 
   const newPage = async (viewport?: Viewport) => {
-    const watched = await openPage(browser!, origin, viewport);
+    const watched = await openPage(browser!, origin, viewport, otherOrigins?.());
     opened.push(watched);
     return watched.page;
   };

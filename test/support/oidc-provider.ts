@@ -24,13 +24,16 @@ export interface TestOidcProvider {
    * the browser to another origin: that address, the service's callback.
    */
   signIn(authorizationUrl: string, account: ProviderAccount): Promise<URL>;
+  /** The account the sign-in page signs in next, for a real browser that follows the flow. */
+  willSignIn(account: ProviderAccount): void;
   stop(): Promise<void>;
 }
 
 /**
  * A real OpenID Connect provider (oidc-provider, a certified implementation) on a loopback
  * port, with one confidential client whose redirect URI is `redirectUri`. Its interaction
- * page signs in the account the test names, so no browser is needed.
+ * page signs in the account the test names, so no browser is needed (a browser may follow
+ * the flow too).
  */
 export async function startOidcProvider(redirectUri: string): Promise<TestOidcProvider> {
   const accounts = new Map<string, ProviderAccount>();
@@ -93,13 +96,17 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
       });
   });
 
+  const willSignIn = (account: ProviderAccount) => {
+    next = `person-${accounts.size + 1}`;
+    accounts.set(next, account);
+  };
   return {
     issuer,
     clientId,
     clientSecret,
+    willSignIn,
     async signIn(authorizationUrl, account) {
-      next = `person-${accounts.size + 1}`;
-      accounts.set(next, account);
+      willSignIn(account);
       const cookies = new Map<string, string>();
       let url = new URL(authorizationUrl);
       for (let hop = 0; hop < 10; hop += 1) {
