@@ -124,6 +124,8 @@ export function restoreSession(): void {
 
 /** Ends the session on the service (the cookie's session is revoked, the cookie cleared). */
 export async function signOut(): Promise<void> {
+  // An enrolment token has no session, and the browser no cookie of it.
+  if (session.current?.enrolmentOnly) return session.signOut();
   try {
     await cookieClient.POST('/v1/auth/logout', { body: {} });
   } finally {
@@ -164,6 +166,14 @@ const bearerToken: Middleware = {
   async onResponse({ response, id }) {
     const sent = sentWithToken.get(id);
     sentWithToken.delete(id);
+    if (response.status === 403 && sent) {
+      const refused = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as Partial<ErrorBody> | null;
+      if (refused?.code === 'MFA_ENROLMENT_REQUIRED') session.holdToEnrolment();
+      return response;
+    }
     if (response.status !== 401 || !sent) return response;
     const body: unknown = await response
       .clone()

@@ -1,4 +1,5 @@
 import type { JSX } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { signOut } from './api';
 import {
   ForgotPasswordPage,
@@ -14,13 +15,14 @@ import { PetDetailPage } from './pages/pet-detail';
 import { PetFormPage } from './pages/pet-form';
 import { PetImportPage } from './pages/pet-import';
 import { PetsPage } from './pages/pets-list';
+import { SecurityPage } from './pages/security';
 import { SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
 import { DeliveryPage } from './pages/webhook-deliveries';
 import { WebhookPage } from './pages/webhook-detail';
 import { WebhooksPage } from './pages/webhooks';
-import { Link, useLocation } from './router';
+import { Link, navigate, useLocation } from './router';
 import { type Session, session, useSession } from './session';
 import { PageHeading } from './ui';
 
@@ -37,6 +39,7 @@ function pageOf(path: string): JSX.Element {
   if (path === '/my-adoptions') return <MyAdoptionsPage />;
   if (path === '/settings/api-keys') return <ApiKeysPage />;
   if (path === '/settings/sessions') return <SessionsPage />;
+  if (path === '/settings/security') return <SecurityPage />;
   if (path === '/users') return <UsersPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   if (path === '/audit') return <AuditPage />;
@@ -69,48 +72,22 @@ function NavLink({ href, path, children }: { href: string; path: string; childre
   );
 }
 
+/** Where an account held to enrolment is kept: the one page its token opens. */
+const SECURITY = '/settings/security';
+
 function Header({ current, path }: { current: Session; path: string }) {
   return (
     <header class="top">
       <p class="brand">Pet store console</p>
-      <nav aria-label="Main">
-        <NavLink href="/pets" path={path}>
-          Pets
-        </NavLink>
-        {current.role === 'customer' ? (
-          <NavLink href="/my-adoptions" path={path}>
-            My adoptions
+      {current.heldToEnrolment ? (
+        <nav aria-label="Main">
+          <NavLink href={SECURITY} path={path}>
+            Security
           </NavLink>
-        ) : (
-          <NavLink href="/adoptions" path={path}>
-            Adoptions
-          </NavLink>
-        )}
-        <NavLink href="/settings/api-keys" path={path}>
-          API keys
-        </NavLink>
-        <NavLink href="/settings/sessions" path={path}>
-          Sessions
-        </NavLink>
-        {current.role !== 'customer' && (
-          <NavLink href="/webhooks" path={path}>
-            Webhooks
-          </NavLink>
-        )}
-        {current.role === 'admin' && (
-          <>
-            <NavLink href="/users" path={path}>
-              Users
-            </NavLink>
-            <NavLink href="/audit" path={path}>
-              Audit
-            </NavLink>
-            <NavLink href="/dashboard" path={path}>
-              Dashboard
-            </NavLink>
-          </>
-        )}
-      </nav>
+        </nav>
+      ) : (
+        <MainNav current={current} path={path} />
+      )}
       <div class="account">
         <span>
           Signed in as <strong>{current.username}</strong> ({current.role})
@@ -120,6 +97,52 @@ function Header({ current, path }: { current: Session; path: string }) {
         </button>
       </div>
     </header>
+  );
+}
+
+function MainNav({ current, path }: { current: Session; path: string }) {
+  return (
+    <nav aria-label="Main">
+      <NavLink href="/pets" path={path}>
+        Pets
+      </NavLink>
+      {current.role === 'customer' ? (
+        <NavLink href="/my-adoptions" path={path}>
+          My adoptions
+        </NavLink>
+      ) : (
+        <NavLink href="/adoptions" path={path}>
+          Adoptions
+        </NavLink>
+      )}
+      <NavLink href="/settings/api-keys" path={path}>
+        API keys
+      </NavLink>
+      <NavLink href="/settings/sessions" path={path}>
+        Sessions
+      </NavLink>
+      <NavLink href={SECURITY} path={path}>
+        Security
+      </NavLink>
+      {current.role !== 'customer' && (
+        <NavLink href="/webhooks" path={path}>
+          Webhooks
+        </NavLink>
+      )}
+      {current.role === 'admin' && (
+        <>
+          <NavLink href="/users" path={path}>
+            Users
+          </NavLink>
+          <NavLink href="/audit" path={path}>
+            Audit
+          </NavLink>
+          <NavLink href="/dashboard" path={path}>
+            Dashboard
+          </NavLink>
+        </>
+      )}
+    </nav>
   );
 }
 
@@ -134,6 +157,10 @@ const ACCOUNT_PAGES: Record<string, () => JSX.Element> = {
 export function App() {
   const current = useSession();
   const { path } = useLocation();
+  const held = current?.heldToEnrolment === true;
+  useEffect(() => {
+    if (held && path !== SECURITY) navigate(SECURITY, { replace: true });
+  }, [held, path]);
   const AccountPage = ACCOUNT_PAGES[path];
   if (AccountPage) return <AccountPage />;
   if (session.restoring) {
@@ -152,7 +179,7 @@ export function App() {
       </a>
       <Header current={current} path={path} />
       <main id="main" tabIndex={-1}>
-        {pageOf(path)}
+        {pageOf(held ? SECURITY : path)}
       </main>
     </>
   );

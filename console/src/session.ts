@@ -9,6 +9,16 @@ export interface Session {
   role: Role;
   /** When the token ends, in milliseconds since the epoch on this machine's clock. */
   expiresAt: number;
+  /**
+   * The account must enrol a second factor before anything else (403 MFA_ENROLMENT_REQUIRED):
+   * the console shows the Security page only.
+   */
+  heldToEnrolment: boolean;
+  /**
+   * A login's enrolment token (MFA_ENROLMENT_REQUIRED): no session, no renewal, and after
+   * enrolling the person signs in again, with a code.
+   */
+  enrolmentOnly: boolean;
 }
 
 /**
@@ -19,6 +29,8 @@ export const RENEW_BEFORE_MS = 60_000;
 
 export const SIGNED_OUT_EXPIRED = 'Your session has expired. Sign in again.';
 export const SIGNED_OUT_REFUSED = 'The service no longer accepts your sign-in. Sign in again.';
+export const SIGNED_OUT_ENROLLED =
+  'Your authenticator app is set up. Sign in again, with a code from the app.';
 
 // The access token lives in this module only: never in storage a script or extension could
 // read later. A reload gets a new one through the HttpOnly refresh cookie (docs/console.md).
@@ -35,6 +47,9 @@ const listeners = new Set<() => void>();
  * answered 400 each time. A time, not a secret: the token stays in memory and the cookie.
  */
 const SIGNED_IN_UNTIL_KEY = 'petstore.console.signedInUntil';
+
+/** The `scope` claim of a login's enrolment token (docs/identity.md, "Roles that must have one"). */
+const ENROLMENT_SCOPE = 'mfa-enrolment';
 
 function rememberSignedInUntil(until: number | undefined): void {
   try {
@@ -61,13 +76,22 @@ function signedInUntil(): number {
 function sessionOf(token: string, expiresAt: number): Session {
   const payload = token.split('.')[1] ?? '';
   const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-  const claims = JSON.parse(json) as { sub: string | number; username: string; role: Role };
+  const claims = JSON.parse(json) as {
+    sub: string | number;
+    username: string;
+    role: Role;
+    scope?: string;
+  };
+  const enrolmentOnly = claims.scope === ENROLMENT_SCOPE;
   return {
     token,
     userId: Number(claims.sub),
     username: claims.username,
     role: claims.role,
     expiresAt,
+    // A renewed token of a held session stays held until the enrolment releases it.
+    heldToEnrolment: enrolmentOnly || (current?.heldToEnrolment ?? false),
+    enrolmentOnly,
   };
 }
 
@@ -119,6 +143,29 @@ export const session = {
     rememberSignedInUntil(Date.now() + refreshExpiresIn * 1000);
     restoring = false;
     scheduleRenewal(current.expiresAt);
+    changed();
+  },
+  /**
+   * After a login answered 403 MFA_ENROLMENT_REQUIRED: its token, which only enrols, for its
+   * lifetime in seconds. Nothing is kept for a reload: there is no session to come back to.
+   */
+  signInToEnrol(token: string, expiresIn: number): void {
+    current = sessionOf(token, Date.now() + expiresIn * 1000);
+    restoring = false;
+    clearTimeout(renewTimer);
+    renewTimer = setTimeout(() => end(SIGNED_OUT_EXPIRED), expiresIn * 1000);
+    changed();
+  },
+  /** A call was refused with 403 MFA_ENROLMENT_REQUIRED: only enrolment is open now. */
+  holdToEnrolment(): void {
+    if (!current || current.heldToEnrolment) return;
+    current = { ...current, heldToEnrolment: true };
+    changed();
+  },
+  /** The factor is on: a session's token opens everything again (an enrolment token does not). */
+  releaseFromEnrolment(): void {
+    if (!current || current.enrolmentOnly) return;
+    current = { ...current, heldToEnrolment: false };
     changed();
   },
   signOut(message?: string): void {

@@ -1,27 +1,56 @@
 import { useState } from 'preact/hooks';
-import { api, ok } from '../api';
+import { api, ApiError, ok } from '../api';
+import { Link, navigate } from '../router';
 import { session } from '../session';
-import { Link } from '../router';
 import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
+import { type MfaChallenge, MfaStep } from './mfa-step';
 
 export function SignInPage() {
-  const [notice] = useState(() => session.takeNotice());
+  const [notice, setNotice] = useState(() => session.takeNotice());
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [challenge, setChallenge] = useState<MfaChallenge>();
   const { busy, error, run } = useSubmit();
   const sso = useLoad(() => ok(api.GET('/v1/auth/sso/config')), []);
 
   const onSubmit = (event: SubmitEvent) => {
     event.preventDefault();
+    setNotice(undefined);
     void run(async () => {
-      const { token, expiresIn, refreshExpiresIn } = await ok(
-        // The refresh token goes into an HttpOnly cookie, out of this script's reach.
-        api.POST('/v1/auth/login', { body: { username, password, refreshTokenIn: 'cookie' } }),
-      );
-      session.signIn(token, expiresIn, refreshExpiresIn);
+      try {
+        const { token, expiresIn, refreshExpiresIn } = await ok(
+          // The refresh token goes into an HttpOnly cookie, out of this script's reach.
+          api.POST('/v1/auth/login', { body: { username, password, refreshTokenIn: 'cookie' } }),
+        );
+        session.signIn(token, expiresIn, refreshExpiresIn);
+      } catch (failure) {
+        if (!(failure instanceof ApiError)) throw failure;
+        const details = failure.body.details as
+          (MfaChallenge & { enrolmentToken?: string; expiresIn: number }) | undefined;
+        if (failure.code === 'MFA_REQUIRED' && details) return setChallenge(details);
+        if (failure.code === 'MFA_ENROLMENT_REQUIRED' && details?.enrolmentToken) {
+          // A token that only enrols: the Security page is all it opens.
+          navigate('/settings/security', { replace: true });
+          return session.signInToEnrol(details.enrolmentToken, details.expiresIn);
+        }
+        throw failure;
+      }
     });
   };
   const { fields, general } = formErrors(error, ['username', 'password']);
+
+  if (challenge) {
+    return (
+      <MfaStep
+        challenge={challenge}
+        onRestart={(message) => {
+          setChallenge(undefined);
+          setPassword('');
+          setNotice(message);
+        }}
+      />
+    );
+  }
 
   return (
     <main id="main" class="sign-in">
