@@ -10,6 +10,8 @@ export const AUDIT_ACTIONS = [
   'auth.mfa_enrolled',
   'auth.mfa_removed',
   'auth.mfa_failed',
+  'auth.passkey_added',
+  'auth.passkey_removed',
   'session.revoked',
   'api_key.created',
   'api_key.revoked',

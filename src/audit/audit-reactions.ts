@@ -7,6 +7,7 @@ import type {
   SessionRevoked,
 } from '../auth/auth-events.js';
 import type { MfaEnrolled, MfaFailed, MfaRemoved } from '../auth/mfa/mfa-events.js';
+import type { PasskeyAdded, PasskeyRemoved } from '../auth/passkeys/passkey-events.js';
 import type { AdoptionEvent } from '../adoptions/adoption-events.js';
 import type { SsoLoggedIn } from '../auth/sso/sso-events.js';
 import type { CategoryEvent } from '../categories/category-events.js';
@@ -255,14 +256,29 @@ export class AuditReactions {
     });
   }
 
-  /** A login's second step carries no credential: the account it is for is named. */
+  /** The owner acts, with its bearer token. */
+  @OnDomainEvent('auth.passkey_added', 'auth.passkey_removed')
+  async onPasskeyChanged(event: PasskeyAdded | PasskeyRemoved): Promise<void> {
+    await this.audit.record({
+      action: event.type === 'auth.passkey_added' ? 'auth.passkey_added' : 'auth.passkey_removed',
+      target: { type: 'user', id: event.userId },
+      changes: {
+        passkeyId:
+          event.type === 'auth.passkey_added'
+            ? { from: null, to: event.passkeyId }
+            : { from: event.passkeyId, to: null },
+      },
+    });
+  }
+
+  /** A login's second step (or a passkey's sign-in) carries no credential: its account is named. */
   @OnDomainEvent('auth.mfa_failed')
   async onMfaFailed(event: MfaFailed): Promise<void> {
     await this.audit.record({
       action: 'auth.mfa_failed',
       outcome: 'failure',
       target: { type: 'user', id: event.userId },
-      ...(event.step === 'verify' && {
+      ...((event.step === 'verify' || event.step === 'passkey_login') && {
         actor: {
           actorUserId: event.userId,
           actorUsername: event.username,

@@ -9,6 +9,7 @@ import { ApiErrors } from '../openapi/api-errors.decorator.js';
 import {
   ApiJsonBody,
   ApiPublicRateLimited,
+  NoBody,
   noStoreResponseHeaders,
 } from '../openapi/api-docs.decorators.js';
 import { EmptyResponse } from '../openapi/empty-response.dto.js';
@@ -16,6 +17,9 @@ import { AuthService } from './auth.service.js';
 import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { RefreshTokenDto } from './dto/refresh-token.dto.js';
+import { PasskeyLoginDto } from './passkeys/dto/passkey.dto.js';
+import { PasskeyOptionsResponse } from './passkeys/dto/passkey-responses.dto.js';
+import { PasskeysService } from './passkeys/passkeys.service.js';
 import {
   assertOwnOrigin,
   clearRefreshCookie,
@@ -32,6 +36,7 @@ export class AuthController {
   constructor(
     private readonly authService: AuthService,
     private readonly sessionsService: SessionsService,
+    private readonly passkeys: PasskeysService,
     @Inject(appConfig.KEY) private readonly app: AppConfig,
   ) {}
 
@@ -77,6 +82,66 @@ export class AuthController {
     if (dto.refreshTokenIn !== 'cookie') return this.authService.login(dto, client);
     assertOwnOrigin(request, this.app.publicBaseUrl);
     return intoRefreshCookie(response, await this.authService.login(dto, client));
+  }
+
+  @Public()
+  @Post('passkeys/login-options')
+  @HttpCode(200)
+  @NoBody()
+  @ApiOperation({
+    operationId: 'startPasskeyLogin',
+    summary: 'Start signing in with a passkey',
+    description:
+      'Options for the browser’s `navigator.credentials.get()`: any discoverable passkey of ' +
+      'this service, with the person verified by the authenticator; the challenge serves ' +
+      'once, for 5 minutes. Send the result to POST /v1/auth/passkeys/login. No credential ' +
+      'needed; rate limited by client address.',
+  })
+  @ApiPublicRateLimited()
+  @ApiErrors({ 503: ['SERVICE_UNAVAILABLE'] })
+  @ApiOkResponse({ type: PasskeyOptionsResponse, description: 'Request options' })
+  async passkeyLoginOptions(): Promise<PasskeyOptionsResponse> {
+    return { options: await this.passkeys.authenticationOptions('login', null) };
+  }
+
+  @Public()
+  @Post('passkeys/login')
+  @HttpCode(200)
+  @Header(CACHE_CONTROL_HEADER, 'no-store')
+  @ApiOperation({
+    operationId: 'loginWithPasskey',
+    summary: 'Sign in with a passkey',
+    description:
+      'A sign-in without a password: the assertion made with the options of POST ' +
+      '/v1/auth/passkeys/login-options, for the login’s answer and a new session, as POST ' +
+      '/v1/auth/login answers (`refreshTokenIn: cookie` included). The passkey counts as ' +
+      'both factors. No credential needed; rate limited by client address. Every refusal ' +
+      '(unknown credential, challenge used or expired, signature, origin, a counter that did ' +
+      'not rise, an account that is locked out or not active) is 401 INVALID_PASSKEY; one of ' +
+      'a known passkey is audited (`auth.mfa_failed`) and counts toward its account’s login ' +
+      'lock-out.',
+  })
+  @ApiJsonBody()
+  @ApiPublicRateLimited()
+  @ApiErrors({
+    401: ['INVALID_PASSKEY'],
+    403: ['ORIGIN_NOT_ALLOWED'],
+    503: ['SERVICE_UNAVAILABLE'],
+  })
+  @ApiOkResponse({
+    type: LoginResponse,
+    description: 'Logged in',
+    headers: { ...noStoreResponseHeaders('token'), ...refreshCookieHeader('sets') },
+  })
+  async loginWithPasskey(
+    @Body() dto: PasskeyLoginDto,
+    @CurrentSessionClient() client: SessionClient,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<LoginResponse> {
+    if (dto.refreshTokenIn !== 'cookie') return this.authService.loginWithPasskey(dto, client);
+    assertOwnOrigin(request, this.app.publicBaseUrl);
+    return intoRefreshCookie(response, await this.authService.loginWithPasskey(dto, client));
   }
 
   @Public()

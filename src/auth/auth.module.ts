@@ -32,6 +32,10 @@ import { MfaController, UserMfaController } from './mfa/mfa.controller.js';
 import { MfaRepository } from './mfa/mfa.repository.js';
 import { MFA_SECRET_BOX, MfaService } from './mfa/mfa.service.js';
 import { SecretBox } from './mfa/secret-box.js';
+import { Passkey, PasskeyChallenge } from './passkeys/passkey.entity.js';
+import { PasskeysController } from './passkeys/passkeys.controller.js';
+import { PasskeysRepository } from './passkeys/passkeys.repository.js';
+import { PasskeysService } from './passkeys/passkeys.service.js';
 import { Clock } from '../common/clock.js';
 import { SessionsController, UserSessionsController } from './sessions/sessions.controller.js';
 import { SessionsRepository } from './sessions/sessions.repository.js';
@@ -49,6 +53,8 @@ import { SsoService } from './sso/sso.service.js';
       TotpFactor,
       RecoveryCode,
       MfaChallenge,
+      Passkey,
+      PasskeyChallenge,
     ]),
     UsersModule,
     IdempotencyModule,
@@ -70,6 +76,7 @@ import { SsoService } from './sso/sso.service.js';
     UserSessionsController,
     MfaController,
     UserMfaController,
+    PasskeysController,
     SsoController,
   ],
   providers: [
@@ -83,6 +90,8 @@ import { SsoService } from './sso/sso.service.js';
     AccessStatesService,
     MfaService,
     MfaRepository,
+    PasskeysService,
+    PasskeysRepository,
     Clock,
     {
       provide: MFA_SECRET_BOX,

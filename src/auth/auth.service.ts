@@ -12,6 +12,7 @@ import { LoginResponse } from './dto/login-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import type { VerifyMfaDto } from './mfa/dto/mfa-proof.dto.js';
 import { MfaErrors } from './mfa/mfa-errors.js';
+import type { PasskeyLoginDto } from './passkeys/dto/passkey.dto.js';
 import { MFA_TOKEN_TTL_SECONDS, MfaService } from './mfa/mfa.service.js';
 import type { SessionClient } from './sessions/session-client.decorator.js';
 import { SessionsService, type IssuedRefreshToken } from './sessions/sessions.service.js';
@@ -57,8 +58,9 @@ export class AuthService implements BeforeApplicationShutdown {
       await this.lockout.recordFailure(dto.username);
       throw AuthErrors.invalidCredentials();
     }
-    if (await this.mfa.isEnabled(user.id)) {
-      throw MfaErrors.required(await this.mfa.startLogin(user.id), MFA_TOKEN_TTL_SECONDS);
+    const methods = await this.mfa.methodsOf(user.id);
+    if (methods.length > 0) {
+      throw MfaErrors.required(await this.mfa.startLogin(user.id), MFA_TOKEN_TTL_SECONDS, methods);
     }
     if (this.mfa.requiredFor(user.role)) {
       throw MfaErrors.enrolmentRequired({
@@ -78,6 +80,22 @@ export class AuthService implements BeforeApplicationShutdown {
     const outcome = await this.txHost.withTransaction(
       async (): Promise<LoginResponse | ApiException> => {
         const completed = await this.mfa.completeLogin(dto.mfaToken, dto);
+        if (completed.error) return completed.error;
+        return this.loggedIn(completed.user, await this.startSession(completed.user, client));
+      },
+    );
+    if (outcome instanceof ApiException) throw outcome;
+    return outcome;
+  }
+
+  /**
+   * A sign-in with a passkey alone: spends its challenge, checks the assertion and starts the
+   * session, in one transaction; a refusal is answered once its counting has committed.
+   */
+  async loginWithPasskey(dto: PasskeyLoginDto, client: SessionClient): Promise<LoginResponse> {
+    const outcome = await this.txHost.withTransaction(
+      async (): Promise<LoginResponse | ApiException> => {
+        const completed = await this.mfa.completePasskeyLogin(dto.credential);
         if (completed.error) return completed.error;
         return this.loggedIn(completed.user, await this.startSession(completed.user, client));
       },

@@ -1,24 +1,24 @@
 import { ApiException } from '../../common/errors/api-exception.js';
 import { WWW_AUTHENTICATE_HEADER } from '../../common/http/header-names.js';
 
-/** The methods a waiting login can be completed with (`details.methods` of MFA_REQUIRED). */
-export const MFA_METHODS = ['totp', 'recovery_code'] as const;
+/** What can complete a waiting login (`details.methods` of MFA_REQUIRED: the account's). */
+export type MfaMethod = 'totp' | 'recovery_code' | 'passkey';
 
 const BEARER = 'Bearer realm="petstore"';
 
 export const MfaErrors = {
-  required: (mfaToken: string, expiresIn: number) =>
+  required: (mfaToken: string, expiresIn: number, methods: MfaMethod[]) =>
     new ApiException(
       'MFA_REQUIRED',
-      'This account signs in with a second factor: send a code with POST /v1/auth/mfa/verify',
-      { mfaToken, methods: [...MFA_METHODS], expiresIn },
+      'This account signs in with a second factor: send a code or a passkey’s assertion with POST /v1/auth/mfa/verify',
+      { mfaToken, methods, expiresIn },
       { [WWW_AUTHENTICATE_HEADER]: BEARER },
     ),
   /** At login, with the token that can only enrol; elsewhere, without one. */
   enrolmentRequired: (enrolment?: { enrolmentToken: string; expiresIn: number }) =>
     new ApiException(
       'MFA_ENROLMENT_REQUIRED',
-      'This account must enrol a second factor first: POST /v1/auth/mfa/totp, then /confirm',
+      'This account must enrol a second factor first: POST /v1/auth/mfa/totp, then /confirm; or a passkey',
       enrolment,
     ),
   // One answer for unknown, expired, spent and voided tokens.

@@ -19,15 +19,16 @@ export interface MfaRemoved extends DomainEventBase {
 }
 
 /**
- * A wrong code (published in a transaction of its own, since the request fails): while
- * completing a login (`verify`, whose request carries no credential, so the account is
- * named), confirming an enrolment or removing a factor.
+ * A wrong code or a refused passkey assertion (committed before the request fails): while
+ * completing a login (`verify`) or signing in with a passkey alone (`passkey_login`), whose
+ * requests carry no credential, so the account is named; confirming an enrolment or
+ * removing a factor.
  */
 export interface MfaFailed extends DomainEventBase {
   type: 'auth.mfa_failed';
   userId: number;
   username: string;
-  step: 'verify' | 'confirm' | 'remove';
+  step: 'verify' | 'passkey_login' | 'confirm' | 'remove';
 }
 
 declare module '../../events/domain-event.js' {

@@ -41,7 +41,8 @@ import {
   refreshCookieHeader,
 } from '../sessions/refresh-cookie.js';
 import { CurrentSessionClient, type SessionClient } from '../sessions/session-client.decorator.js';
-import { ConfirmTotpDto, MfaProofDto, VerifyMfaDto } from './dto/mfa-proof.dto.js';
+import { PasskeyOptionsResponse } from '../passkeys/dto/passkey-responses.dto.js';
+import { ConfirmTotpDto, MfaProofDto, MfaTokenDto, VerifyMfaDto } from './dto/mfa-proof.dto.js';
 import {
   MfaStatusResponse,
   RecoveryCodesResponse,
@@ -72,7 +73,7 @@ export class MfaController {
   })
   @ApiOkResponse({ type: MfaStatusResponse, description: 'The caller’s factors' })
   async status(@CurrentPrincipal() principal: Principal): Promise<MfaStatusResponse> {
-    return { totp: await this.mfa.isEnabled(principal.userId) };
+    return { totp: (await this.mfa.methodsOf(principal.userId)).includes('totp') };
   }
 
   @Post('totp')
@@ -163,6 +164,32 @@ export class MfaController {
   }
 
   @Public()
+  @Post('passkey-options')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'startMfaPasskey',
+    summary: 'Start completing a login with a passkey',
+    description:
+      'For a login that answered 401 MFA_REQUIRED with `passkey` among its `methods`: options ' +
+      'for the browser’s `navigator.credentials.get()`, of the account’s passkeys; send the ' +
+      'assertion as `passkey` to POST /v1/auth/mfa/verify. The `mfaToken` is not spent; the ' +
+      'challenge serves once, for 5 minutes. No credential needed; rate limited by client ' +
+      'address. An unusable `mfaToken` is 401 INVALID_MFA_TOKEN; an account without a ' +
+      'passkey, 404 PASSKEY_NOT_FOUND.',
+  })
+  @ApiJsonBody()
+  @ApiPublicRateLimited()
+  @ApiErrors({
+    401: ['INVALID_MFA_TOKEN'],
+    404: ['PASSKEY_NOT_FOUND'],
+    503: ['SERVICE_UNAVAILABLE'],
+  })
+  @ApiOkResponse({ type: PasskeyOptionsResponse, description: 'Request options' })
+  async passkeyOptions(@Body() dto: MfaTokenDto): Promise<PasskeyOptionsResponse> {
+    return { options: await this.mfa.passkeyOptions(dto.mfaToken) };
+  }
+
+  @Public()
   @Post('verify')
   @HttpCode(200)
   @Header(CACHE_CONTROL_HEADER, 'no-store')
@@ -171,8 +198,8 @@ export class MfaController {
     summary: 'Complete a login with a second factor',
     description:
       'The second step of a login that answered 401 MFA_REQUIRED: its `mfaToken` (5 minutes, ' +
-      'single use) with a current code or a recovery code, for the login’s answer and a new ' +
-      'session. No credential needed; rate limited by client address. A wrong code is 403 ' +
+      'single use) with a current code, a recovery code or a passkey’s assertion (options: ' +
+      'POST /v1/auth/mfa/passkey-options), for the login’s answer and a new session. No credential needed; rate limited by client address. A wrong code is 403 ' +
       'INVALID_MFA_CODE with `attemptsLeft`, and counts toward the login lock-out; the fifth ' +
       'voids the token. Unknown, expired, used and voided tokens are 401 INVALID_MFA_TOKEN. ' +
       'With `refreshTokenIn: cookie` (the web console) the refresh token is set as an HttpOnly ' +

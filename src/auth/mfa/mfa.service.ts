@@ -10,9 +10,15 @@ import { DomainEvents } from '../../events/domain-events.js';
 import { LoginLockoutService } from '../../rate-limit/login-lockout.service.js';
 import { canUseCredentials } from '../../users/user-lifecycle.js';
 import { UserLookupService } from '../../users/user-lookup.service.js';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/server';
+import { PasskeyErrors } from '../passkeys/passkey-errors.js';
+import { PasskeysService, type PasskeyView } from '../passkeys/passkeys.service.js';
 import type { MfaFailed } from './mfa-events.js';
-import { MfaErrors } from './mfa-errors.js';
-import { MfaRepository, type TotpFactorRow } from './mfa.repository.js';
+import { MfaErrors, type MfaMethod } from './mfa-errors.js';
+import { MfaRepository } from './mfa.repository.js';
 import { SecretBox } from './secret-box.js';
 import { hashRecoveryCode, matchTimeStep, newRecoveryCodes, newTotpSecret } from './totp.js';
 
@@ -26,10 +32,14 @@ export const MFA_TOKEN_PATTERN = /^mfa_[A-Za-z0-9_-]{43}$/;
 
 const ENABLED_MAX_ENTRIES = 10_000;
 
-/** What proves the second factor: a current TOTP code or an unused recovery code. */
+/**
+ * What proves the second factor: a current TOTP code, an unused recovery code, or an
+ * assertion of one of the account's passkeys (for options asked for this step).
+ */
 export interface MfaProof {
   code?: string;
   recoveryCode?: string;
+  passkey?: AuthenticationResponseJSON;
 }
 
 /** A login's second step: the account it completes, or the error to answer. */
@@ -43,10 +53,11 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 const contextOf = (userId: number) => `totp:${userId}`;
 
 /**
- * The TOTP second factor (docs/identity.md, Second factor): enrolment and its confirmation
- * with recovery codes, removal with a code, and the login's second step. Every wrong code
- * publishes `auth.mfa_failed` and counts toward the login lock-out of its account; while the
- * account is locked out, no code is accepted.
+ * The second factors (docs/identity.md, Second factor and Passkeys): TOTP enrolment and its
+ * confirmation with recovery codes, passkeys (their ceremonies are PasskeysService's),
+ * removal with a proof, and the login's second step. Every wrong proof publishes
+ * `auth.mfa_failed` and counts toward the login lock-out of its account; while the account
+ * is locked out, no proof is accepted.
  */
 @Injectable()
 export class MfaService {
@@ -57,6 +68,7 @@ export class MfaService {
 
   constructor(
     private readonly factors: MfaRepository,
+    private readonly passkeys: PasskeysService,
     @Inject(MFA_SECRET_BOX) private readonly box: SecretBox,
     private readonly clock: Clock,
     private readonly users: UserLookupService,
@@ -73,16 +85,26 @@ export class MfaService {
     return this.cfg.mfaRequiredRoles.includes(role);
   }
 
-  /** Read now: a login must not miss a factor confirmed on another instance a moment ago. */
-  isEnabled(userId: number): Promise<boolean> {
-    return this.factors.isEnabled(userId);
+  /**
+   * What can complete a login of the account, none when it has no factor. Read now: a login
+   * must not miss a factor added on another instance a moment ago.
+   */
+  async methodsOf(userId: number): Promise<MfaMethod[]> {
+    const [totp, passkeys] = await Promise.all([
+      this.factors.isEnabled(userId),
+      this.passkeys.hasAny(userId),
+    ]);
+    return [
+      ...(totp ? (['totp', 'recovery_code'] as const) : []),
+      ...(passkeys ? (['passkey'] as const) : []),
+    ];
   }
 
   /** Cached for ACCESS_STATE_CACHE_TTL_MS, for the check of every bearer request. */
   async isEnabledCached(userId: number): Promise<boolean> {
     const cached = this.enabled.get(userId);
     if (cached !== undefined) return cached;
-    const enabled = await this.factors.isEnabled(userId);
+    const enabled = (await this.methodsOf(userId)).length > 0;
     this.enabled.set(userId, enabled);
     return enabled;
   }
@@ -106,7 +128,7 @@ export class MfaService {
       const factor = await this.factors.findTotp(userId);
       if (factor === undefined) return { error: MfaErrors.notFound() };
       if (factor.confirmed) return { error: MfaErrors.alreadyEnabled() };
-      if (!(await this.check(user, factor, { code }, 'confirm'))) {
+      if (!(await this.check(user, { code }, 'confirm'))) {
         return { error: MfaErrors.invalidCode() };
       }
       const recoveryCodes = newRecoveryCodes();
@@ -119,13 +141,16 @@ export class MfaService {
     return { recoveryCodes: outcome.recoveryCodes };
   }
 
-  /** The caller's own factor goes only with a code of it (or a recovery code). */
+  /**
+   * The caller's own TOTP factor goes only with a proof: a code of it, a recovery code, or
+   * an assertion of one of its passkeys.
+   */
   async removeOwn(userId: number, proof: MfaProof): Promise<void> {
     const user = await this.users.findOne(userId);
     const error = await this.txHost.withTransaction(async () => {
       const factor = await this.factors.findTotp(userId);
       if (!factor?.confirmed) return MfaErrors.notFound();
-      if (!(await this.check(user, factor, proof, 'remove'))) return MfaErrors.invalidCode();
+      if (!(await this.check(user, proof, 'remove'))) return MfaErrors.invalidCode();
       await this.factors.removeAll(userId);
       await this.events.publish({
         type: 'auth.mfa_removed',
@@ -139,11 +164,61 @@ export class MfaService {
     this.forget(userId);
   }
 
-  /** An admin's removal of another account's factors; 404 USER_NOT_FOUND, MFA_FACTOR_NOT_FOUND. */
+  /**
+   * Registers a passkey (PasskeysService.register): the account has a second factor from
+   * now on, on this instance at once.
+   */
+  async addPasskey(
+    userId: number,
+    name: string | undefined,
+    credential: Parameters<PasskeysService['register']>[2],
+  ): Promise<PasskeyView> {
+    const added = await this.passkeys.register(userId, name, credential);
+    this.forget(userId);
+    return added;
+  }
+
+  /**
+   * The caller's own passkey goes only with a proof, as its TOTP factor does: a code, a
+   * recovery code, or an assertion of one of its passkeys (that one included).
+   */
+  async removeOwnPasskey(userId: number, passkeyId: number, proof: MfaProof): Promise<void> {
+    const user = await this.users.findOne(userId);
+    const error = await this.txHost.withTransaction(async () => {
+      await this.passkeys.assertOwn(userId, passkeyId);
+      if (!(await this.check(user, proof, 'remove'))) return MfaErrors.invalidCode();
+      await this.passkeys.removeOwn(userId, passkeyId);
+      return undefined;
+    });
+    if (error) throw error;
+    this.forget(userId);
+  }
+
+  /**
+   * Options for the passkey assertion that completes a waiting login (its `mfaToken`, not
+   * spent): of the account's passkeys; 404 PASSKEY_NOT_FOUND when it has none.
+   */
+  async passkeyOptions(mfaToken: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    if (!MFA_TOKEN_PATTERN.test(mfaToken)) throw MfaErrors.invalidToken();
+    return this.txHost.withTransaction(async () => {
+      const challenge = await this.factors.lockChallenge(sha256(mfaToken));
+      if (challenge === undefined) throw MfaErrors.invalidToken();
+      return this.passkeys.authenticationOptions('second_factor', challenge.userId);
+    });
+  }
+
+  /**
+   * An admin's removal of another account's factors, its TOTP factor and its passkeys; 404
+   * USER_NOT_FOUND, MFA_FACTOR_NOT_FOUND.
+   */
   async removeOf(userId: number): Promise<void> {
     await this.users.findOne(userId);
     await this.txHost.withTransaction(async () => {
-      if (!(await this.factors.removeAll(userId))) throw MfaErrors.notFound();
+      const [totp, passkeys] = [
+        await this.factors.removeAll(userId),
+        await this.passkeys.removeAllOf(userId),
+      ];
+      if (!totp && !passkeys) throw MfaErrors.notFound();
       await this.events.publish({
         type: 'auth.mfa_removed',
         subject: `user:${userId}`,
@@ -171,13 +246,12 @@ export class MfaService {
     const challenge = await this.factors.lockChallenge(sha256(mfaToken));
     if (challenge === undefined) return { error: MfaErrors.invalidToken() };
     const user = await this.users.findOne(challenge.userId);
-    const factor = await this.factors.findTotp(user.id);
     // Removed or disabled since the password was checked: that login is over.
-    if (!factor?.confirmed || !canUseCredentials(user.userStatus)) {
+    if ((await this.methodsOf(user.id)).length === 0 || !canUseCredentials(user.userStatus)) {
       await this.factors.deleteChallenge(challenge.id);
       return { error: MfaErrors.invalidToken() };
     }
-    if (await this.check(user, factor, proof, 'verify')) {
+    if (await this.check(user, proof, 'verify')) {
       await this.factors.deleteChallenge(challenge.id);
       return { user };
     }
@@ -188,35 +262,63 @@ export class MfaService {
   }
 
   /**
+   * A sign-in with a passkey alone, in the caller's transaction: the account of the
+   * discoverable credential whose assertion holds (the person verified by the authenticator:
+   * both factors), or INVALID_PASSKEY for every reason, a locked-out or inactive account's
+   * included. A refusal of a known credential counts against its account.
+   */
+  async completePasskeyLogin(credential: AuthenticationResponseJSON): Promise<CompletedLogin> {
+    const assertion = await this.passkeys.verifyAssertion(credential, 'login', null);
+    if (assertion.passkey === undefined) return { error: PasskeyErrors.invalid() };
+    const user = await this.users.findOne(assertion.passkey.userId);
+    const accepted =
+      assertion.refused === undefined &&
+      canUseCredentials(user.userStatus) &&
+      !(await this.lockout.isLocked(user.username));
+    if (accepted) return { user };
+    await this.recordFailure(user, 'passkey_login');
+    return { error: PasskeyErrors.invalid() };
+  }
+
+  /**
    * Whether `proof` is good for the account now, spending it: a TOTP code's time step is
    * recorded (and the secret re-sealed with the current key), a recovery code is used up.
    * A wrong one publishes `auth.mfa_failed` and counts toward the login lock-out.
    */
-  private async check(
-    user: User,
-    factor: TotpFactorRow,
-    proof: MfaProof,
-    step: MfaFailed['step'],
-  ): Promise<boolean> {
+  private async check(user: User, proof: MfaProof, step: MfaFailed['step']): Promise<boolean> {
     const accepted =
-      !(await this.lockout.isLocked(user.username)) && (await this.spend(user.id, factor, proof));
-    if (!accepted) {
-      await this.lockout.recordFailure(user.username);
-      await this.events.publish({
-        type: 'auth.mfa_failed',
-        subject: `user:${user.id}`,
-        userId: user.id,
-        username: user.username,
-        step,
-      });
-    }
+      !(await this.lockout.isLocked(user.username)) && (await this.spend(user.id, proof, step));
+    if (!accepted) await this.recordFailure(user, step);
     return accepted;
   }
 
-  private async spend(userId: number, factor: TotpFactorRow, proof: MfaProof): Promise<boolean> {
+  /**
+   * A refused proof of the account: publishes `auth.mfa_failed` and counts toward the login
+   * lock-out (also for a sign-in without a password, by its passkey's account).
+   */
+  private async recordFailure(user: User, step: MfaFailed['step']): Promise<void> {
+    await this.lockout.recordFailure(user.username);
+    await this.events.publish({
+      type: 'auth.mfa_failed',
+      subject: `user:${user.id}`,
+      userId: user.id,
+      username: user.username,
+      step,
+    });
+  }
+
+  private async spend(userId: number, proof: MfaProof, step: MfaFailed['step']): Promise<boolean> {
     if (proof.recoveryCode !== undefined) {
       return this.factors.useRecoveryCode(userId, hashRecoveryCode(proof.recoveryCode));
     }
+    if (proof.passkey !== undefined) {
+      const purpose = step === 'verify' ? 'second_factor' : 'proof';
+      const assertion = await this.passkeys.verifyAssertion(proof.passkey, purpose, userId);
+      return assertion.refused === undefined;
+    }
+    const factor = await this.factors.findTotp(userId);
+    // A pending factor's codes prove only its own confirmation.
+    if (factor === undefined || (!factor.confirmed && step !== 'confirm')) return false;
     const secret = this.box.open(factor.secret, contextOf(userId));
     const timeStep = await matchTimeStep(
       secret,

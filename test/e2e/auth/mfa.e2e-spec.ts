@@ -581,7 +581,13 @@ describe('Second factor required by role (e2e)', () => {
     const passwordOnly = promoted.headers;
     const refused = await login(promoted);
     const enrolOnly = bearer(refused.body.details.enrolmentToken as string);
-    const enrolment = new Set(['getMfaStatus', 'enrolTotp', 'confirmTotp']);
+    const enrolment = new Set([
+      'getMfaStatus',
+      'enrolTotp',
+      'confirmTotp',
+      'startPasskeyRegistration',
+      'addPasskey',
+    ]);
     const operations = authenticatedOperations().filter(
       ({ operationId }) => !enrolment.has(operationId),
     );
