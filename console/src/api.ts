@@ -17,6 +17,7 @@ export type WebhookWithSecret = Schemas['WebhookWithSecretResponse'] & { secret:
 export type WebhookDelivery = Schemas['DeliveryResponse'];
 export type PetHistoryEvent = Schemas['PetHistoryEventResponse'];
 export type SignInSession = Schemas['SessionResponse'];
+export type Passkey = Schemas['PasskeyResponse'];
 export type AuditEvent = Schemas['AuditEventResponse'];
 export type ActivityDay = Schemas['ActivityDayResponse'];
 export type Adoption = Schemas['AdoptionResponse'];

@@ -31,6 +31,8 @@ export const SIGNED_OUT_EXPIRED = 'Your session has expired. Sign in again.';
 export const SIGNED_OUT_REFUSED = 'The service no longer accepts your sign-in. Sign in again.';
 export const SIGNED_OUT_ENROLLED =
   'Your authenticator app is set up. Sign in again, with a code from the app.';
+export const SIGNED_OUT_ENROLLED_PASSKEY =
+  'Your passkey is added. Sign in again, with your password and the passkey, or the passkey alone.';
 
 // The access token lives in this module only: never in storage a script or extension could
 // read later. A reload gets a new one through the HttpOnly refresh cookie (docs/console.md).

@@ -18,7 +18,7 @@ interface MfaStepProps {
   extra?: ComponentChildren;
 }
 
-const RESTART_MESSAGE =
+export const RESTART_MESSAGE =
   'The sign-in took too long or had too many wrong codes. Sign in again with your password.';
 
 /** What to say of a refused code: how many tries are left before the sign-in starts over. */
@@ -68,64 +68,70 @@ export function MfaStep({ challenge, onRestart, extra }: MfaStepProps) {
   };
   const { fields, general } = formErrors(error, ['code', 'recoveryCode']);
   const fieldError = wrong ?? fields.code ?? fields.recoveryCode;
+  // An account with passkeys only has no code to type.
+  const codes = challenge.methods.includes('totp');
 
   return (
     <main id="main" class="sign-in">
       <PageHeading>Two-step sign-in</PageHeading>
       <ErrorAlert error={general} />
-      <form onSubmit={onSubmit} noValidate>
-        {recovery ? (
-          // Keyed apart: a reused input would keep the code field's maxLength.
-          <Field
-            key="recoveryCode"
-            name="recoveryCode"
-            label="Recovery code"
-            hint="One of the codes you saved when you set up the app, such as abcd-efgh-ijkl. Each works once."
-            error={fieldError}
-          >
-            {(control) => (
-              <input
-                {...control}
-                autocomplete="off"
-                spellcheck={false}
-                value={value}
-                onInput={(event) => setValue(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-        ) : (
-          <Field
-            key="code"
-            name="code"
-            label="Code from your authenticator app"
-            hint="6 digits"
-            error={fieldError}
-          >
-            {(control) => (
-              <input
-                {...control}
-                autocomplete="one-time-code"
-                inputMode="numeric"
-                maxLength={6}
-                value={value}
-                onInput={(event) => setValue(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-        )}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Checking…' : 'Verify'}
-        </button>
-      </form>
+      {extra}
+      {codes && (
+        <form onSubmit={onSubmit} noValidate>
+          {recovery ? (
+            // Keyed apart: a reused input would keep the code field's maxLength.
+            <Field
+              key="recoveryCode"
+              name="recoveryCode"
+              label="Recovery code"
+              hint="One of the codes you saved when you set up the app, such as abcd-efgh-ijkl. Each works once."
+              error={fieldError}
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  autocomplete="off"
+                  spellcheck={false}
+                  value={value}
+                  onInput={(event) => setValue(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          ) : (
+            <Field
+              key="code"
+              name="code"
+              label="Code from your authenticator app"
+              hint="6 digits"
+              error={fieldError}
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  autocomplete="one-time-code"
+                  inputMode="numeric"
+                  maxLength={6}
+                  value={value}
+                  onInput={(event) => setValue(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          )}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Verify'}
+          </button>
+        </form>
+      )}
       <p class="form-links">
-        <button type="button" class="button-secondary" onClick={() => switchTo(!recovery)}>
-          {recovery ? 'Use a code from the app instead' : 'Use a recovery code instead'}
-        </button>
+        {codes && (
+          <button type="button" class="button-secondary" onClick={() => switchTo(!recovery)}>
+            {recovery ? 'Use a code from the app instead' : 'Use a recovery code instead'}
+          </button>
+        )}
         <button type="button" class="button-secondary" onClick={() => onRestart()}>
           Start over
         </button>
       </p>
-      {extra}
     </main>
   );
 }

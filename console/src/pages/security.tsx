@@ -1,7 +1,8 @@
 import encodeQR from 'qr';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../api';
-import { SIGNED_OUT_ENROLLED, session, useSession } from '../session';
+import { SIGNED_OUT_ENROLLED, SIGNED_OUT_ENROLLED_PASSKEY, session, useSession } from '../session';
+import { PasskeysSection } from './passkeys';
 import {
   ErrorAlert,
   Field,
@@ -249,7 +250,7 @@ function TurnOffForm({ onRemoved }: { onRemoved: () => void }) {
 }
 
 /**
- * Settings → Security: the authenticator app (TOTP) second factor. An account held to
+ * Settings → Security: the second factors, the authenticator app (TOTP) and passkeys. An account held to
  * enrolment (403 MFA_ENROLMENT_REQUIRED) sees only this page until it has a factor.
  */
 export function SecurityPage() {
@@ -270,6 +271,11 @@ export function SecurityPage() {
     setCodes(recoveryCodes);
     status.set(() => ({ totp: true }));
   };
+  // A passkey is a factor too: as after the recovery codes, without them.
+  const passkeyAdded = () => {
+    if (current.enrolmentOnly) return session.signOut(SIGNED_OUT_ENROLLED_PASSKEY);
+    session.releaseFromEnrolment();
+  };
   const saved = () => {
     setCodes(undefined);
     // An enrolment token opens nothing more: the person signs in again, now with a code.
@@ -285,8 +291,8 @@ export function SecurityPage() {
       <PageHeading>Security</PageHeading>
       {current.heldToEnrolment && (
         <p class="alert alert-info">
-          Your account must sign in with a second factor. Set up an authenticator app to go on:
-          until then, this is the only page the console can show you.
+          Your account must sign in with a second factor. Set up an authenticator app or add a
+          passkey to go on: until then, this is the only page the console can show you.
         </p>
       )}
       <StatusMessage>{announcement}</StatusMessage>
@@ -336,7 +342,7 @@ export function SecurityPage() {
           )
         )}
       </section>
-      {/* Passkeys (issue 45, branch wip/passkeys) take their own section here, below the app. */}
+      <PasskeysSection onAdded={passkeyAdded} />
     </>
   );
 }

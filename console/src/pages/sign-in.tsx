@@ -4,6 +4,7 @@ import { Link, navigate } from '../router';
 import { session } from '../session';
 import { ErrorAlert, Field, formErrors, PageHeading, useLoad, useSubmit } from '../ui';
 import { type MfaChallenge, MfaStep } from './mfa-step';
+import { PasskeySignIn, PasskeyStep } from './passkeys';
 
 export function SignInPage() {
   const [notice, setNotice] = useState(() => session.takeNotice());
@@ -40,14 +41,20 @@ export function SignInPage() {
   const { fields, general } = formErrors(error, ['username', 'password']);
 
   if (challenge) {
+    const restart = (message?: string) => {
+      setChallenge(undefined);
+      setPassword('');
+      setNotice(message);
+    };
     return (
       <MfaStep
         challenge={challenge}
-        onRestart={(message) => {
-          setChallenge(undefined);
-          setPassword('');
-          setNotice(message);
-        }}
+        onRestart={restart}
+        extra={
+          challenge.methods.includes('passkey') && (
+            <PasskeyStep mfaToken={challenge.mfaToken} onRestart={restart} />
+          )
+        }
       />
     );
   }
@@ -87,6 +94,7 @@ export function SignInPage() {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <PasskeySignIn />
       {sso.data?.enabled && (
         <p>
           {/* A navigation, not a call: the provider's pages take over the browser. */}

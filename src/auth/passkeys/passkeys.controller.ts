@@ -81,10 +81,13 @@ export class PasskeysController {
   }
 
   @Get()
+  @MfaEnrolment()
   @ApiOperation({
     operationId: 'listPasskeys',
     summary: 'List your passkeys',
-    description: 'Bearer token only. The caller’s passkeys, oldest first, at most 20.',
+    description:
+      'Bearer token only, or the token of a login’s 403 MFA_ENROLMENT_REQUIRED (the console’s ' +
+      'Security page lists them while enrolling). The caller’s passkeys, oldest first, at most 20.',
   })
   @ApiOkResponse({ type: PasskeyListResponse, description: 'The caller’s passkeys' })
   async list(@CurrentPrincipal() principal: Principal): Promise<PasskeyListResponse> {

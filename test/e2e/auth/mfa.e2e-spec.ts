@@ -587,6 +587,7 @@ describe('Second factor required by role (e2e)', () => {
       'confirmTotp',
       'startPasskeyRegistration',
       'addPasskey',
+      'listPasskeys',
     ]);
     const operations = authenticatedOperations().filter(
       ({ operationId }) => !enrolment.has(operationId),
