@@ -51,7 +51,7 @@ describe('OpenAPI description (e2e)', () => {
       expect(committed).toEqual(document);
     });
 
-    it('should require a credential on every /v1 operation but login, refresh, logout, the account routes and single sign-on', () => {
+    it('should require a credential on every /v1 operation but login, refresh, logout, the account routes, single sign-on and passkey sign-in', () => {
       const open = operations()
         .filter(({ path, operation }) => path.startsWith('/v1/') && !operation.security?.length)
         .map(({ path, method }) => `${method} ${path}`);
@@ -61,6 +61,9 @@ describe('OpenAPI description (e2e)', () => {
           'post /v1/auth/login',
           'post /v1/auth/logout',
           'post /v1/auth/mfa/verify',
+          'post /v1/auth/mfa/passkey-options',
+          'post /v1/auth/passkeys/login-options',
+          'post /v1/auth/passkeys/login',
           'post /v1/auth/refresh',
           'post /v1/auth/register',
           'post /v1/auth/resend-verification',
@@ -73,14 +76,14 @@ describe('OpenAPI description (e2e)', () => {
       );
     });
 
-    it('should take a bearer token only on /api-keys, /auth/sessions, /auth/mfa, a user’s mfa and /webhooks, either credential elsewhere', () => {
+    it('should take a bearer token only on /api-keys, /auth/sessions, /auth/mfa, /auth/passkeys, a user’s mfa and /webhooks, either credential elsewhere', () => {
       for (const { path, operation } of operations()) {
         if (!operation.security?.length) continue;
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
         expect({ path, schemes }).toEqual({
           path,
           schemes:
-            /^\/v1\/((api-keys|auth\/sessions|auth\/mfa|webhooks)(\/|$)|users\/\{id\}\/mfa$)/.test(
+            /^\/v1\/((api-keys|auth\/sessions|auth\/mfa|auth\/passkeys|webhooks)(\/|$)|users\/\{id\}\/mfa$)/.test(
               path,
             )
               ? ['bearer']
