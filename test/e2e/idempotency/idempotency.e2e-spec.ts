@@ -17,6 +17,10 @@ const PUBLIC_AUTH_ROUTES = [
   '/v1/auth/login',
   // Login's second step: a caller is known once it answers.
   '/v1/auth/mfa/verify',
+  // Passkey sign-in and the second step's options, likewise.
+  '/v1/auth/mfa/passkey-options',
+  '/v1/auth/passkeys/login-options',
+  '/v1/auth/passkeys/login',
   '/v1/auth/refresh',
   '/v1/auth/logout',
   '/v1/auth/register',
