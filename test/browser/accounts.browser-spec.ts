@@ -57,7 +57,7 @@ describeInBrowser('Accounts and sessions in the console (Chromium, real SMTP)', 
   async function signIn(page: Page, username: string, password: string): Promise<void> {
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
   }
 
@@ -114,7 +114,7 @@ describeInBrowser('Accounts and sessions in the console (Chromium, real SMTP)', 
     await page.goto('/console');
     await page.getByLabel('Username').fill('new.customer');
     await page.getByLabel('Password').fill('customer password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
 
     // The second mail, sent by "Send the mail again", holds a link that works too. Opening

@@ -104,7 +104,7 @@ describeInBrowser('Web console in Chromium', () => {
       await page.goto('/console');
       await page.getByLabel('Username').fill(t.adminUser.username);
       await page.getByLabel('Password').fill('not the password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       const alert = page.getByRole('alert');
       await alert.waitFor();
       expect(await alert.textContent()).toMatch(/username or password/i);
@@ -830,14 +830,14 @@ describeInBrowser('Web console in Chromium', () => {
       await refused.goto('/console');
       await refused.getByLabel('Username').fill(member.username);
       await refused.getByLabel('Password').fill(member.password);
-      await refused.getByRole('button', { name: 'Sign in' }).click();
+      await refused.getByRole('button', { name: 'Sign in', exact: true }).click();
       await refused.getByRole('alert').waitFor();
       await heading(refused, 'Sign in').waitFor();
 
       await row.getByRole('button', { name: `Enable ${member.username}` }).click();
       await admin.getByText(`${member.username} enabled.`).waitFor();
       expect(await row.getByRole('cell', { name: 'Active' }).count()).toBe(1);
-      await refused.getByRole('button', { name: 'Sign in' }).click();
+      await refused.getByRole('button', { name: 'Sign in', exact: true }).click();
       await heading(refused, 'Pets').waitFor();
     });
 

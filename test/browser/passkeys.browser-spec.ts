@@ -2,9 +2,11 @@ import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { createUser, type CreatedUser } from '../support/auth.js';
 import {
+  accessibilityViolations,
   describeInBrowser,
   launchBrowser,
   openPage,
+  screenshot,
   type WatchedPage,
 } from '../support/browser.js';
 import { freePort } from '../support/free-port.js';
@@ -72,9 +74,9 @@ describeInBrowser('Passkeys in the console (Chromium)', () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
   }
 
-  /** Registers a passkey named `name` from the console's Passkeys page. */
+  /** Registers a passkey named `name` from the console's Security page. */
   async function registerFromConsole(page: Page, name: string): Promise<void> {
-    await page.getByRole('link', { name: 'Passkeys' }).click();
+    await page.getByRole('link', { name: 'Security' }).click();
     await page.getByLabel('Name of the new passkey (optional)').fill(name);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page
@@ -102,6 +104,8 @@ describeInBrowser('Passkeys in the console (Chromium)', () => {
     await registerFromConsole(page, 'Laptop');
     await page.getByRole('button', { name: 'Remove Laptop' }).waitFor();
     expect(await passkeysOf(user.id)).toEqual([{ name: 'Laptop', counter: expect.anything() }]);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'passkeys');
 
     await signOut(page);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
@@ -116,36 +120,18 @@ describeInBrowser('Passkeys in the console (Chromium)', () => {
     await registerFromConsole(page, 'Phone');
     await signOut(page);
 
-    // The login's second step, with the browser's own WebAuthn API and this authenticator.
-    const answer = await page.evaluate(
-      async ({ username, password }) => {
-        const post = (path: string, body: unknown) =>
-          fetch(path, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-        const login = await (await post('/v1/auth/login', { username, password })).json();
-        const { mfaToken, methods } = login.details;
-        const { options } = await (await post('/v1/auth/mfa/passkey-options', { mfaToken })).json();
-        const credential = (await navigator.credentials.get({
-          publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options),
-        })) as PublicKeyCredential;
-        const verified = await post('/v1/auth/mfa/verify', {
-          mfaToken,
-          passkey: credential.toJSON(),
-        });
-        return { code: login.code, methods, status: verified.status, body: await verified.json() };
-      },
-      { username: user.username, password: user.password },
-    );
+    // The login's second step: an account with a passkey only is offered no code.
+    await page.getByLabel('Username').fill(user.username);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Two-step sign-in' }).waitFor();
+    expect(await page.getByLabel('Code from your authenticator app').count()).toBe(0);
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
 
-    expect(answer).toMatchObject({
-      code: 'MFA_REQUIRED',
-      methods: ['passkey'],
-      status: 200,
-      body: { user: { id: user.id, username: user.username } },
-    });
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    expect(await page.getByText(`Signed in as ${user.username}`).count()).toBe(1);
+    const [passkey] = await passkeysOf(user.id);
+    expect(Number(passkey.counter)).toBeGreaterThan(0);
   });
 
   it('should refuse a cloned credential used after the original', async () => {

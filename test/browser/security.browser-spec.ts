@@ -49,7 +49,7 @@ async function confirmSetUp(page: Page, secret: string): Promise<string[]> {
 async function signInWithPassword(page: Page, username: string, password: string) {
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 async function signOut(page: Page) {

@@ -67,7 +67,7 @@ export function consoleInBrowser(
   const signIn = async (page: Page, username: string, password: string) => {
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
   };
   return {
