@@ -20,7 +20,7 @@ import { errorBody, expectValidationError } from '../../support/errors.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
 interface Route {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Under /v1, with every path parameter an id that names nothing. */
   url: string;
   label: string;
@@ -33,6 +33,7 @@ const VERBS: Partial<Record<RequestMethod, Route['method']>> = {
   [RequestMethod.GET]: 'get',
   [RequestMethod.POST]: 'post',
   [RequestMethod.PUT]: 'put',
+  [RequestMethod.PATCH]: 'patch',
   [RequestMethod.DELETE]: 'delete',
 };
 
