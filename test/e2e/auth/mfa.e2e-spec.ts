@@ -5,6 +5,7 @@ import { PublishedOpenApi } from '../../../src/openapi/published-openapi.js';
 import { bearer, createUser, type CreatedUser, type Headers } from '../../support/auth.js';
 import { errorBody, expectError, expectValidationError } from '../../support/errors.js';
 import { TestSmtpServer } from '../../support/smtp-server.js';
+import { mfaTokenOf, userAuditOf } from '../../support/mfa.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -76,19 +77,6 @@ describe('Second factor: TOTP (e2e)', () => {
   }
 
   /** A login's first step: the mfaToken of its 401 MFA_REQUIRED. */
-  async function mfaTokenOf(user: CreatedUser): Promise<string> {
-    const res = await login(user);
-    expectError(res, 401, 'MFA_REQUIRED');
-    return res.body.details.mfaToken as string;
-  }
-
-  const auditOf = (userId: number, action: string) =>
-    t.dataSource.query<{ outcome: string; actorUserId: number; actorCredential: string }[]>(
-      `SELECT outcome, actor_user_id AS "actorUserId", actor_credential AS "actorCredential"
-         FROM audit_events WHERE action = $1 AND target_type = 'user' AND target_id = $2
-        ORDER BY id`,
-      [action, userId],
-    );
 
   describe('enrolment', () => {
     it('should answer a secret and its otpauth URL, pending until confirmed, stored encrypted', async () => {
@@ -132,7 +120,7 @@ describe('Second factor: TOTP (e2e)', () => {
       );
       expect(stored).toHaveLength(10);
       for (const { codeHash } of stored) expect(codeHash).toMatch(/^[0-9a-f]{64}$/);
-      expect(await auditOf(user.id, 'auth.mfa_enrolled')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_enrolled')).toEqual([
         { outcome: 'success', actorUserId: user.id, actorCredential: 'jwt' },
       ]);
       expectError(await login(user), 401, 'MFA_REQUIRED');
@@ -143,7 +131,7 @@ describe('Second factor: TOTP (e2e)', () => {
       const { secret } = (await enrol(user.headers).expect(200)).body;
 
       expectError(await confirm(user.headers, await codeAt(secret, 2)), 403, 'INVALID_MFA_CODE');
-      expect(await auditOf(user.id, 'auth.mfa_failed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_failed')).toEqual([
         { outcome: 'failure', actorUserId: user.id, actorCredential: 'jwt' },
       ]);
       expect((await login(user)).status).toBe(200);
@@ -250,7 +238,7 @@ describe('Second factor: TOTP (e2e)', () => {
 
     it('should set the refresh token in the console’s cookie with refreshTokenIn: cookie, from its own Origin only', async () => {
       const { user, secret } = await enrolled();
-      const mfaToken = await mfaTokenOf(user);
+      const mfaToken = await mfaTokenOf(t, user);
       const body = { mfaToken, code: await codeAt(secret), refreshTokenIn: 'cookie' };
       // Refused before the code is looked at: the mfaToken and the code stay good.
       expectError(
@@ -286,20 +274,23 @@ describe('Second factor: TOTP (e2e)', () => {
       const { user, secret } = await enrolled();
       const code = await codeAt(secret);
 
-      expect((await verify({ mfaToken: await mfaTokenOf(user), code })).status).toBe(200);
+      expect((await verify({ mfaToken: await mfaTokenOf(t, user), code })).status).toBe(200);
       expectError(
-        await verify({ mfaToken: await mfaTokenOf(user), code }),
+        await verify({ mfaToken: await mfaTokenOf(t, user), code }),
         403,
         'INVALID_MFA_CODE',
       );
       now += 10_000;
       expectError(
-        await verify({ mfaToken: await mfaTokenOf(user), code }),
+        await verify({ mfaToken: await mfaTokenOf(t, user), code }),
         403,
         'INVALID_MFA_CODE',
       );
       nextStep();
-      const next = await verify({ mfaToken: await mfaTokenOf(user), code: await codeAt(secret) });
+      const next = await verify({
+        mfaToken: await mfaTokenOf(t, user),
+        code: await codeAt(secret),
+      });
       expect(next.status).toBe(200);
     });
 
@@ -311,7 +302,7 @@ describe('Second factor: TOTP (e2e)', () => {
     ])('should answer a code of %i steps away with %i', async (steps, status) => {
       const { user, secret } = await enrolled();
       const res = await verify({
-        mfaToken: await mfaTokenOf(user),
+        mfaToken: await mfaTokenOf(t, user),
         code: await codeAt(secret, steps),
       });
 
@@ -322,23 +313,23 @@ describe('Second factor: TOTP (e2e)', () => {
       const { user, recoveryCodes } = await enrolled();
       const [first, second] = recoveryCodes;
 
-      expect((await verify({ mfaToken: await mfaTokenOf(user), recoveryCode: first })).status).toBe(
-        200,
-      );
+      expect(
+        (await verify({ mfaToken: await mfaTokenOf(t, user), recoveryCode: first })).status,
+      ).toBe(200);
       expectError(
-        await verify({ mfaToken: await mfaTokenOf(user), recoveryCode: first }),
+        await verify({ mfaToken: await mfaTokenOf(t, user), recoveryCode: first }),
         403,
         'INVALID_MFA_CODE',
       );
       const typed = second.replaceAll('-', '').toUpperCase();
-      expect((await verify({ mfaToken: await mfaTokenOf(user), recoveryCode: typed })).status).toBe(
-        200,
-      );
+      expect(
+        (await verify({ mfaToken: await mfaTokenOf(t, user), recoveryCode: typed })).status,
+      ).toBe(200);
     });
 
     it('should void the mfaToken after five wrong codes, counting them toward the lock-out, audited', async () => {
       const { user, secret } = await enrolled();
-      const mfaToken = await mfaTokenOf(user);
+      const mfaToken = await mfaTokenOf(t, user);
       const wrong = await codeAt(secret, 5);
 
       for (const attemptsLeft of [4, 3, 2, 1, 0]) {
@@ -349,7 +340,7 @@ describe('Second factor: TOTP (e2e)', () => {
       expectError(await verify({ mfaToken, code: await codeAt(secret) }), 401, 'INVALID_MFA_TOKEN');
       // LOGIN_LOCKOUT_FAILURES is 5 here: the right password is refused as a wrong one.
       expectError(await login(user), 401, 'INVALID_CREDENTIALS');
-      const failures = await auditOf(user.id, 'auth.mfa_failed');
+      const failures = await userAuditOf(t, user.id, 'auth.mfa_failed');
       expect(failures).toHaveLength(5);
       expect(failures[0]).toEqual({
         outcome: 'failure',
@@ -368,7 +359,7 @@ describe('Second factor: TOTP (e2e)', () => {
         'INVALID_MFA_TOKEN',
       );
       expectError(await verify({ mfaToken: 'nonsense', code }), 401, 'INVALID_MFA_TOKEN');
-      const mfaToken = await mfaTokenOf(user);
+      const mfaToken = await mfaTokenOf(t, user);
       await t.dataSource.query(
         `UPDATE mfa_challenges SET expires_at = now() - interval '1 second' WHERE user_id = $1`,
         [user.id],
@@ -380,7 +371,7 @@ describe('Second factor: TOTP (e2e)', () => {
 
     it('should ask for exactly one of code and recoveryCode', async () => {
       const { user, secret, recoveryCodes } = await enrolled();
-      const mfaToken = await mfaTokenOf(user);
+      const mfaToken = await mfaTokenOf(t, user);
 
       expectValidationError(await verify({ mfaToken }), ['code']);
       expectValidationError(
@@ -414,7 +405,7 @@ describe('Second factor: TOTP (e2e)', () => {
 
   describe('removal', () => {
     async function freshToken({ user, secret }: Enrolled): Promise<Headers> {
-      const res = await verify({ mfaToken: await mfaTokenOf(user), code: await codeAt(secret) });
+      const res = await verify({ mfaToken: await mfaTokenOf(t, user), code: await codeAt(secret) });
       nextStep();
       return bearer(res.body.token as string);
     }
@@ -431,7 +422,7 @@ describe('Second factor: TOTP (e2e)', () => {
       );
       expect((await removeOwn(headers, { code: await codeAt(account.secret) })).body).toEqual({});
       expect((await login(account.user)).status).toBe(200);
-      expect(await auditOf(account.user.id, 'auth.mfa_removed')).toEqual([
+      expect(await userAuditOf(t, account.user.id, 'auth.mfa_removed')).toEqual([
         { outcome: 'success', actorUserId: account.user.id, actorCredential: 'jwt' },
       ]);
       const codes = await t.dataSource.query(`SELECT 1 FROM recovery_codes WHERE user_id = $1`, [
@@ -461,7 +452,7 @@ describe('Second factor: TOTP (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({});
       expect((await login(account.user)).status).toBe(200);
-      expect(await auditOf(account.user.id, 'auth.mfa_removed')).toEqual([
+      expect(await userAuditOf(t, account.user.id, 'auth.mfa_removed')).toEqual([
         { outcome: 'success', actorUserId: t.adminUser.id, actorCredential: 'jwt' },
       ]);
       expectError(

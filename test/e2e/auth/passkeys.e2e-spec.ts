@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { Clock } from '../../../src/common/clock.js';
 import { bearer, createUser, type CreatedUser, type Headers } from '../../support/auth.js';
 import { errorBody, expectError, expectValidationError } from '../../support/errors.js';
+import { mfaTokenOf, userAuditOf } from '../../support/mfa.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { SoftwareAuthenticator } from '../../support/webauthn-authenticator.js';
 
@@ -68,20 +69,6 @@ describe('Passkeys (e2e)', () => {
     return { user: owner, authenticator, passkeyId: res.body.id, credentialId: credential.id };
   }
 
-  async function mfaTokenOf(user: CreatedUser): Promise<string> {
-    const res = await login(user);
-    expectError(res, 401, 'MFA_REQUIRED');
-    return res.body.details.mfaToken as string;
-  }
-
-  const auditOf = (userId: number, action: string) =>
-    t.dataSource.query<{ outcome: string; actorUserId: number; actorCredential: string }[]>(
-      `SELECT outcome, actor_user_id AS "actorUserId", actor_credential AS "actorCredential"
-         FROM audit_events WHERE action = $1 AND target_type = 'user' AND target_id = $2
-        ORDER BY id`,
-      [action, userId],
-    );
-
   describe('registration', () => {
     it('should answer creation options for a discoverable credential of PUBLIC_BASE_URL', async () => {
       const user = await createUser(t);
@@ -117,7 +104,7 @@ describe('Passkeys (e2e)', () => {
       expect(next.excludeCredentials).toEqual([
         { id: credentialId, type: 'public-key', transports: ['internal'] },
       ]);
-      expect(await auditOf(user.id, 'auth.passkey_added')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.passkey_added')).toEqual([
         { outcome: 'success', actorUserId: user.id, actorCredential: 'jwt' },
       ]);
     });
@@ -217,7 +204,7 @@ describe('Passkeys (e2e)', () => {
         403,
         'INVALID_MFA_CODE',
       );
-      expect(await auditOf(user.id, 'auth.mfa_failed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_failed')).toEqual([
         { outcome: 'failure', actorUserId: user.id, actorCredential: 'jwt' },
       ]);
       const proof = authenticator.get(await proofOptions(user.headers));
@@ -226,7 +213,7 @@ describe('Passkeys (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({});
       expect(await list(user.headers)).toEqual([]);
-      expect(await auditOf(user.id, 'auth.passkey_removed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.passkey_removed')).toEqual([
         { outcome: 'success', actorUserId: user.id, actorCredential: 'jwt' },
       ]);
       expect((await login(user)).status).toBe(200);
@@ -257,7 +244,7 @@ describe('Passkeys (e2e)', () => {
       expect(res.status).toBe(200);
       expect(await list(user.headers)).toEqual([]);
       expect((await login(user)).status).toBe(200);
-      expect(await auditOf(user.id, 'auth.mfa_removed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_removed')).toEqual([
         { outcome: 'success', actorUserId: t.adminUser.id, actorCredential: 'jwt' },
       ]);
     });
@@ -304,7 +291,7 @@ describe('Passkeys (e2e)', () => {
 
     it('should count a refused assertion as a wrong code, audited', async () => {
       const { user, authenticator } = await registered();
-      const mfaToken = await mfaTokenOf(user);
+      const mfaToken = await mfaTokenOf(t, user);
       const options = (await t.http.post('/v1/auth/mfa/passkey-options').send({ mfaToken })).body
         .options;
       const wrongOrigin = authenticator.get(options, { origin: 'https://evil.example.com' });
@@ -319,7 +306,7 @@ describe('Passkeys (e2e)', () => {
         403,
         'INVALID_MFA_CODE',
       );
-      expect(await auditOf(user.id, 'auth.mfa_failed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_failed')).toEqual([
         { outcome: 'failure', actorUserId: user.id, actorCredential: 'none' },
         { outcome: 'failure', actorUserId: user.id, actorCredential: 'none' },
       ]);
@@ -394,7 +381,7 @@ describe('Passkeys (e2e)', () => {
         expect(res.headers['www-authenticate']).toBe('Bearer realm="petstore"');
       }
       // The known credential's refusals count against its account (LOGIN_LOCKOUT_FAILURES 5).
-      expect(await auditOf(user.id, 'auth.mfa_failed')).toHaveLength(3);
+      expect(await userAuditOf(t, user.id, 'auth.mfa_failed')).toHaveLength(3);
     });
 
     it('should refuse a challenge used once already', async () => {
@@ -413,7 +400,7 @@ describe('Passkeys (e2e)', () => {
       const res = await passkeyLogin(clone.get(await loginOptions()));
 
       expectError(res, 401, 'INVALID_PASSKEY');
-      expect(await auditOf(user.id, 'auth.mfa_failed')).toEqual([
+      expect(await userAuditOf(t, user.id, 'auth.mfa_failed')).toEqual([
         { outcome: 'failure', actorUserId: user.id, actorCredential: 'none' },
       ]);
       const [row] = await t.dataSource.query<{ counter: string }[]>(
