@@ -61,6 +61,28 @@ export function Field({ name, label, error, hint, children }: FieldProps) {
   );
 }
 
+/** The input of a 6-digit code from an authenticator app, inside a `Field`. */
+export function TotpCodeInput({
+  control,
+  value,
+  onValue,
+}: {
+  control: ControlProps;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <input
+      {...control}
+      autocomplete="one-time-code"
+      inputMode="numeric"
+      maxLength={6}
+      value={value}
+      onInput={(event) => onValue(event.currentTarget.value)}
+    />
+  );
+}
+
 /** A failed call, announced when it appears. */
 export function ErrorAlert({ error }: { error: unknown }) {
   if (error === undefined) return null;

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ApiError, ok } from '../api';
 import { session } from '../session';
-import { ErrorAlert, Field, formErrors, PageHeading, useSubmit } from '../ui';
+import { ErrorAlert, Field, formErrors, PageHeading, TotpCodeInput, useSubmit } from '../ui';
 
 /** `details` of a login's 401 MFA_REQUIRED. */
 export interface MfaChallenge {
@@ -105,16 +105,7 @@ export function MfaStep({ challenge, onRestart, extra }: MfaStepProps) {
               hint="6 digits"
               error={fieldError}
             >
-              {(control) => (
-                <input
-                  {...control}
-                  autocomplete="one-time-code"
-                  inputMode="numeric"
-                  maxLength={6}
-                  value={value}
-                  onInput={(event) => setValue(event.currentTarget.value)}
-                />
-              )}
+              {(control) => <TotpCodeInput control={control} value={value} onValue={setValue} />}
             </Field>
           )}
           <button type="submit" disabled={busy}>

@@ -9,6 +9,7 @@ import {
   formErrors,
   PageHeading,
   StatusMessage,
+  TotpCodeInput,
   useAnnouncement,
   useLoad,
   useSubmit,
@@ -173,16 +174,7 @@ function EnrolForm({
               label="Enter the 6-digit code the app shows"
               error={fields.code ?? (wrong ? messageOfCode(error) : undefined)}
             >
-              {(control) => (
-                <input
-                  {...control}
-                  autocomplete="one-time-code"
-                  inputMode="numeric"
-                  maxLength={6}
-                  value={code}
-                  onInput={(event) => setCode(event.currentTarget.value)}
-                />
-              )}
+              {(control) => <TotpCodeInput control={control} value={code} onValue={setCode} />}
             </Field>
             {!wrong && <ErrorAlert error={general} />}
             <div class="actions">
