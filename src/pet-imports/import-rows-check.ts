@@ -17,6 +17,12 @@ export interface ValidRow {
 /** Category ids by lower-case name: names are unique in any case, as the list filter reads them. */
 export type CategoryIds = ReadonlyMap<string, number>;
 
+/** A row checked: as its create when it passed, else its errors. */
+export interface CheckedRecord {
+  valid?: ValidRow;
+  errors: PetImportError[];
+}
+
 /**
  * A row's own errors: the create DTO's rules exactly as a single create runs them (so the
  * messages read the same), its category matched by name, and in upsert mode an externalId.
@@ -25,7 +31,7 @@ export function checkRecord(
   { row, fields }: ImportRecord,
   categoryIds: CategoryIds,
   mode: PetImportMode,
-): { valid?: ValidRow; errors: PetImportError[] } {
+): CheckedRecord {
   if (fields === undefined) {
     return { errors: [{ row, field: 'row', message: 'row must be a JSON object' }] };
   }

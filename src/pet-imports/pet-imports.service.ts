@@ -16,6 +16,7 @@ import { PetsService, type PetRow } from '../pets/pets.service.js';
 import {
   checkRecord,
   planOf,
+  type CheckedRecord,
   refusalOf,
   type CategoryIds,
   type RowPlan,
@@ -137,15 +138,16 @@ export class PetImportsService implements OnModuleDestroy {
       return;
     }
     let current = found;
+    let checked: CheckedRecord[] | undefined;
     if (found.status !== 'running') {
       if (!(await this.imports.startValidating(id))) return;
       const validated = await this.validate(found, read.records);
       if (!validated) return;
-      current = validated;
+      ({ found: current, checked } = validated);
     }
     if (current.status !== 'running') return;
     try {
-      return await this.apply(current, read.records);
+      return await this.apply(current, read.records, checked);
     } catch (error) {
       this.logger.error(`Import ${id} failed: ${messageOf(error)}`);
       await this.imports.fail(id, [
@@ -163,15 +165,17 @@ export class PetImportsService implements OnModuleDestroy {
   private async validate(
     found: PetImport,
     records: ImportRecord[],
-  ): Promise<PetImport | undefined> {
+  ): Promise<{ found: PetImport; checked: CheckedRecord[] } | undefined> {
     const categoryIds = await this.categoryIds();
     const errors: PetImportError[] = [];
     const valid: ValidRow[] = [];
+    const checked: CheckedRecord[] = [];
     for (const [index, record] of records.entries()) {
       if (index % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn();
-      const checked = checkRecord(record, categoryIds, found.mode);
-      errors.push(...checked.errors);
-      if (checked.valid) valid.push(checked.valid);
+      const result = checkRecord(record, categoryIds, found.mode);
+      checked.push(result);
+      errors.push(...result.errors);
+      if (result.valid) valid.push(result.valid);
     }
     const firstRows = new Map<string, number>();
     const existing = await this.existingPets(valid);
@@ -216,7 +220,7 @@ export class PetImportsService implements OnModuleDestroy {
       finishedAt: found.dryRun ? new Date() : null,
     };
     if (!(await this.imports.validated(found.id, outcome))) return undefined;
-    return { ...found, ...outcome };
+    return { found: { ...found, ...outcome }, checked };
   }
 
   private async existingPets(rows: ValidRow[]): Promise<Map<string, PetRow>> {
@@ -231,14 +235,23 @@ export class PetImportsService implements OnModuleDestroy {
 
   /**
    * The valid rows after the cursor, a batch per transaction that moves the cursor past it.
-   * A row checked again that no longer passes (its category renamed since) is kept as an
-   * error; a batch that fails (a change made since validation: a category deleted, an
-   * adoption opened) is applied again row by row, the rows that still fail kept as errors.
+   * `checked`: this run's validation of every row, applied as it is (each row's category
+   * resolved to its id then, the foreign key checking it at write time). Without it (a run
+   * resumed after a restart) the rows after the cursor are checked here, once; one that no
+   * longer passes (its category renamed since) is kept as an error. A batch that fails (a
+   * change made since validation: a category deleted, an adoption opened) is applied again
+   * row by row, the rows that still fail kept as errors.
    */
-  private async apply(found: PetImport, records: ImportRecord[]): Promise<JobOutcome> {
+  private async apply(
+    found: PetImport,
+    records: ImportRecord[],
+    checked: CheckedRecord[] | undefined,
+  ): Promise<JobOutcome> {
     const { id } = found;
     const invalid = new Set(found.invalidRows);
-    const categoryIds = await this.categoryIds();
+    const categoryIds = checked ? undefined : await this.categoryIds();
+    const checkedOf = (record: ImportRecord) =>
+      checked?.[record.row - 1] ?? checkRecord(record, categoryIds!, found.mode);
     let progress: Progress = { counts: { ...found.counts }, errors: [...found.errors] };
     let cursor = found.cursor;
     while (cursor < records.length) {
@@ -248,9 +261,9 @@ export class PetImportsService implements OnModuleDestroy {
       const late: PetImportError[] = [];
       for (const record of records.slice(cursor, end)) {
         if (invalid.has(record.row)) continue;
-        const checked = checkRecord(record, categoryIds, found.mode);
-        if (checked.valid) batch.push(checked.valid);
-        else late.push(...checked.errors);
+        const result = checkedOf(record);
+        if (result.valid) batch.push(result.valid);
+        else late.push(...result.errors);
       }
       const start = withErrors(progress, late);
       const next = await this.retried(() => this.applyBatch(found, batch, end, start)).catch(
@@ -310,9 +323,7 @@ export class PetImportsService implements OnModuleDestroy {
       ).catch(async (error: unknown) => {
         const refusal = this.refusedOf(error);
         if (!refusal) throw error;
-        const failed = withErrors(current, [
-          { row, field: fieldOf(refusal), message: refusal.message },
-        ]);
+        const failed = withErrors(current, [{ row, ...fieldErrorOf(refusal) }]);
         await this.txHost.withTransaction(() =>
           this.imports.advance(found.id, cursor, failed.counts, failed.errors),
         );
@@ -391,13 +402,17 @@ function withErrors(progress: Progress, refused: PetImportError[]): Progress {
   };
 }
 
-/** The field a refused write names (`details.field`, as the 409s carry it), else `row`. */
-function fieldOf(error: ApiException): string {
+/**
+ * A refused write as a row's error: the field it names (`details.field`, as the 409s carry
+ * it; else `row`) with its message, or a validation error's first field as the 400 lists it
+ * (the field's own message, as validation words a row's errors).
+ */
+function fieldErrorOf(error: ApiException): { field: string; message: string } {
   const field = error.details?.field;
-  if (typeof field === 'string') return field;
-  const fields = error.details?.fields as { field: string }[] | undefined;
-  if (fields?.[0]) return fields[0].field;
-  return error.code === 'PET_HAS_OPEN_ADOPTION' || error.code === 'INVALID_STATUS_TRANSITION'
-    ? 'status'
-    : 'row';
+  if (typeof field === 'string') return { field, message: error.message };
+  const fields = error.details?.fields as { field: string; message: string }[] | undefined;
+  if (fields?.[0]) return { field: fields[0].field, message: fields[0].message };
+  const onStatus =
+    error.code === 'PET_HAS_OPEN_ADOPTION' || error.code === 'INVALID_STATUS_TRANSITION';
+  return { field: onStatus ? 'status' : 'row', message: error.message };
 }

@@ -273,4 +273,88 @@ describe('Catalogue import in batches (e2e)', () => {
       await t.dataSource.query('DROP FUNCTION test_take_late()');
     }
   });
+
+  /**
+   * Runs `work` while `change` (SQL) is made as validation ends: in the statement that moves
+   * an import from validating to running, so before any row is applied.
+   */
+  const withChangeAfterValidation = async (change: string, work: () => Promise<void>) => {
+    await t.dataSource.query(
+      `CREATE FUNCTION test_change() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF OLD.status = 'validating' AND NEW.status = 'running' THEN
+             ${change};
+           END IF;
+           RETURN NEW;
+         END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER test_change AFTER UPDATE ON pet_imports
+         FOR EACH ROW EXECUTE FUNCTION test_change()`,
+    );
+    try {
+      await work();
+    } finally {
+      await t.dataSource.query('DROP TRIGGER test_change ON pet_imports');
+      await t.dataSource.query('DROP FUNCTION test_change()');
+    }
+  };
+  const fileIn = (prefix: string, category: string) =>
+    [1, 2]
+      .map((row) =>
+        JSON.stringify({
+          name: `${prefix} ${row}`,
+          category,
+          status: 'available',
+          externalId: `${prefix}-${row}`,
+        }),
+      )
+      .join('\n');
+
+  it('should create the rows in the category validation found, renamed since', async () => {
+    const category = await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: 'Ferrets' })
+      .expect(201);
+    await withChangeAfterValidation(
+      `UPDATE categories SET name = 'Polecats' WHERE name = 'Ferrets'`,
+      async () => {
+        const done = await imported(fileIn('RENAMED', 'Ferrets'));
+
+        expect(done.errors).toEqual([]);
+        expect(done.counts).toMatchObject({ rows: 2, valid: 2, invalid: 0, created: 2 });
+        for (const externalId of ['RENAMED-1', 'RENAMED-2']) {
+          expect(await petWith(externalId)).toMatchObject({
+            category: { id: category.body.id, name: 'Polecats' },
+          });
+        }
+      },
+    );
+  });
+
+  it('should refuse the rows of a category deleted since validation, as a single create would', async () => {
+    const category = await t.http
+      .post('/v1/categories')
+      .set(t.admin)
+      .send({ name: 'Stoats' })
+      .expect(201);
+    await withChangeAfterValidation(`DELETE FROM categories WHERE name = 'Stoats'`, async () => {
+      const done = await imported(fileIn('GONE', 'Stoats'));
+
+      const single = await t.http
+        .post('/v1/pets')
+        .set(t.user)
+        .send({ name: 'Again', categoryId: category.body.id, status: 'available' });
+      expect(single.status).toBe(400);
+      const refusal = single.body.details.fields[0];
+      expect(done.errors).toEqual([
+        { row: 1, field: refusal.field, message: refusal.message },
+        { row: 2, field: refusal.field, message: refusal.message },
+      ]);
+      expect(done.counts).toMatchObject({ rows: 2, valid: 0, invalid: 2, created: 0 });
+      const gone = await t.http.get('/v1/pets').query({ externalId: 'GONE-1' }).set(t.user);
+      expect(gone.body.pets).toEqual([]);
+    });
+  });
 });
