@@ -7,7 +7,7 @@ SELECT u.tag, array_agg(t.id) AS ids
  GROUP BY u.tag;
 
 -- listPetsQuery: no filter, newest first
--- params: [20,0]
+-- params: [20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -18,10 +18,13 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               JOIN tags t ON t.id = pt.tag_id
               WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
               FROM pet_counts) AS total
-    FROM (SELECT p.*, p.created_at AS "sortKey"
+    FROM (SELECT *
+      FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $1 OFFSET $2) p
+      LIMIT 100) b
+      ORDER BY b."sortKey" DESC, b.id DESC
+      LIMIT $1) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" DESC, p.id DESC;
 
@@ -30,7 +33,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 
 -- listPetsQuery: category and status, oldest first
--- params: ["Dogs","available","Dogs","available",20,0]
+-- params: ["Dogs","available","Dogs","available",20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -45,14 +48,17 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               FROM categories
               WHERE lower(name) = lower($3))
               AND status = $4::pet_status) AS total
-    FROM (SELECT p.*, p.created_at AS "sortKey"
+    FROM (SELECT *
+      FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE p.category_id = (SELECT id
       FROM categories
       WHERE lower(name) = lower($1))
       AND p.status = $2::pet_status
       ORDER BY p.created_at ASC, p.id DESC
-      LIMIT $5 OFFSET $6) p
+      LIMIT 100) b
+      ORDER BY b."sortKey" ASC, b.id DESC
+      LIMIT $5) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" ASC, p.id DESC;
 
@@ -66,7 +72,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total
   AND status = $2::pet_status;
 
 -- listPetsQuery: by name, after a cursor
--- params: [20,42,"rex"]
+-- params: [42,"rex",20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -77,13 +83,16 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               JOIN tags t ON t.id = pt.tag_id
               WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
               FROM pet_counts) AS total
-    FROM (SELECT p.*, lower(p.name) COLLATE "C" AS "sortKey"
+    FROM (SELECT *
+      FROM (SELECT p.*, lower(p.name) COLLATE "C" AS "sortKey"
       FROM pets p
-      WHERE lower(p.name) COLLATE "C" >= $3::text
-      AND (lower(p.name) COLLATE "C" > $3::text OR (lower(p.name) COLLATE "C" = $3::text
-      AND p.id < $2::int8))
+      WHERE lower(p.name) COLLATE "C" >= $2::text
+      AND (lower(p.name) COLLATE "C" > $2::text OR (lower(p.name) COLLATE "C" = $2::text
+      AND p.id < $1::int8))
       ORDER BY lower(p.name) COLLATE "C" ASC, p.id DESC
-      LIMIT $1) p
+      LIMIT 100) b
+      ORDER BY b."sortKey" ASC, b.id DESC
+      LIMIT $3) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" ASC, p.id DESC;
 
@@ -92,7 +101,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 
 -- listPetsQuery: by age descending, after a cursor with an age
--- params: [20,42,3]
+-- params: [42,3,20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -104,24 +113,27 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
               FROM pet_counts) AS total
     FROM (SELECT *
+      FROM (SELECT *
       FROM ((SELECT p.*, p.age AS "sortKey"
       FROM pets p
-      WHERE p.age = $3::int4
-      AND p.id < $2::int8
+      WHERE p.age = $2::int4
+      AND p.id < $1::int8
          ORDER BY p.age DESC NULLS LAST, p.id DESC
-           LIMIT $1)
+           LIMIT 100)
            UNION ALL (SELECT p.*, p.age AS "sortKey"
            FROM pets p
-           WHERE p.age < $3::int4
+           WHERE p.age < $2::int4
          ORDER BY p.age DESC NULLS LAST, p.id DESC
-           LIMIT $1)
+           LIMIT 100)
            UNION ALL (SELECT p.*, p.age AS "sortKey"
            FROM pets p
            WHERE p.age IS NULL
          ORDER BY p.age DESC NULLS LAST, p.id DESC
-           LIMIT $1)) u
+           LIMIT 100)) u
            ORDER BY u."sortKey" DESC NULLS LAST, u.id DESC
-           LIMIT $1) p
+           LIMIT 100) b
+           ORDER BY b."sortKey" DESC NULLS LAST, b.id DESC
+           LIMIT $3) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" DESC NULLS LAST, p.id DESC;
 
@@ -130,7 +142,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 
 -- listPetsQuery: by age, after a cursor without an age
--- params: [20,42]
+-- params: [42,20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -142,14 +154,17 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
               FROM pet_counts) AS total
     FROM (SELECT *
+      FROM (SELECT *
       FROM ((SELECT p.*, p.age AS "sortKey"
       FROM pets p
       WHERE p.age IS NULL
-      AND p.id < $2::int8
+      AND p.id < $1::int8
          ORDER BY p.age ASC NULLS LAST, p.id DESC
-           LIMIT $1)) u
+           LIMIT 100)) u
            ORDER BY u."sortKey" ASC NULLS LAST, u.id DESC
-           LIMIT $1) p
+           LIMIT 100) b
+           ORDER BY b."sortKey" ASC NULLS LAST, b.id DESC
+           LIMIT $2) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" ASC NULLS LAST, p.id DESC;
 
@@ -158,7 +173,7 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 
 -- listPetsQuery: newest first, after a cursor
--- params: [20,42,"2026-11-21T22:27:03.123Z"]
+-- params: [42,"2026-11-21T22:27:03.123Z",20]
   SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
@@ -169,11 +184,14 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
               JOIN tags t ON t.id = pt.tag_id
               WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
               FROM pet_counts) AS total
-    FROM (SELECT p.*, p.created_at AS "sortKey"
+    FROM (SELECT *
+      FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
-      WHERE (p.created_at, p.id) < ($3::timestamptz, $2::int8)
+      WHERE (p.created_at, p.id) < ($2::timestamptz, $1::int8)
       ORDER BY p.created_at DESC, p.id DESC
-      LIMIT $1) p
+      LIMIT 100) b
+      ORDER BY b."sortKey" DESC, b.id DESC
+      LIMIT $3) p
     JOIN categories c ON c.id = p.category_id
    ORDER BY p."sortKey" DESC, p.id DESC;
 

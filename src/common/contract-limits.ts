@@ -1,5 +1,8 @@
 /** Limits the contract fixes and more than one module enforces or documents. */
 
+/** The largest page a list answers (`limit`). */
+export const MAX_PAGE_SIZE = 100;
+
 /** Photo URLs per pet; uploaded images are appended to them, so this bounds images too. */
 export const MAX_PHOTO_URLS = 20;
 

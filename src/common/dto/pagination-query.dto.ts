@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
+import { MAX_PAGE_SIZE } from '../contract-limits.js';
 import { PaginationResponse } from './pagination-response.dto.js';
 import { IntegerText } from './transforms.js';
 
@@ -10,11 +11,11 @@ export class PaginationQueryDto {
     type: 'integer',
     format: 'int32',
     minimum: 1,
-    maximum: 100,
+    maximum: MAX_PAGE_SIZE,
     default: 20,
     description: 'Page size; out of range is 400, never clamped',
   })
-  @IntegerText(1, 100)
+  @IntegerText(1, MAX_PAGE_SIZE)
   limit: number = 20;
 
   /** Left undefined when not sent, so that keyset paging can refuse it; 0 by default. */
@@ -40,7 +41,7 @@ export class LargePageQueryDto extends PaginationQueryDto {
     type: 'integer',
     format: 'int32',
     minimum: 1,
-    maximum: 100,
+    maximum: MAX_PAGE_SIZE,
     default: 100,
     description: 'Page size; out of range is 400, never clamped',
   })
