@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import sharp, { type Sharp, type SharpOptions } from 'sharp';
+import type sharpModule from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
 import { ApiException } from '../../common/errors/api-exception.js';
 import { messageOf } from '../../common/errors/message-of.js';
 import { mediaConfig, type MediaConfig } from '../../config/media.config.js';
@@ -37,21 +38,34 @@ const WAITING_JOBS_PER_SLOT = 8;
 @Injectable()
 export class ImageProcessor {
   private readonly limiter: JobLimiter;
+  // Loaded with the first image: libvips adds about 25 MB of resident memory, which an
+  // instance that is never sent an image would carry for nothing (docs/performance.md#memory).
+  private sharp?: Promise<typeof sharpModule>;
 
   constructor(
     @Inject(mediaConfig.KEY) private readonly cfg: MediaConfig,
     private readonly metrics: MetricsService,
   ) {
-    sharp.block({ operation: ['VipsForeignLoad'] });
-    sharp.unblock({ operation: ALLOWED_LOADERS });
-    // Uploads are never processed twice: a cache would only hold memory.
-    sharp.cache(false);
-    // Threads per image times images at once stays within the machine's cores.
-    sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / cfg.maxConcurrentJobs)));
     this.limiter = new JobLimiter(
       cfg.maxConcurrentJobs,
       cfg.maxConcurrentJobs * WAITING_JOBS_PER_SLOT,
     );
+  }
+
+  /** sharp, set up before its first use. */
+  private vips(): Promise<typeof sharpModule> {
+    this.sharp ??= import('sharp').then(({ default: sharp }) => {
+      sharp.block({ operation: ['VipsForeignLoad'] });
+      sharp.unblock({ operation: ALLOWED_LOADERS });
+      // Uploads are never processed twice: a cache would only hold memory.
+      sharp.cache(false);
+      // Threads per image times images at once stays within the machine's cores.
+      sharp.concurrency(
+        Math.max(1, Math.floor(availableParallelism() / this.cfg.maxConcurrentJobs)),
+      );
+      return sharp;
+    });
+    return this.sharp;
   }
 
   /**
@@ -59,12 +73,14 @@ export class ImageProcessor {
    * format. Undecodable, truncated or oversized input is a 400 INVALID_IMAGE.
    */
   async render(input: Buffer, format: ImageFormat): Promise<Renditions> {
+    // Outside the try: a library that fails to load is the server's error, not the image's.
+    const sharp = await this.vips();
     try {
       return await this.limiter.run(() =>
         inSpan(
           'image.render',
           { attributes: { 'image.format': format, 'image.input_bytes': input.length } },
-          () => this.timed(() => this.renderNow(input, format)),
+          () => this.timed(() => this.renderNow(sharp, input, format)),
         ),
       );
     } catch (error) {
@@ -82,7 +98,11 @@ export class ImageProcessor {
     }
   }
 
-  private async renderNow(input: Buffer, format: ImageFormat): Promise<Renditions> {
+  private async renderNow(
+    sharp: typeof sharpModule,
+    input: Buffer,
+    format: ImageFormat,
+  ): Promise<Renditions> {
     const animated = format === 'gif';
     const options: SharpOptions = {
       failOn: 'error',
@@ -91,7 +111,7 @@ export class ImageProcessor {
       // GIF carries no EXIF; for JPEG and PNG the orientation is applied before resizing.
       autoOrient: !animated,
     };
-    if (animated) await this.assertFrameCount(input, options);
+    if (animated) await this.assertFrameCount(sharp, input, options);
     const main = await this.resized(sharp(input, options), format, this.cfg.mainSize);
     // From the main rendition: already decoded-size, oriented and clean, so far cheaper.
     const thumbnail = await this.resized(
@@ -103,7 +123,11 @@ export class ImageProcessor {
   }
 
   /** From the header, before any frame is decoded. */
-  private async assertFrameCount(input: Buffer, options: SharpOptions): Promise<void> {
+  private async assertFrameCount(
+    sharp: typeof sharpModule,
+    input: Buffer,
+    options: SharpOptions,
+  ): Promise<void> {
     const { pages = 1 } = await sharp(input, options).metadata();
     if (pages > this.cfg.maxFrames) throw new TooManyFramesError(this.cfg.maxFrames);
   }
