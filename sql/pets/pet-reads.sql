@@ -6,9 +6,7 @@ SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
   FROM pets p JOIN categories c ON c.id = p.category_id
  WHERE p.id = $1;
 
@@ -28,8 +26,6 @@ SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
   FROM pets p JOIN categories c ON c.id = p.category_id
  WHERE p.external_id = ANY($1::text[]);

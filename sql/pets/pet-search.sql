@@ -12,12 +12,8 @@ SELECT u.tag, array_agg(t.id) AS ids
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts) AS total
     FROM (SELECT *
       FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
@@ -38,16 +34,12 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts
-              WHERE category_id = (SELECT id
-              FROM categories
-              WHERE lower(name) = lower($3))
-              AND status = $4::pet_status) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts
+  WHERE category_id = (SELECT id
+  FROM categories
+  WHERE lower(name) = lower($3))
+  AND status = $4::pet_status) AS total
     FROM (SELECT *
       FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
@@ -77,12 +69,8 @@ SELECT COALESCE(sum(count), 0)::int8 AS total
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts) AS total
     FROM (SELECT *
       FROM (SELECT p.*, lower(p.name) COLLATE "C" AS "sortKey"
       FROM pets p
@@ -106,12 +94,8 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts) AS total
     FROM (SELECT *
       FROM (SELECT *
       FROM ((SELECT p.*, p.age AS "sortKey"
@@ -147,12 +131,8 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts) AS total
     FROM (SELECT *
       FROM (SELECT *
       FROM ((SELECT p.*, p.age AS "sortKey"
@@ -178,12 +158,8 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
-              FROM pet_counts) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT COALESCE(sum(count), 0)::int8 AS total
+  FROM pet_counts) AS total
     FROM (SELECT *
       FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
@@ -205,11 +181,7 @@ SELECT COALESCE(sum(count), 0)::int8 AS total FROM pet_counts;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, r."sortKey", r."windowTotal" AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, r."sortKey", r."windowTotal" AS total
     FROM (SELECT d.pet_id, ts_rank(d.document, (SELECT query
       FROM search)) AS "sortKey", count(*) OVER () AS "windowTotal"
       FROM pet_documents d
@@ -237,11 +209,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, r."sortKey", r."windowTotal" AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, r."sortKey", r."windowTotal" AS total
     FROM (SELECT *
       FROM (SELECT d.pet_id, ts_rank(d.document, (SELECT query
       FROM search)) AS "sortKey", count(*) OVER () AS "windowTotal"
@@ -267,11 +235,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", p."windowTotal" AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", p."windowTotal" AS total
     FROM (SELECT p.*, ts_rank(d.document, (SELECT query
       FROM search)) AS "sortKey", count(*) OVER () AS "windowTotal"
       FROM pets p
@@ -300,11 +264,7 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", p."windowTotal" AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", p."windowTotal" AS total
     FROM (SELECT *
       FROM (SELECT p.*, ts_rank(d.document, (SELECT query
       FROM search)) AS "sortKey", count(*) OVER () AS "windowTotal"
@@ -339,14 +299,10 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pet_documents d
-              WHERE d.document @@ (SELECT query
-              FROM search)) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pet_documents d
+  WHERE d.document @@ (SELECT query
+  FROM search)) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       JOIN pet_documents d ON d.pet_id = p.id
@@ -370,15 +326,11 @@ WITH search AS MATERIALIZED (SELECT pet_search_query($1) AS query) SELECT count(
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pet_tags
-              WHERE tag_id = ANY($1::int8[])
-              AND pet_age >= $2::int4
-              AND pet_age <= $3::int4) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pet_tags
+  WHERE tag_id = ANY($1::int8[])
+  AND pet_age >= $2::int4
+  AND pet_age <= $3::int4) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE EXISTS (SELECT 1
@@ -406,23 +358,19 @@ SELECT count(*)::int8 AS total
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pets p
-              WHERE p.category_id = (SELECT id
-              FROM categories
-              WHERE lower(name) = lower($1))
-              AND EXISTS (SELECT 1
-              FROM pet_tags pt
-              WHERE pt.pet_id = p.id
-              AND pt.tag_id = ANY($2::int8[]))
-              AND EXISTS (SELECT 1
-              FROM pet_tags pt
-              WHERE pt.pet_id = p.id
-              AND pt.tag_id = ANY($3::int8[]))) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pets p
+  WHERE p.category_id = (SELECT id
+  FROM categories
+  WHERE lower(name) = lower($1))
+  AND EXISTS (SELECT 1
+  FROM pet_tags pt
+  WHERE pt.pet_id = p.id
+  AND pt.tag_id = ANY($2::int8[]))
+  AND EXISTS (SELECT 1
+  FROM pet_tags pt
+  WHERE pt.pet_id = p.id
+  AND pt.tag_id = ANY($3::int8[]))) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE p.category_id = (SELECT id
@@ -463,13 +411,9 @@ SELECT count(*)::int8 AS total
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pets p
-              WHERE false) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pets p
+  WHERE false) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE false
@@ -488,14 +432,10 @@ SELECT count(*)::int8 AS total FROM pets p WHERE false;
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pets p
-              WHERE p.created_at > $1::timestamptz
-              AND p.created_at < $2::timestamptz) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pets p
+  WHERE p.created_at > $1::timestamptz
+  AND p.created_at < $2::timestamptz) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE p.created_at > $1::timestamptz
@@ -518,13 +458,9 @@ SELECT count(*)::int8 AS total
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags, p."sortKey", (SELECT count(*)::int8 AS total
-              FROM pets p
-              WHERE p.external_id = $1) AS total
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags, p."sortKey", (SELECT count(*)::int8 AS total
+  FROM pets p
+  WHERE p.external_id = $1) AS total
     FROM (SELECT p.*, p.created_at AS "sortKey"
       FROM pets p
       WHERE p.external_id = $1
@@ -541,18 +477,13 @@ SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
 -- params: [1000]
   WITH batch AS MATERIALIZED (
     SELECT p.* FROM pets p
-     ORDER BY p.id DESC LIMIT $1),
-  tagged AS (
-    SELECT pt.pet_id, '[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
-                                ORDER BY t.name) || ']' AS tags
-      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
-     GROUP BY pt.pet_id)
+     ORDER BY p.id DESC LIMIT $1)
   SELECT p.id, concat('{"id":' || p.id,
 ',"name":' || to_json(p.name::text),
 ',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
                   ',"description":' || to_json(c.description::text), '}'),
 ',"photoUrls":' || to_json(p.photo_urls),
-',"tags":' || COALESCE(tg.tags, '[]'),
+',"tags":' || tg.tags,
 ',"status":' || '"' || p.status || '"',
 ',"age":' || p.age,
 ',"breed":' || to_json(p.breed::text),
@@ -561,18 +492,14 @@ SELECT count(*)::int8 AS total FROM pets p WHERE p.external_id = $1;
 ',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
 ',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id
+    CROSS JOIN LATERAL (SELECT p.tag_list::text AS tags) tg
    ORDER BY p.id DESC LIMIT $1;
 
 -- exportPetsQuery: no filter, the first batch, as CSV
 -- params: [1000]
   WITH batch AS MATERIALIZED (
     SELECT p.* FROM pets p
-     ORDER BY p.id DESC LIMIT $1),
-  tagged AS (
-    SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
-      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
-     GROUP BY pt.pet_id)
+     ORDER BY p.id DESC LIMIT $1)
   SELECT p.id, concat(p.id, ',',
 CASE WHEN strpos(p.name, ',') > 0 OR strpos(p.name, '"') > 0 OR strpos(p.name, E'\n') > 0 OR strpos(p.name, E'\r') > 0 THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
 CASE WHEN strpos(c.name, ',') > 0 OR strpos(c.name, '"') > 0 OR strpos(c.name, E'\n') > 0 OR strpos(c.name, E'\r') > 0 THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
@@ -584,7 +511,8 @@ CASE WHEN strpos(p.breed, ',') > 0 OR strpos(p.breed, '"') > 0 OR strpos(p.breed
 CASE WHEN strpos(p.description, ',') > 0 OR strpos(p.description, '"') > 0 OR strpos(p.description, E'\n') > 0 OR strpos(p.description, E'\r') > 0 THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
 CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR strpos(p.external_id, E'\n') > 0 OR strpos(p.external_id, E'\r') > 0 THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id
+    CROSS JOIN LATERAL (SELECT string_agg(e.tag ->> 'name', '|' ORDER BY e.at) AS tags
+           FROM json_array_elements(p.tag_list) WITH ORDINALITY AS e(tag, at)) tg
    ORDER BY p.id DESC LIMIT $1;
 
 -- exportPetsQuery: category and status, below an id
@@ -597,18 +525,13 @@ CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR st
       WHERE lower(name) = lower($1))
       AND p.status = $2::pet_status
       AND p.id < $3::int8
-     ORDER BY p.id DESC LIMIT $4),
-  tagged AS (
-    SELECT pt.pet_id, '[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
-                                ORDER BY t.name) || ']' AS tags
-      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
-     GROUP BY pt.pet_id)
+     ORDER BY p.id DESC LIMIT $4)
   SELECT p.id, concat('{"id":' || p.id,
 ',"name":' || to_json(p.name::text),
 ',"category":' || concat('{"id":', c.id, ',"name":', to_json(c.name::text),
                   ',"description":' || to_json(c.description::text), '}'),
 ',"photoUrls":' || to_json(p.photo_urls),
-',"tags":' || COALESCE(tg.tags, '[]'),
+',"tags":' || tg.tags,
 ',"status":' || '"' || p.status || '"',
 ',"age":' || p.age,
 ',"breed":' || to_json(p.breed::text),
@@ -617,7 +540,7 @@ CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR st
 ',"createdAt":' || '"' || to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"',
 ',"updatedAt":' || '"' || to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', E'}\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id
+    CROSS JOIN LATERAL (SELECT p.tag_list::text AS tags) tg
    ORDER BY p.id DESC LIMIT $4;
 
 -- exportPetsQuery: q and a tag, below an id
@@ -633,11 +556,7 @@ CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR st
       WHERE pt.pet_id = p.id
       AND pt.tag_id = ANY($2::int8[]))
       AND p.id < $3::int8
-     ORDER BY p.id DESC LIMIT $4),
-  tagged AS (
-    SELECT pt.pet_id, string_agg(t.name, '|' ORDER BY t.name) AS tags
-      FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
-     GROUP BY pt.pet_id)
+     ORDER BY p.id DESC LIMIT $4)
   SELECT p.id, concat(p.id, ',',
 CASE WHEN strpos(p.name, ',') > 0 OR strpos(p.name, '"') > 0 OR strpos(p.name, E'\n') > 0 OR strpos(p.name, E'\r') > 0 THEN '"' || replace(p.name, '"', '""') || '"' ELSE p.name END, ',',
 CASE WHEN strpos(c.name, ',') > 0 OR strpos(c.name, '"') > 0 OR strpos(c.name, E'\n') > 0 OR strpos(c.name, E'\r') > 0 THEN '"' || replace(c.name, '"', '""') || '"' ELSE c.name END, ',',
@@ -649,7 +568,8 @@ CASE WHEN strpos(p.breed, ',') > 0 OR strpos(p.breed, '"') > 0 OR strpos(p.breed
 CASE WHEN strpos(p.description, ',') > 0 OR strpos(p.description, '"') > 0 OR strpos(p.description, E'\n') > 0 OR strpos(p.description, E'\r') > 0 THEN '"' || replace(p.description, '"', '""') || '"' ELSE p.description END, ',',
 CASE WHEN strpos(p.external_id, ',') > 0 OR strpos(p.external_id, '"') > 0 OR strpos(p.external_id, E'\n') > 0 OR strpos(p.external_id, E'\r') > 0 THEN '"' || replace(p.external_id, '"', '""') || '"' ELSE p.external_id END, E'\n') AS line
     FROM batch p JOIN categories c ON c.id = p.category_id
-    LEFT JOIN tagged tg ON tg.pet_id = p.id
+    CROSS JOIN LATERAL (SELECT string_agg(e.tag ->> 'name', '|' ORDER BY e.at) AS tags
+           FROM json_array_elements(p.tag_list) WITH ORDINALITY AS e(tag, at)) tg
    ORDER BY p.id DESC LIMIT $4;
 
 -- countedFacetsQuery: no filter

@@ -8,13 +8,9 @@ readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-  p.version || '.' || c.version AS "versionTag",
-  COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-              FROM pet_tags pt
-                JOIN tags t ON t.id = pt.tag_id
-                WHERE pt.pet_id = p.id), '[]') AS tags
-                FROM changed p
-                JOIN categories c ON c.id = p.category_id),
+  p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+    FROM changed p
+    JOIN categories c ON c.id = p.category_id),
 recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                             actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -37,20 +33,20 @@ SELECT *,
 
 -- insertPetQuery: every field, with tags
 -- params: ["Rex",3,"available",["https://example.com/rex.jpg"],3,"Labrador","Fetches","SKU-1042",["friendly","calm"],"pet.created",1,"pk_live_AbCd","user",null]
-WITH changed AS (INSERT INTO pets (name, category_id, status, photo_urls, age, breed, description, external_id)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *),
-pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($9::text[])),
+WITH pet_tag AS (SELECT id, name FROM tags WHERE name = ANY($9::text[])),
+changed AS (INSERT INTO pets (name, category_id, status, photo_urls, age, breed, description, external_id, tag_list)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT COALESCE(('[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                  ORDER BY t.name) || ']')::json, '[]')
+                                    FROM pet_tag t)) RETURNING *),
 linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
                   SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag),
 readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-  p.version || '.' || c.version AS "versionTag",
-  COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-              FROM pet_tag t), '[]') AS tags
-                FROM changed p
-                JOIN categories c ON c.id = p.category_id),
+  p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+    FROM changed p
+    JOIN categories c ON c.id = p.category_id),
 recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                             actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -78,10 +74,14 @@ SELECT *,
       FROM jsonb_to_recordset($1::jsonb)
         AS i(name text, category_id int8, status pet_status, photo_urls text[], age int4,
              breed text, description text, external_id text, tags text[])),
-  changed AS (INSERT INTO pets (id, name, category_id, status, photo_urls, age, breed, description, external_id) OVERRIDING SYSTEM VALUE
-              SELECT id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
-                     description, external_id
-                FROM input ORDER BY id
+  changed AS (INSERT INTO pets (id, name, category_id, status, photo_urls, age, breed, description, external_id, tag_list) OVERRIDING SYSTEM VALUE
+              SELECT i.id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
+                     description, external_id,
+                     (SELECT COALESCE(('[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                ORDER BY t.name) || ']')::json, '[]')
+                                  FROM tags t
+                                  WHERE t.name = ANY(i.tags))
+                FROM input i ORDER BY i.id
               RETURNING *),
   linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
              SELECT p.id, t.id, p.age
@@ -90,11 +90,9 @@ SELECT *,
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM tags t WHERE t.name = ANY(i.tags)), '[]') AS tags
-               FROM changed p JOIN input i ON i.id = p.id
-               JOIN categories c ON c.id = p.category_id),
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+  FROM changed p
+  JOIN categories c ON c.id = p.category_id),
   recorded AS (
   INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                           actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -127,13 +125,9 @@ readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-  p.version || '.' || c.version AS "versionTag",
-  COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-              FROM pet_tags pt
-                JOIN tags t ON t.id = pt.tag_id
-                WHERE pt.pet_id = p.id), '[]') AS tags
-                FROM changed p
-                JOIN categories c ON c.id = p.category_id),
+  p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+    FROM changed p
+    JOIN categories c ON c.id = p.category_id),
 recorded AS (
     INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                             actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -177,13 +171,9 @@ readback AS (SELECT
   p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
   p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
   c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-  p.version || '.' || c.version AS "versionTag",
-  COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-              FROM pet_tags pt
-                JOIN tags t ON t.id = pt.tag_id
-                WHERE pt.pet_id = p.id), '[]') AS tags
-                FROM changed p
-                JOIN categories c ON c.id = p.category_id)
+  p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+    FROM changed p
+    JOIN categories c ON c.id = p.category_id)
     SELECT r.*, d."changedFields", d."statusFrom"
       FROM readback r, changed d;
 
@@ -194,9 +184,7 @@ SELECT
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = p.id), '[]') AS tags
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
   FROM pets p JOIN categories c ON c.id = p.category_id
  WHERE p.id = $1),
   recorded AS (
@@ -235,13 +223,9 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags
-              FROM changed p
-              JOIN categories c ON c.id = p.category_id),
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+  FROM changed p
+  JOIN categories c ON c.id = p.category_id),
   recorded AS (
   INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                           actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -269,13 +253,9 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags
-              FROM changed p
-              JOIN categories c ON c.id = p.category_id),
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+  FROM changed p
+  JOIN categories c ON c.id = p.category_id),
   recorded AS (
   INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                           actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -309,13 +289,9 @@ COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY
 p.id, p.name, p.status, p.photo_urls AS "photoUrls", p.age, p.breed, p.description,
 p.external_id AS "externalId", p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.held_by AS "heldBy",
 c.id AS "categoryId", c.name AS "categoryName", c.description AS "categoryDescription",
-p.version || '.' || c.version AS "versionTag",
-COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-            FROM pet_tags pt
-              JOIN tags t ON t.id = pt.tag_id
-              WHERE pt.pet_id = p.id), '[]') AS tags
-              FROM changed p
-              JOIN categories c ON c.id = p.category_id),
+p.version || '.' || c.version AS "versionTag", p.tag_list AS tags
+  FROM changed p
+  JOIN categories c ON c.id = p.category_id),
   recorded AS (
   INSERT INTO pet_events (id, pet_id, type, occurred_at, actor_user_id, actor_api_key_prefix,
                           actor_role, changed_fields, status_from, status_to, adoption_id, pet)
@@ -355,5 +331,10 @@ DELETE FROM pet_tags pt USING tags t
 
 -- LINK_TAGS
 -- params: [42,["calm","friendly"]]
-INSERT INTO pet_tags (pet_id, tag_id, pet_age)
-  SELECT p.id, t.id, p.age FROM pets p, tags t WHERE p.id = $1 AND t.name = ANY($2::text[]);
+WITH linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+    SELECT p.id, t.id, p.age FROM pets p, tags t WHERE p.id = $1 AND t.name = ANY($2::text[]))
+  UPDATE pets SET tag_list = (SELECT COALESCE(('[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                  ORDER BY t.name) || ']')::json, '[]')
+                                    FROM tags t
+                                    WHERE t.name = ANY($2::text[]))
+   WHERE id = $1;

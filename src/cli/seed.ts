@@ -65,9 +65,28 @@ async function seedBulk(dataSource: DataSource, pets: number): Promise<void> {
     );
     for (let done = 0; done < pets; done += BULK_BATCH) {
       const batch = Math.min(BULK_BATCH, pets - done);
+      // Ids are taken first, in the numbers' order, for the tags (a hash of the id, as the demo
+      // pets came first): the pets' rows hold them, as the pets' writes write `tag_list`
+      // (TAG_LIST, pets/sql/pet-reads.sql.ts), and their links are written beside them.
       await manager.query(
-        `INSERT INTO pets (name, category_id, status, age, breed, description, created_at, updated_at)
-         SELECT ($4::text[])[1 + m % 20] || ' ' || ($5::text[])[1 + (m / 20) % 20] || ' ' || m,
+        `WITH input AS MATERIALIZED (
+           SELECT nextval(pg_get_serial_sequence('pets', 'id')) AS id, m
+             FROM generate_series($1 + 1, $1 + $3) AS m ORDER BY m),
+         links AS MATERIALIZED (
+           SELECT i.id AS pet_id, t.id, t.name FROM input i
+             JOIN tags t ON t.name = 'tag' || (i.id * 37 + i.id / 100) % $10
+           UNION ALL
+           SELECT i.id, t.id, t.name FROM input i JOIN tags t ON t.name = 'friendly'
+            WHERE (i.id * 5 + i.id / 7) % 3 = 0),
+         lists AS (
+           SELECT pet_id,
+                  ('[' || string_agg(concat('{"id":', id, ',"name":', to_json(name::text), '}'), ','
+                                     ORDER BY name) || ']')::json AS tag_list
+             FROM links GROUP BY pet_id),
+         changed AS (
+         INSERT INTO pets (id, name, category_id, status, age, breed, description, created_at,
+                           updated_at, tag_list) OVERRIDING SYSTEM VALUE
+         SELECT i.id, ($4::text[])[1 + m % 20] || ' ' || ($5::text[])[1 + (m / 20) % 20] || ' ' || m,
                 ($2::bigint[])[1 + (m % array_length($2::bigint[], 1))],
                 (ARRAY['available', 'pending', 'sold']::pet_status[])[1 + (m / 7) % 3],
                 CASE WHEN m % 11 = 0 THEN NULL ELSE (m * 7 + m / 400) % 20 END,
@@ -75,8 +94,12 @@ async function seedBulk(dataSource: DataSource, pets: number): Promise<void> {
                      ELSE 'Mixbreed' || (m * 13) % 100 END,
                 ($7::text[])[1 + (m * 3) % 10] || ' ' || ($8::text[])[1 + (m / 10) % 10] || ' '
                   || ($9::text[])[1 + (m / 100) % 10],
-                now() - make_interval(secs => m), now() - make_interval(secs => m)
-           FROM generate_series($1 + 1, $1 + $3) AS m`,
+                now() - make_interval(secs => m), now() - make_interval(secs => m),
+                COALESCE(l.tag_list, '[]')
+           FROM input i LEFT JOIN lists l ON l.pet_id = i.id ORDER BY i.id
+         RETURNING id, age)
+         INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+         SELECT t.pet_id, t.id, c.age FROM links t JOIN changed c ON c.id = t.pet_id`,
         [
           done,
           categoryIds,
@@ -85,22 +108,12 @@ async function seedBulk(dataSource: DataSource, pets: number): Promise<void> {
           words(SECOND_NAMES),
           words(BREEDS),
           ...DESCRIPTION_WORDS.map(words),
+          TAGS,
         ],
       );
       progress(`${done + batch} / ${pets} pets`);
     }
-    progress('tags, counts and search documents');
-    // Pet ids are not the numbers above (the demo pets came first), so the tags hash the id.
-    await manager.query(
-      `INSERT INTO pet_tags (pet_id, tag_id, pet_age)
-       SELECT p.id, t.id, p.age FROM pets p
-         JOIN tags t ON t.name = 'tag' || (p.id * 37 + p.id / 100) % $2
-        WHERE p.id >= $1
-       UNION ALL
-       SELECT p.id, (SELECT id FROM tags WHERE name = 'friendly'), p.age FROM pets p
-        WHERE p.id >= $1 AND (p.id * 5 + p.id / 7) % 3 = 0`,
-      [first, TAGS],
-    );
+    progress('counts and search documents');
     await manager.query('ALTER TABLE pet_tags ENABLE TRIGGER USER');
     await manager.query('ALTER TABLE pets ENABLE TRIGGER USER');
     await manager.query('DELETE FROM pet_counts');

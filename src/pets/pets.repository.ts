@@ -341,7 +341,7 @@ export class PetsRepository {
       UNLINK_TAGS,
       [petId],
     );
-    if (names.length > 0) await this.prepared.query(this.txHost.tx, LINK_TAGS, [petId, names]);
+    await this.prepared.query(this.txHost.tx, LINK_TAGS, [petId, names]);
     return removed.map((tag) => tag.name);
   }
 }

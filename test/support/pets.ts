@@ -1,3 +1,4 @@
+import { TAG_LIST } from '../../src/pets/sql/pet-reads.sql.js';
 import type { TestApp } from './test-app.js';
 
 let categories = 0;
@@ -40,5 +41,26 @@ export function createPetsAtOnce(
         .expect(201)
         .then((res) => res.body as { id: number; status: string }),
     ),
+  );
+}
+
+/**
+ * Links pets to tags (which exist) in bulk SQL, as a fixture, and writes each linked pet's
+ * `tag_list` as the app's writes do.
+ */
+export async function linkTags(t: TestApp, links: (readonly [number, string])[]): Promise<void> {
+  await t.dataSource.query(
+    `INSERT INTO pet_tags (pet_id, tag_id)
+     SELECT u.pet_id, t.id FROM unnest($1::int8[], $2::text[]) AS u(pet_id, tag)
+       JOIN tags t ON t.name = u.tag`,
+    [links.map(([id]) => id), links.map(([, tag]) => tag)],
+  );
+  await t.dataSource.query(
+    `UPDATE pets p SET tag_list = l.tag_list
+       FROM (SELECT pt.pet_id, ${TAG_LIST} AS tag_list
+               FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
+              WHERE pt.pet_id = ANY($1::int8[]) GROUP BY pt.pet_id) l
+      WHERE p.id = l.pet_id`,
+    [[...new Set(links.map(([id]) => id))]],
   );
 }

@@ -363,8 +363,7 @@ export interface PetExportRow {
  * batch's id, at most its limit, each as its line in the format (pet-export.sql.ts). Each
  * batch is its own statement, keyed by id, so a batch deep into the export costs what the
  * first one does and no statement holds a snapshot for the export's whole length. The batch
- * is cut first, as the list does; its tags are then read in one join for all its pets, not
- * by a sub-query per pet. The final LIMIT (the batch's own) lets the planner write the lines
+ * is cut first, as the list does. The final LIMIT (the batch's own) lets the planner write the lines
  * after its last sort, which it postpones costly expressions to only under a limit: a sort
  * then moves the pets' columns, not their lines (a batch of long descriptions would spill
  * them to disk). `prepare` as in `listPetsQuery`.
@@ -386,14 +385,10 @@ export function exportPetsQuery(
   const sql = `
     ${match.with ? `${match.with.slice(0, -1)},` : 'WITH'} batch AS MATERIALIZED (
       SELECT p.* FROM ${match.from}${where(conditions)}
-       ORDER BY p.id DESC LIMIT ${limit}),
-    tagged AS (
-      SELECT pt.pet_id, ${tags} AS tags
-        FROM batch b JOIN pet_tags pt ON pt.pet_id = b.id JOIN tags t ON t.id = pt.tag_id
-       GROUP BY pt.pet_id)
+       ORDER BY p.id DESC LIMIT ${limit})
     SELECT p.id, ${line} AS line
       FROM batch p JOIN categories c ON c.id = p.category_id
-      LEFT JOIN tagged tg ON tg.pet_id = p.id
+      CROSS JOIN LATERAL (${tags}) tg
      ORDER BY p.id DESC LIMIT ${limit}`;
   return { sql, params, prepare: match.countedByCounters };
 }

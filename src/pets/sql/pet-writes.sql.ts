@@ -9,7 +9,7 @@ import {
   recordOne,
   recordUpdateEvents,
 } from './pet-events.sql.js';
-import { CURRENT_VERSION_TAG, petColumns, SELECT_PET_BY_ID } from './pet-reads.sql.js';
+import { CURRENT_VERSION_TAG, SELECT_PET_BY_ID, TAG_LIST } from './pet-reads.sql.js';
 import { parameters, READ_BACK, readBack } from './statement-parts.js';
 
 /** Request fields as columns, in one place for INSERT and UPDATE. */
@@ -34,10 +34,9 @@ export interface PetChanges {
 }
 
 /**
- * With tags, the links are written and the tags read back in the same statement, from the
- * tags table: links written by a statement are not visible to its own sub-selects. The
- * links carry the pet's age, which the links' trigger would otherwise write in a second
- * version of each (src/database/schema/pet-search.sql).
+ * With tags, the pet's row holds them (`tag_list`, from the tags table) and the links are
+ * written in the same statement. The links carry the pet's age, which the links' trigger
+ * would otherwise write in a second version of each (src/database/schema/pet-search.sql).
  */
 export function insertPetQuery(
   fields: PetWriteFields,
@@ -45,23 +44,24 @@ export function insertPetQuery(
   actor: PetActor,
 ): { sql: string; params: unknown[] } {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
-  const columns = entries.map(([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS]);
+  const columns: string[] = entries.map(
+    ([field]) => WRITE_COLUMNS[field as keyof typeof WRITE_COLUMNS],
+  );
   const { params, param } = parameters();
-  const ctes = [
-    `changed AS (INSERT INTO pets (${columns.join(', ')})
-                 VALUES (${entries.map(([, value]) => param(value)).join(', ')}) RETURNING *)`,
-  ];
-  if (tags.length === 0) {
-    ctes.push(readBack());
-  } else {
-    ctes.push(
-      `pet_tag AS (SELECT id, name FROM tags WHERE name = ANY(${param(tags)}::text[]))`,
-      `linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
-                  SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag)`,
-      readBack(petColumns('pet_tag t')),
-    );
+  const values = entries.map(([, value]) => param(value));
+  const ctes: string[] = [];
+  if (tags.length > 0) {
+    ctes.push(`pet_tag AS (SELECT id, name FROM tags WHERE name = ANY(${param(tags)}::text[]))`);
+    columns.push('tag_list');
+    values.push(`(SELECT ${TAG_LIST} FROM pet_tag t)`);
   }
-  ctes.push(recordOne(param, actor, 'pet.created'));
+  ctes.push(`changed AS (INSERT INTO pets (${columns.join(', ')})
+                 VALUES (${values.join(', ')}) RETURNING *)`);
+  if (tags.length > 0) {
+    ctes.push(`linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+                  SELECT changed.id, pet_tag.id, changed.age FROM changed, pet_tag)`);
+  }
+  ctes.push(readBack(), recordOne(param, actor, 'pet.created'));
   const sql = `WITH ${ctes.join(',\n')}\nSELECT *, ${RECORDED_EVENTS} FROM ${READ_BACK}`;
   return { sql, params };
 }
@@ -99,17 +99,16 @@ export function insertPetsQuery(
         FROM jsonb_to_recordset($1::jsonb)
           AS i(name text, category_id int8, status pet_status, photo_urls text[], age int4,
                breed text, description text, external_id text, tags text[])),
-    changed AS (INSERT INTO pets (id, ${columns}) OVERRIDING SYSTEM VALUE
-                SELECT id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
-                       description, external_id
-                  FROM input ORDER BY id
+    changed AS (INSERT INTO pets (id, ${columns}, tag_list) OVERRIDING SYSTEM VALUE
+                SELECT i.id, name, category_id, status, COALESCE(photo_urls, '{}'), age, breed,
+                       description, external_id,
+                       (SELECT ${TAG_LIST} FROM tags t WHERE t.name = ANY(i.tags))
+                  FROM input i ORDER BY i.id
                 RETURNING *),
     linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
                SELECT p.id, t.id, p.age
                  FROM changed p JOIN input i ON i.id = p.id JOIN tags t ON t.name = ANY(i.tags)),
-    ${READ_BACK} AS (SELECT ${petColumns('tags t WHERE t.name = ANY(i.tags)')}
-                 FROM changed p JOIN input i ON i.id = p.id
-                 JOIN categories c ON c.id = p.category_id),
+    ${readBack()},
     ${recordOne(param, actor, 'pet.created')}
     SELECT r.*, e."recordedEvents"
       FROM ${READ_BACK} r LEFT JOIN ${RECORDED_EVENTS_BY_PET} e ON e.pet_id = r.id
@@ -265,10 +264,7 @@ export function appendPhotoUrlQuery(
   return { sql, params };
 }
 
-/**
- * Deletes the pet and records `pet.deleted`, the pet as it was its snapshot. The tags are
- * still read: a statement does not see its own changes, and the links' cascade runs at its end.
- */
+/** Deletes the pet and records `pet.deleted`, the pet as it was its snapshot. */
 export function deletePetQuery(id: number, actor: PetActor): { sql: string; params: unknown[] } {
   const { params, param } = parameters([id]);
   const sql = `
@@ -288,6 +284,11 @@ export const UPSERT_TAGS = `INSERT INTO tags (name)
 export const UNLINK_TAGS = `DELETE FROM pet_tags pt USING tags t
   WHERE pt.pet_id = $1 AND t.id = pt.tag_id RETURNING t.name`;
 
-/** A pet linked to the tags of these names, which exist already, its age beside each link. */
-export const LINK_TAGS = `INSERT INTO pet_tags (pet_id, tag_id, pet_age)
-  SELECT p.id, t.id, p.age FROM pets p, tags t WHERE p.id = $1 AND t.name = ANY($2::text[])`;
+/**
+ * A pet linked to the tags of these names, which exist already, its age beside each link,
+ * and its `tag_list` written to them (to `[]` for none).
+ */
+export const LINK_TAGS = `WITH linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
+    SELECT p.id, t.id, p.age FROM pets p, tags t WHERE p.id = $1 AND t.name = ANY($2::text[]))
+  UPDATE pets SET tag_list = (SELECT ${TAG_LIST} FROM tags t WHERE t.name = ANY($2::text[]))
+   WHERE id = $1`;

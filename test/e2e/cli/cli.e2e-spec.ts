@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { TAG_LIST } from '../../../src/pets/sql/pet-reads.sql.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
@@ -210,6 +211,16 @@ describe('npm run seed (e2e)', () => {
       const res = await t.http.get('/v1/pets?q=Mixbreed20&limit=1').set(t.admin);
       expect(res.status).toBe(200);
       expect(res.body.pagination.total).toBeGreaterThan(0);
+      // The pets' rows hold their tags as the app's writes would have written them.
+      const [{ drifted, tagged }] = await t.dataSource.query<{ drifted: number; tagged: number }[]>(
+        `SELECT count(*) FILTER (WHERE p.tag_list::text IS DISTINCT FROM l.tag_list::text)::int AS drifted,
+                count(*) FILTER (WHERE l.tag_list::text <> '[]')::int AS tagged
+           FROM pets p
+           CROSS JOIN LATERAL (SELECT ${TAG_LIST} AS tag_list
+                                 FROM pet_tags pt JOIN tags t ON t.id = pt.tag_id
+                                WHERE pt.pet_id = p.id) l`,
+      );
+      expect({ drifted, tagged }).toEqual({ drifted: 0, tagged: 3000 });
     } finally {
       await t.close();
     }

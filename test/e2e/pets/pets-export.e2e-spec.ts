@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiKey, createUser } from '../../support/auth.js';
 import { errorBody, expectValidationError } from '../../support/errors.js';
+import { linkTags } from '../../support/pets.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { testLogs, type LogLine } from '../../support/test-logs.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
@@ -141,12 +142,7 @@ describe('Pet export (e2e)', () => {
     // Identity values follow the insertion order.
     const ids = inserted.map((row) => Number(row.id)).sort((a, b) => a - b);
     const links = seed.flatMap((pet, n) => pet.tags.map((tag) => [ids[n], tag] as const));
-    await t.dataSource.query(
-      `INSERT INTO pet_tags (pet_id, tag_id)
-       SELECT u.pet_id, t.id FROM unnest($1::int8[], $2::text[]) AS u(pet_id, tag)
-         JOIN tags t ON t.name = u.tag`,
-      [links.map(([id]) => id), links.map(([, tag]) => tag)],
-    );
+    await linkTags(t, links);
   }, 120_000);
   afterAll(async () => {
     await t.close();

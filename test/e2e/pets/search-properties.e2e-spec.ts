@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { isAllowedMove, type PetStatus } from '../../../src/pets/pet-status.js';
+import { linkTags } from '../../support/pets.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
 
@@ -200,12 +201,7 @@ describe('Pet search properties (e2e)', () => {
       model.push({ ...pet, id: ids[n], categoryName });
     });
     const links = model.flatMap((pet) => pet.tags.map((tag) => [pet.id, tag] as const));
-    await t.dataSource.query(
-      `INSERT INTO pet_tags (pet_id, tag_id)
-       SELECT u.pet_id, t.id FROM unnest($1::int8[], $2::text[]) AS u(pet_id, tag)
-         JOIN tags t ON t.name = u.tag`,
-      [links.map(([id]) => id), links.map(([, tag]) => tag)],
-    );
+    await linkTags(t, links);
   }, 120_000);
   afterAll(async () => {
     await t.close();
