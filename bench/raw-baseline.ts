@@ -53,11 +53,13 @@ for (const row of (
   categoryIdByName.set(row.name.toLowerCase(), row.id);
 }
 
-const tagsJson = (from: string) =>
-  `COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-               FROM ${from}), '[]') AS tags`;
-const tagsOf = (pet: string) =>
-  tagsJson(`pet_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.pet_id = ${pet}.id`);
+/** A pet's tags as its row holds them (`tag_list`, which the writes below keep). */
+const tagsOf = (pet: string) => `${pet}.tag_list AS tags`;
+/** `tag_list` for the tags of these names (parameter `names`), as the app writes it. */
+const tagListOf = (names: string) =>
+  `(SELECT COALESCE(('[' || string_agg(concat('{"id":', t.id, ',"name":', to_json(t.name::text), '}'), ','
+                                       ORDER BY t.name) || ']')::json, '[]')
+      FROM tags t WHERE t.name = ANY(${names}::text[]))`;
 
 const WRITE_COLUMNS: Record<string, string> = {
   name: 'name',
@@ -308,7 +310,7 @@ async function write(
               t AS (SELECT id, name FROM tags WHERE name = ANY($${params.length + 1}::text[])),
               linked AS (INSERT INTO pet_tags (pet_id, tag_id, pet_age)
                           SELECT pet.id, t.id, pet.age FROM pet, t)
-         SELECT pet.*, ${tagsJson('t')} FROM pet`,
+         SELECT pet.*, ${tagsOf('pet')} FROM pet`,
         [...params, tags],
       ),
     );
@@ -469,14 +471,20 @@ serve('raw baseline', async (req, res, url) => {
   if (req.method === 'POST' && url.pathname === '/v1/pets') {
     const body = await readJson(req);
     const { columns, values } = fieldsOf(body);
-    const insert = `INSERT INTO pets (${columns.join(', ')})
-                    VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+    const tagged = Array.isArray(body.tags);
+    const insert = `INSERT INTO pets (${[...columns, ...(tagged ? ['tag_list'] : [])].join(', ')})
+                    VALUES (${[
+                      ...columns.map((_, i) => `$${i + 1}`),
+                      ...(tagged ? [tagListOf(`$${columns.length + 1}`)] : []),
+                    ].join(', ')})`;
     return send(res, 201, toJson((await write(insert, values, body.tags))!));
   }
   if (req.method === 'PUT' && id) {
     const body = await readJson(req);
     const { columns, values } = fieldsOf(body);
-    const set = columns.map((column, i) => `${column} = $${i + 2}, `).join('');
+    const set =
+      columns.map((column, i) => `${column} = $${i + 2}, `).join('') +
+      (Array.isArray(body.tags) ? `tag_list = ${tagListOf(`$${columns.length + 2}`)}, ` : '');
     const update = `UPDATE pets SET ${set}updated_at = clock_timestamp() WHERE id = $1`;
     const pet = await write(update, [id, ...values], body.tags, id);
     return pet ? send(res, 200, toJson(pet)) : send(res, 404, { code: 'PET_NOT_FOUND' });
