@@ -27,6 +27,8 @@ const HISTORY_MESSAGE = 'Adoption bench history';
 const HISTORY = 100_000;
 const EXPIRING = 10_000;
 const HOLD_EXPIRY_QUEUE = 'adoptions.hold-expiry';
+/** The raw baseline's completion mails' consumer, which no process runs (raw-baseline.ts). */
+const RAW_MAIL_CONSUMER = 'bench.raw-mail';
 /** The list's target is a latency: one client, as the search rows (at 32 it is the queue's). */
 const LIST_CONNECTIONS = 1;
 /** How long the hold expiries may take, and how long the bench waits for them at most. */
@@ -154,6 +156,7 @@ class AdoptionData {
                              AND a.status IN ('requested', 'approved'))`,
       [HOLD_EXPIRY_QUEUE],
     );
+    await this.client.query(`DELETE FROM outbox_messages WHERE consumer = $1`, [RAW_MAIL_CONSUMER]);
     await this.client.query('VACUUM ANALYZE adoptions');
   }
 

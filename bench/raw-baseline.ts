@@ -21,7 +21,8 @@ import { filtersTag, signed, verified, type CursorFilters } from './raw-cursor.j
  * the app. Search (`q`, `tag`, `minAge`, `maxAge`, `sort`, the facets) is the simplest SQL
  * that gives the app's answer, with none of the app's tricks, to show what they buy. An
  * adoption's request and completion are the same writes as the app's (the adoption, the pet's
- * status, the hold's job) and nothing more: the adopter or staff user read from the token.
+ * status, the hold's job or the adopter's mail) and nothing more: the adopter or staff user
+ * read from the token.
  */
 interface Category {
   id: number;
@@ -404,8 +405,19 @@ async function requestAdoption(petId: unknown, adopterId: number, message: unkno
 }
 
 /**
- * approved → completed, then the pet pending → sold, in one transaction, in that order (the
- * app's trigger refuses a move of a pet whose adoption is still open).
+ * The consumer of raw's completion mails: one no process runs, so that the apps' mail queues
+ * do not send raw's mails (in its rounds, or in theirs after it); the bench deletes them
+ * between rounds (RAW_MAIL_CONSUMER in adoptions.bench.ts).
+ */
+const RAW_MAIL_CONSUMER = 'bench.raw-mail';
+
+/**
+ * approved → completed, then the pet pending → sold with the adopter's mail queued as the
+ * app's job row (the one outbox row the app writes for `adoption.completed` without webhook
+ * subscribers; here under RAW_MAIL_CONSUMER, due when the app's would be a year later, so no
+ * worker's scan of the due rows meets it), in one transaction, in that order (the app's
+ * trigger refuses a move of a pet whose adoption is still open). The mail's text and HTML are
+ * concatenated, not escaped: the bench's pet and user names need none.
  */
 function completeAdoption(id: string, staffId: number) {
   return inTransaction(async (client) => {
@@ -423,13 +435,35 @@ function completeAdoption(id: string, staffId: number) {
       named(
         `WITH pet AS (
            UPDATE pets SET status = 'sold', version = version + 1, updated_at = clock_timestamp()
-            WHERE id = $2 AND status = 'pending' RETURNING id, name, status)
-         SELECT a.*, pet.name AS pet_name, pet.status AS pet_status,
-                u.username AS adopter_username, d.username AS decided_by_username
-           FROM adoptions a JOIN pet ON pet.id = a.pet_id JOIN users u ON u.id = a.adopter_id
-           LEFT JOIN users d ON d.id = a.decided_by_id
-          WHERE a.id = $1`,
-        [id, closed.rows[0].pet_id],
+            WHERE id = $2 AND status = 'pending' RETURNING id, name, status),
+         completed AS (
+           SELECT a.*, pet.name AS pet_name, pet.status AS pet_status,
+                  u.username AS adopter_username, d.username AS decided_by_username
+             FROM adoptions a JOIN pet ON pet.id = a.pet_id JOIN users u ON u.id = a.adopter_id
+             LEFT JOIN users d ON d.id = a.decided_by_id
+            WHERE a.id = $1),
+         mail AS (
+           INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
+           SELECT $3, 'adopter:' || c.adopter_id, 'mail.send',
+                  jsonb_build_object('type', 'mail.send', 'subject', 'adopter:' || c.adopter_id,
+                    'to', jsonb_build_object('userId', c.adopter_id),
+                    'mail', jsonb_build_object('template', 'adoption-completed',
+                      'subject', 'Your adoption of ' || c.pet_name || ' is complete',
+                      'text', 'Hello ' || c.adopter_username || E',\n\nYour adoption #' || c.id
+                        || ' of ' || c.pet_name || ' is complete: ' || c.pet_name
+                        || E' is yours.\n\nThank you for giving a pet a home.\n\n-- \nThe pet store\n',
+                      'html', '<!DOCTYPE html>' || E'\n<html><head><meta charset="utf-8"><title>'
+                        || 'Your adoption of ' || c.pet_name || ' is complete</title></head>'
+                        || E'\n<body style="font-family: sans-serif; line-height: 1.5">\n<p>Hello '
+                        || c.adopter_username || E',</p>\n<p>Your adoption #' || c.id || ' of '
+                        || c.pet_name || ' is complete: ' || c.pet_name
+                        || E' is yours.</p>\n<p>Thank you for giving a pet a home.</p>'
+                        || E'\n<p>The pet store</p>\n</body></html>',
+                      'links', '[]'::jsonb)),
+                  now() + interval '1 year'
+             FROM completed c)
+         SELECT * FROM completed`,
+        [id, closed.rows[0].pet_id, RAW_MAIL_CONSUMER],
       ),
     );
     if (!rows[0]) throw new HttpError(409, 'PET_NOT_AVAILABLE');
