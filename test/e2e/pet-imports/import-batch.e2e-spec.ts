@@ -146,6 +146,27 @@ describe('Catalogue import in batches (e2e)', () => {
     }
   });
 
+  /** Runs `work` with the row trigger `name` (`timing`, such as `BEFORE INSERT ON pets`) running `body`. */
+  const withTrigger = async (
+    name: string,
+    timing: string,
+    body: string,
+    work: () => Promise<void>,
+  ) => {
+    await t.dataSource.query(
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`,
+    );
+    await t.dataSource.query(
+      `CREATE TRIGGER ${name} ${timing} FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+    );
+    try {
+      await work();
+    } finally {
+      await t.dataSource.query(`DROP TRIGGER ${name} ${timing.replace(/^.* ON /, 'ON ')}`);
+      await t.dataSource.query(`DROP FUNCTION ${name}()`);
+    }
+  };
+
   /**
    * Runs `work` while the first `times` writes of the pet `externalId` are cancelled as the
    * statement time-out cancels one on a loaded database (57014), each rolling back its
@@ -157,24 +178,17 @@ describe('Catalogue import in batches (e2e)', () => {
     work: () => Promise<void>,
   ) => {
     await t.dataSource.query('CREATE SEQUENCE test_faults');
-    await t.dataSource.query(
-      `CREATE FUNCTION test_cancel() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.external_id = '${externalId}' AND nextval('test_faults') <= ${times} THEN
-             RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
-           END IF;
-           RETURN NEW;
-         END $$`,
-    );
-    await t.dataSource.query(
-      `CREATE TRIGGER test_cancel BEFORE INSERT ON pets
-         FOR EACH ROW EXECUTE FUNCTION test_cancel()`,
-    );
     try {
-      await work();
+      await withTrigger(
+        'test_cancel',
+        'BEFORE INSERT ON pets',
+        `IF NEW.external_id = '${externalId}' AND nextval('test_faults') <= ${times} THEN
+           RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
+         END IF;
+         RETURN NEW;`,
+        work,
+      );
     } finally {
-      await t.dataSource.query('DROP TRIGGER test_cancel ON pets');
-      await t.dataSource.query('DROP FUNCTION test_cancel()');
       await t.dataSource.query('DROP SEQUENCE test_faults');
     }
   };
@@ -224,81 +238,62 @@ describe('Catalogue import in batches (e2e)', () => {
   it('should keep the good rows of a batch that fails on a row whose externalId was taken since validation, refusing that row as a single create would', async () => {
     // Another pet takes LATE-2 just before the import's row does, in the row's statement: a
     // real conflict, whichever statement writes the row (the batch's, then the row's own).
-    await t.dataSource.query(
-      `CREATE FUNCTION test_take_late() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.external_id = 'LATE-2' AND pg_trigger_depth() = 1 THEN
-             INSERT INTO pets (name, category_id, status, external_id)
-             VALUES ('Other', NEW.category_id, 'available', 'LATE-2');
-           END IF;
-           RETURN NEW;
-         END $$`,
-    );
-    await t.dataSource.query(
-      `CREATE TRIGGER test_take_late BEFORE INSERT ON pets
-         FOR EACH ROW EXECUTE FUNCTION test_take_late()`,
-    );
-    try {
-      const file = [1, 2, 3]
-        .map((row) =>
-          JSON.stringify({
-            name: `Late ${row}`,
-            category: 'Dogs',
-            status: 'available',
-            externalId: `LATE-${row}`,
-            tags: ['late'],
-          }),
-        )
-        .join('\n');
+    await withTrigger(
+      'test_take_late',
+      'BEFORE INSERT ON pets',
+      `IF NEW.external_id = 'LATE-2' AND pg_trigger_depth() = 1 THEN
+         INSERT INTO pets (name, category_id, status, external_id)
+         VALUES ('Other', NEW.category_id, 'available', 'LATE-2');
+       END IF;
+       RETURN NEW;`,
+      async () => {
+        const file = [1, 2, 3]
+          .map((row) =>
+            JSON.stringify({
+              name: `Late ${row}`,
+              category: 'Dogs',
+              status: 'available',
+              externalId: `LATE-${row}`,
+              tags: ['late'],
+            }),
+          )
+          .join('\n');
 
-      const done = await imported(file);
+        const done = await imported(file);
 
-      const taken = await t.http
-        .post('/v1/pets')
-        .set(t.user)
-        .send({ name: 'Again', categoryId, status: 'available', externalId: 'LATE-1' });
-      expect(taken.status).toBe(409);
-      expect(done.errors).toEqual([{ row: 2, field: 'externalId', message: taken.body.message }]);
-      expect(done.counts).toMatchObject({ rows: 3, valid: 2, invalid: 1, created: 2 });
-      for (const externalId of ['LATE-1', 'LATE-3']) {
-        const pet = await petWith(externalId);
-        expect(pet).toMatchObject({ tags: [expect.objectContaining({ name: 'late' })] });
-        expect(await historyOf(pet)).toEqual([expect.objectContaining({ type: 'pet.created' })]);
-      }
-      // The row left nothing behind (nor did the trigger's pet, rolled back with it).
-      const late = await t.http.get('/v1/pets').query({ externalId: 'LATE-2' }).set(t.user);
-      expect(late.body.pets).toEqual([]);
-    } finally {
-      await t.dataSource.query('DROP TRIGGER test_take_late ON pets');
-      await t.dataSource.query('DROP FUNCTION test_take_late()');
-    }
+        const taken = await t.http
+          .post('/v1/pets')
+          .set(t.user)
+          .send({ name: 'Again', categoryId, status: 'available', externalId: 'LATE-1' });
+        expect(taken.status).toBe(409);
+        expect(done.errors).toEqual([{ row: 2, field: 'externalId', message: taken.body.message }]);
+        expect(done.counts).toMatchObject({ rows: 3, valid: 2, invalid: 1, created: 2 });
+        for (const externalId of ['LATE-1', 'LATE-3']) {
+          const pet = await petWith(externalId);
+          expect(pet).toMatchObject({ tags: [expect.objectContaining({ name: 'late' })] });
+          expect(await historyOf(pet)).toEqual([expect.objectContaining({ type: 'pet.created' })]);
+        }
+        // The row left nothing behind (nor did the trigger's pet, rolled back with it).
+        const late = await t.http.get('/v1/pets').query({ externalId: 'LATE-2' }).set(t.user);
+        expect(late.body.pets).toEqual([]);
+      },
+    );
   });
 
   /**
    * Runs `work` while `change` (SQL) is made as validation ends: in the statement that moves
    * an import from validating to running, so before any row is applied.
    */
-  const withChangeAfterValidation = async (change: string, work: () => Promise<void>) => {
-    await t.dataSource.query(
-      `CREATE FUNCTION test_change() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF OLD.status = 'validating' AND NEW.status = 'running' THEN
-             ${change};
-           END IF;
-           RETURN NEW;
-         END $$`,
+  const withChangeAfterValidation = (change: string, work: () => Promise<void>) =>
+    withTrigger(
+      'test_change',
+      'AFTER UPDATE ON pet_imports',
+      `IF OLD.status = 'validating' AND NEW.status = 'running' THEN
+         ${change};
+       END IF;
+       RETURN NEW;`,
+      work,
     );
-    await t.dataSource.query(
-      `CREATE TRIGGER test_change AFTER UPDATE ON pet_imports
-         FOR EACH ROW EXECUTE FUNCTION test_change()`,
-    );
-    try {
-      await work();
-    } finally {
-      await t.dataSource.query('DROP TRIGGER test_change ON pet_imports');
-      await t.dataSource.query('DROP FUNCTION test_change()');
-    }
-  };
   const fileIn = (prefix: string, category: string) =>
     [1, 2]
       .map((row) =>
