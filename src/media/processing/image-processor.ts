@@ -38,7 +38,7 @@ const WAITING_JOBS_PER_SLOT = 8;
 @Injectable()
 export class ImageProcessor {
   private readonly limiter: JobLimiter;
-  // Loaded with the first image: libvips adds about 25 MB of resident memory, which an
+  // Loaded with the first image: libvips adds 7–10 MB of resident memory, which an
   // instance that is never sent an image would carry for nothing (docs/performance.md#memory).
   private sharp?: Promise<typeof sharpModule>;
 
