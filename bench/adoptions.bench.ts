@@ -46,20 +46,25 @@ export interface AdoptionRow {
   scenario: string;
   app: Sample;
   raw?: Sample;
+  /** The compared build (BENCH_COMPARE_APP or `--variant`), on the write rows. */
+  variant?: Sample;
   target: string;
   met?: boolean;
   note?: string;
 }
 
 type Measure = (origin: string, path: string, options?: Partial<LoadOptions>) => Promise<Sample>;
-type SideBySide = (runs: { app: () => Promise<Sample>; raw?: () => Promise<Sample> }) => Promise<{
-  app: Sample;
-  raw?: Sample;
-}>;
+type SideBySide = (runs: {
+  app: () => Promise<Sample>;
+  raw?: () => Promise<Sample>;
+  variant?: () => Promise<Sample>;
+}) => Promise<{ app: Sample; raw?: Sample; variant?: Sample }>;
 
 export interface AdoptionBench {
   app: string;
   raw: string;
+  /** The compared build's origin, if any: it answers the write rows in the same rounds. */
+  variant?: string;
   databaseUrl: string;
   jwtSecret: string;
   /** Staff tokens (role `user`) and customer tokens. */
@@ -467,7 +472,11 @@ async function writeRows(
       setup,
     });
   };
-  const requested = await bench.sideBySide({ app: requests(bench.app), raw: requests(bench.raw) });
+  const requested = await bench.sideBySide({
+    app: requests(bench.app),
+    raw: requests(bench.raw),
+    ...(bench.variant && { variant: requests(bench.variant) }),
+  });
   rows.push({
     scenario: 'A3. POST /adoptions (customer)',
     ...requested,
@@ -496,6 +505,7 @@ async function writeRows(
   const completed = await bench.sideBySide({
     app: completions(bench.app),
     raw: completions(bench.raw),
+    ...(bench.variant && { variant: completions(bench.variant) }),
   });
   rows.push({
     scenario: 'A4. POST /adoptions/{id}/complete (staff)',
@@ -509,6 +519,7 @@ async function writeRows(
   const matched = await bench.sideBySide({
     app: completions(bench.app, true),
     raw: completions(bench.raw, true),
+    ...(bench.variant && { variant: completions(bench.variant, true) }),
   });
   rows.push({
     scenario: 'A4b. A4 with If-Match: *',

@@ -440,6 +440,7 @@ export async function run(): Promise<void> {
         {
           app,
           raw: origins.raw!,
+          variant: origins.variant,
           databaseUrl: databaseUrl(),
           jwtSecret: JWT_SECRET,
           staff: auth,
