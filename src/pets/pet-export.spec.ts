@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { exportChunks } from './pet-export.js';
 
-async function* batches(...list: string[]): AsyncGenerator<string> {
+async function* batches(...list: string[][]): AsyncGenerator<string[]> {
   for (const batch of list) yield await Promise.resolve(batch);
 }
 
@@ -19,7 +19,7 @@ describe('exportChunks', () => {
   it('should send the CSV header with the first batch, so nothing goes before a read succeeds', async () => {
     const chunks = await chunksOf(
       exportChunks(
-        batches('2,Pet 2,Dogs,available,,,,,,\n', '1,Pet 1,Dogs,available,,,,,,\n'),
+        batches(['2,Pet 2,Dogs,available,,,,,,\n'], ['1,Pet 1,Dogs,available,,,,,,\n']),
         'csv',
       ),
     );
@@ -34,10 +34,9 @@ describe('exportChunks', () => {
     expect(await chunksOf(exportChunks(batches(), 'ndjson'))).toEqual([]);
   });
 
-  it('should pass NDJSON batches on as they are', async () => {
-    expect(await chunksOf(exportChunks(batches('{"id":2}\n', '{"id":1}\n'), 'ndjson'))).toEqual([
-      '{"id":2}\n',
-      '{"id":1}\n',
-    ]);
+  it('should pass the NDJSON lines on as they are', async () => {
+    expect(await chunksOf(exportChunks(batches(['{"id":2}\n'], ['{"id":1}\n']), 'ndjson'))).toEqual(
+      ['{"id":2}\n', '{"id":1}\n'],
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { joinedInChunks } from '../common/http/stream-response.js';
 import { PET_CSV_COLUMNS } from './sql/pet-export.sql.js';
 
 export { PET_CSV_COLUMNS };
@@ -14,18 +15,19 @@ export const PET_EXPORT_CONTENT_TYPES: Record<PetExportFormat, string> = {
 const CSV_HEADER = `${PET_CSV_COLUMNS.join(',')}\n`;
 
 /**
- * The export's text, a chunk per batch as the database wrote its lines (sql/pet-export.sql.ts),
- * each pet as `GET /pets/{id}` shows it. The CSV's header row goes with the first batch, so
- * that nothing is sent before the first read has succeeded; an export of no pet is the
- * header alone (CSV) or empty (NDJSON).
+ * The export's text, in chunks of the batches' lines as the database wrote them
+ * (sql/pet-export.sql.ts), each pet as `GET /pets/{id}` shows it. The CSV's header row goes
+ * with the first batch, so that nothing is sent before the first read has succeeded; an
+ * export of no pet is the header alone (CSV) or empty (NDJSON).
  */
 export async function* exportChunks(
-  batches: AsyncIterable<string>,
+  batches: AsyncIterable<string[]>,
   format: PetExportFormat,
 ): AsyncGenerator<string> {
   let header = format === 'csv' ? CSV_HEADER : '';
-  for await (const batch of batches) {
-    yield header + batch;
+  for await (const lines of batches) {
+    if (header) lines.unshift(header);
+    yield* joinedInChunks(lines);
     header = '';
   }
   if (header) yield header;

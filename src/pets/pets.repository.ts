@@ -109,7 +109,7 @@ export class PetsRepository {
 
   /**
    * The lines of the pets the filters match, by id descending, in batches of `size`, one
-   * statement and one text each (see exportPetsQuery); the filters' tags are looked up once.
+   * statement each (see exportPetsQuery); the filters' tags are looked up once.
    * The next batch is read while the consumer sends the last one (the database works while
    * the socket drains), and no further: a consumer that stops asking stops the reads. A
    * search's batches each run under the search's statement time-out, as its pages do.
@@ -118,7 +118,7 @@ export class PetsRepository {
     filters: PetFilters,
     size: number,
     format: PetExportFormat,
-  ): AsyncGenerator<string> {
+  ): AsyncGenerator<string[]> {
     const tagIds = await this.tagIds(filters);
     const read = (batch: PetExportBatch) => {
       const { sql, params, prepare } = exportPetsQuery(filters, tagIds, batch, format);
@@ -134,7 +134,7 @@ export class PetsRepository {
     while (next) {
       const rows: PetExportRow[] = await next;
       next = rows.length === size ? read({ beforeId: rows[size - 1].id, limit: size }) : undefined;
-      if (rows.length > 0) yield rows.map((row) => row.line).join('');
+      if (rows.length > 0) yield rows.map((row) => row.line);
     }
   }
 

@@ -108,11 +108,11 @@ export class PetsService {
   }
 
   /**
-   * The lines of every pet the filters match, in the query's format, newest id first, a text
-   * per batch read as the consumer asks for them: whatever their number, the export holds
+   * The lines of every pet the filters match, in the query's format, newest id first, in
+   * batches read as the consumer asks for them: whatever their number, the export holds
    * one batch at a time.
    */
-  export(query: ExportPetsQueryDto): AsyncGenerator<string> {
+  export(query: ExportPetsQueryDto): AsyncGenerator<string[]> {
     return this.pets.exportBatches(filtersOf(query), EXPORT_BATCH, query.format);
   }
 
