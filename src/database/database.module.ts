@@ -13,7 +13,7 @@ import { databaseConfig, type DatabaseConfig } from '../config/database.config.j
 import type { EmbeddedPostgres } from './embedded-postgres.js';
 import { openMigrated } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
-import { TypeOrmTransactions } from './transactions.js';
+import { GatheredStatements, TypeOrmTransactions } from './transactions.js';
 import { resolveDatabase } from './typeorm-options.js';
 
 const logger = new Logger('Database');
@@ -59,7 +59,8 @@ function locationOf(url: string): string {
 }
 
 // Global, like the DataSource it wraps: every repository may run prepared statements and
-// join the transaction in progress (TransactionHost, from the global ClsModule).
+// join the transaction in progress (TransactionHost, from the global ClsModule), and every
+// module gather its writes until the commit.
 @Global()
 @Module({
   imports: [
@@ -95,8 +96,9 @@ function locationOf(url: string): string {
       inject: [databaseConfig.KEY],
       useFactory: (config: DatabaseConfig) => new PreparedStatements(config.preparedStatements),
     },
+    GatheredStatements,
   ],
-  exports: [PreparedStatements],
+  exports: [PreparedStatements, GatheredStatements],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

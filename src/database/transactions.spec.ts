@@ -6,10 +6,13 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { ClsPluginTransactional, TransactionHost } from '@nestjs-cls/transactional';
 import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
+import { PreparedStatements } from './prepared-statements.js';
 import {
   afterCommit,
+  GatheredStatements,
   gatherUntilCommit,
   TypeOrmTransactions,
+  type Statement,
   type TxHost,
 } from './transactions.js';
 
@@ -149,6 +152,10 @@ describe(TypeOrmTransactions.name, () => {
     expect(() => gatherUntilCommit({}, () => [], jest.fn<() => Promise<void>>())).toThrow(
       'gatherUntilCommit() outside a transaction',
     );
+    const statements = new GatheredStatements(sut, new PreparedStatements(true));
+    expect(() => statements.gather({}, () => [], jest.fn<() => undefined>())).toThrow(
+      'gatherUntilCommit() outside a transaction',
+    );
   });
 
   describe('gatherUntilCommit', () => {
@@ -215,6 +222,135 @@ describe(TypeOrmTransactions.name, () => {
         }),
       ).rejects.toThrow('division by zero');
 
+      expect(await count()).toBe(0);
+    });
+  });
+  describe(GatheredStatements.name, () => {
+    /** The texts run, in order. */
+    let ran: string[];
+    let statements: GatheredStatements;
+    beforeEach(() => {
+      ran = [];
+      const prepared = new PreparedStatements(true);
+      statements = new GatheredStatements(sut, {
+        query: (manager, sql, params) => {
+          ran.push(sql);
+          return prepared.query(manager, sql, params);
+        },
+      } as PreparedStatements);
+    });
+
+    const INSERT_NOTES = 'INSERT INTO notes (text) SELECT unnest($1::text[]) RETURNING text';
+    /** Gathers `texts` under `key`, written by one INSERT that answers them to `written`. */
+    const gatherNotes = (
+      key: object,
+      texts: string[],
+      written?: (rows: { text: string }[]) => void,
+    ) =>
+      statements
+        .gather<string[], { text: string }>(
+          key,
+          () => [],
+          (gathered) => ({ sql: INSERT_NOTES, params: [gathered] }),
+          written,
+        )
+        .push(...texts);
+    /** Gathers `statement` under a key of its own. */
+    const gatherStatement = (statement: Statement, written?: (rows: unknown[]) => void) =>
+      statements.gather(
+        {},
+        () => statement,
+        (gathered) => gathered,
+        written,
+      );
+    const notes = async () =>
+      (await dataSource.query<{ text: string }[]>('SELECT text FROM notes ORDER BY text')).map(
+        (row) => row.text,
+      );
+
+    it("should run a lone gatherer's statement as it is, once the work has returned, and hand it its rows", async () => {
+      const key = {};
+      const written: unknown[] = [];
+      const seen: number[] = [];
+
+      await sut.withTransaction(async () => {
+        gatherNotes(key, ['a'], (rows) => written.push(rows));
+        await sut.withTransaction(() => Promise.resolve(gatherNotes(key, ['b'])));
+        const [{ n }] = await sut.tx.query<{ n: number }[]>('SELECT count(*)::int AS n FROM notes');
+        seen.push(n);
+      });
+
+      expect(seen).toEqual([0]);
+      expect(ran).toEqual([INSERT_NOTES]);
+      expect(written).toEqual([[{ text: 'a' }, { text: 'b' }]]);
+      expect(await notes()).toEqual(['a', 'b']);
+    });
+
+    it("should run several gatherers' statements as one, parameters renumbered, each handed its own rows", async () => {
+      const written: Record<string, unknown> = {};
+
+      await sut.withTransaction(() => {
+        gatherNotes({}, ['a'], (rows) => (written.first = rows));
+        gatherStatement(
+          {
+            sql: `INSERT INTO notes (text) VALUES ($2::text || '$1'), ($1) RETURNING text`,
+            params: ['y', 'x'],
+          },
+          (rows) => (written.second = rows),
+        );
+        gatherStatement({ sql: 'INSERT INTO notes (text) VALUES ($1)', params: ['z'] });
+        gatherNotes({}, [], (rows) => (written.none = rows));
+        return Promise.resolve();
+      });
+
+      expect(ran).toHaveLength(1);
+      expect(ran[0]).toMatch(/^WITH /);
+      expect(written).toEqual({
+        first: [{ text: 'a' }],
+        second: [{ text: 'x$1' }, { text: 'y' }],
+        none: [],
+      });
+      expect(await notes()).toEqual(['a', 'x$1', 'y', 'z']);
+    });
+
+    it('should run statements whose rows no gatherer wants as one, and none for nothing to write', async () => {
+      await sut.withTransaction(() => {
+        statements.gather(
+          {},
+          () => [],
+          () => undefined,
+        );
+        return Promise.resolve();
+      });
+      expect(ran).toEqual([]);
+
+      await sut.withTransaction(() => {
+        gatherStatement({ sql: 'INSERT INTO notes (text) VALUES ($1)', params: ['a'] });
+        statements.gather(
+          {},
+          () => [],
+          () => undefined,
+        );
+        gatherStatement({ sql: 'INSERT INTO notes (text) VALUES ($1)', params: ['b'] });
+        return Promise.resolve();
+      });
+
+      expect(ran).toHaveLength(1);
+      expect(await notes()).toEqual(['a', 'b']);
+    });
+
+    it('should roll back the work and every gathered write when the one statement fails', async () => {
+      const written = jest.fn();
+
+      await expect(
+        sut.withTransaction(async () => {
+          await insert('the change');
+          gatherNotes({}, ['a'], written);
+          gatherStatement({ sql: 'INSERT INTO notes (text) VALUES ($1)', params: [null] });
+        }),
+      ).rejects.toThrow('null value');
+
+      expect(written).not.toHaveBeenCalled();
       expect(await count()).toBe(0);
     });
   });

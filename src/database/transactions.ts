@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { TransactionHost } from '@nestjs-cls/transactional';
+import { Injectable } from '@nestjs/common';
+import { InjectTransactionHost, type TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { EntityManager } from 'typeorm';
+import { PreparedStatements } from './prepared-statements.js';
 
 /*
  * The transaction host (docs/data-access.md, "The rule"): a service runs its work in
@@ -46,8 +48,8 @@ export function afterCommit(work: AfterCommitWork): void {
  * What the current transaction gathers under `key`: `start()`'s value, made by the first call
  * in each transaction, and handed to `write` once the transaction's work has returned, inside
  * it, just before it commits (a throw of `write` rolls it back). For writes that a
- * transaction makes in many places and the database takes in one statement (the outbox's
- * rows). Outside a transaction, refused.
+ * transaction makes in many places and that need code of their own to write; those that are
+ * one statement go through `GatheredStatements`. Outside a transaction, refused.
  */
 export function gatherUntilCommit<T>(
   key: object,
@@ -63,6 +65,120 @@ export function gatherUntilCommit<T>(
     pending.gathered.set(key, entry);
   }
   return entry.value as T;
+}
+
+/** A statement: its text, with its parameters as `$1`, `$2`..., and their values. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+interface StatementGatherer {
+  value: unknown;
+  statement: () => Statement | undefined;
+  written?: (rows: unknown[]) => void;
+}
+
+/**
+ * The writes a transaction gathers until its commit that are one statement each (the outbox's
+ * rows, the audit's entries): their repositories build the statements, and this runs them
+ * just before the commit as one statement, one round trip for all (docs/data-access.md).
+ * A named one (PreparedStatements): the gatherers' combinations are few.
+ */
+@Injectable()
+export class GatheredStatements {
+  constructor(
+    @InjectTransactionHost() private readonly txHost: TxHost,
+    private readonly prepared: PreparedStatements,
+  ) {}
+
+  /**
+   * What the current transaction gathers under `key`, as `gatherUntilCommit`: `start()`'s
+   * value, made by the first call in each transaction. Once the transaction's work has
+   * returned, `statementOf(value)` is the statement that writes it (undefined: nothing to
+   * write), run with those of the transaction's other keys, and `written` gets the rows its
+   * RETURNING clause answered, as JSON has them: a statement with `written` returns only
+   * text, boolean and int4 columns, which read the same alone and combined. Outside a
+   * transaction, refused.
+   */
+  gather<T, Row = never>(
+    key: object,
+    start: () => T,
+    statementOf: (value: T) => Statement | undefined,
+    written?: (rows: Row[]) => void,
+  ): T {
+    const gatherers = gatherUntilCommit(
+      this,
+      () => new Map<object, StatementGatherer>(),
+      (gathered) => this.write([...gathered.values()]),
+    );
+    let gatherer = gatherers.get(key);
+    if (!gatherer) {
+      const value = start();
+      gatherer = {
+        value,
+        statement: () => statementOf(value),
+        written: written as StatementGatherer['written'],
+      };
+      gatherers.set(key, gatherer);
+    }
+    return gatherer.value as T;
+  }
+
+  private async write(gatherers: StatementGatherer[]): Promise<void> {
+    const due = gatherers.flatMap(({ statement, written }) => {
+      const next = statement();
+      return next ? [{ statement: next, written }] : [];
+    });
+    if (due.length === 0) return;
+    if (due.length === 1) {
+      const [{ statement, written }] = due;
+      const rows = await this.query<unknown[]>(statement);
+      written?.(rows);
+      return;
+    }
+    const [row] = await this.query<Record<string, unknown[]>[]>(combined(due));
+    due.forEach(({ written }, i) => written?.(row[cteName(i)]));
+  }
+
+  private query<T>({ sql, params }: Statement): Promise<T> {
+    return this.prepared.query<T>(this.txHost.tx, sql, params);
+  }
+}
+
+const cteName = (index: number) => `g${index + 1}`;
+
+/**
+ * The statements as one: each a data-modifying CTE, its parameters numbered after those of
+ * the ones before it, and one column per statement whose rows are wanted, those rows as a
+ * JSON array (none at all when none is: a SELECT of no columns runs the CTEs all the same). The CTEs run on one snapshot and none sees the rows of another: right for
+ * independent writes (the outbox's and the audit's INSERTs), wrong for one that reads what
+ * another writes. A statement with a WITH of its own may not write in it (PostgreSQL allows
+ * data-modifying CTEs at the top level only).
+ */
+function combined(statements: { statement: Statement; written?: unknown }[]): Statement {
+  const params: unknown[] = [];
+  const ctes = statements.map(({ statement }, i) => {
+    const sql = renumbered(statement.sql, params.length);
+    params.push(...statement.params);
+    return `${cteName(i)} AS (${sql})`;
+  });
+  const columns = statements.flatMap(({ written }, i) => {
+    const name = cteName(i);
+    return written ? [`(SELECT coalesce(json_agg(${name}), '[]') FROM ${name}) AS ${name}`] : [];
+  });
+  return { sql: `WITH ${ctes.join(',\n')}\nSELECT ${columns.join(', ')}`, params };
+}
+
+// A placeholder, or a quoted literal or identifier, which may hold a `$1` that is none.
+const PLACEHOLDER_OR_QUOTED = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
+
+/** `sql` with each placeholder `$n` made `$(n + offset)`. */
+function renumbered(sql: string, offset: number): string {
+  if (offset === 0) return sql;
+  return sql.replace(PLACEHOLDER_OR_QUOTED, (match, n?: string) =>
+    n === undefined ? match : `$${Number(n) + offset}`,
+  );
 }
 
 /**
