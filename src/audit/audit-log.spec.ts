@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { fakeTxHost } from '../../test/support/transactions.js';
+import type { PreparedStatements } from '../database/prepared-statements.js';
+import { GatheredStatements } from '../database/transactions.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import { withAuditRequest } from './audit-context.js';
 import { AuditLog } from './audit-log.js';
@@ -23,19 +25,29 @@ const keyedRequest = {
 } as unknown as Request;
 
 describe(AuditLog.name, () => {
-  let inserted: { entry: NewAuditEntry; inTransaction: boolean }[];
+  /** The statements run, each with whether it ran in the transaction. */
+  let ran: { sql: string; params: unknown[]; inTransaction: boolean }[];
   let counted: string[];
   let txHost: ReturnType<typeof fakeTxHost>;
   let sut: AuditLog;
 
+  /** The entries the statements run wrote, in order. */
+  const inserted = () =>
+    ran.flatMap(({ params, inTransaction }) =>
+      (params[0] as NewAuditEntry[]).map((entry) => ({ entry, inTransaction })),
+    );
+
   beforeEach(() => {
-    inserted = [];
+    ran = [];
     counted = [];
     txHost = fakeTxHost();
     const repository = {
-      insert: (entry: NewAuditEntry) => {
-        inserted.push({ entry, inTransaction: txHost.active });
-        return Promise.resolve();
+      insertStatement: (entries: NewAuditEntry[]) => ({ sql: 'INSERT entries', params: [entries] }),
+    };
+    const prepared = {
+      query: (_manager: unknown, sql: string, params: unknown[]) => {
+        ran.push({ sql, params, inTransaction: txHost.active });
+        return Promise.resolve([]);
       },
     };
     const metrics = {
@@ -44,14 +56,18 @@ describe(AuditLog.name, () => {
     sut = new AuditLog(
       repository as unknown as AuditRepository,
       metrics as unknown as MetricsService,
+      new GatheredStatements(txHost.asHost(), prepared as unknown as PreparedStatements),
       txHost.asHost(),
     );
   });
 
+  /** Runs `work` in a transaction of the fake host. */
+  const inTransaction = (work: () => void) => txHost.withTransaction(() => Promise.resolve(work()));
+
   describe('record', () => {
     it("should write the entry in the transaction, with the request's actor, address and id", async () => {
       await withAuditRequest(keyedRequest, () =>
-        txHost.withTransaction(() =>
+        inTransaction(() =>
           sut.record({
             action: 'category.updated',
             target: { type: 'category', id: 4 },
@@ -60,7 +76,7 @@ describe(AuditLog.name, () => {
         ),
       );
 
-      expect(inserted).toEqual([
+      expect(inserted()).toEqual([
         {
           entry: {
             action: 'category.updated',
@@ -82,23 +98,39 @@ describe(AuditLog.name, () => {
       ]);
     });
 
+    it("should write the transaction's entries in one statement, in order, once its work has returned", async () => {
+      const seen: number[] = [];
+      await inTransaction(() => {
+        sut.record({ action: 'category.created', target: { type: 'category', id: 1 } });
+        sut.record({ action: 'category.updated', target: { type: 'category', id: 1 } });
+        seen.push(ran.length);
+      });
+
+      expect(seen).toEqual([0]);
+      expect(ran).toHaveLength(1);
+      expect(inserted().map(({ entry }) => entry.action)).toEqual([
+        'category.created',
+        'category.updated',
+      ]);
+    });
+
     it('should store secrets as [changed] and no changes as none', async () => {
-      await txHost.withTransaction(async () => {
-        await sut.record({
+      await inTransaction(() => {
+        sut.record({
           action: 'user.updated',
           changes: { passwordHash: { from: 'old-hash', to: 'new-hash' } },
         });
-        await sut.record({ action: 'user.updated', changes: {} });
+        sut.record({ action: 'user.updated', changes: {} });
       });
 
-      expect(inserted.map(({ entry }) => entry.changes)).toEqual([
+      expect(inserted().map(({ entry }) => entry.changes)).toEqual([
         { passwordHash: { from: '[changed]', to: '[changed]' } },
         null,
       ]);
     });
 
     it('should let the caller name the actor a request without credential cannot', async () => {
-      await txHost.withTransaction(() =>
+      await inTransaction(() =>
         sut.record({
           action: 'auth.login',
           actor: { actorUserId: 3, actorUsername: 'ann' },
@@ -106,7 +138,7 @@ describe(AuditLog.name, () => {
         }),
       );
 
-      expect(inserted[0].entry).toMatchObject({
+      expect(inserted()[0].entry).toMatchObject({
         actorUserId: 3,
         actorUsername: 'ann',
         actorCredential: 'none',
@@ -117,22 +149,23 @@ describe(AuditLog.name, () => {
 
     it('should count the entry only once the transaction has committed', async () => {
       await expect(
-        txHost.withTransaction(async () => {
-          await sut.record({ action: 'category.deleted' });
+        inTransaction(() => {
+          sut.record({ action: 'category.deleted' });
           throw new Error('the change failed');
         }),
       ).rejects.toThrow('the change failed');
       expect(counted).toEqual([]);
+      expect(ran).toEqual([]);
 
-      await txHost.withTransaction(() => sut.record({ action: 'category.deleted' }));
+      await inTransaction(() => sut.record({ action: 'category.deleted' }));
       expect(counted).toEqual(['category.deleted success']);
     });
 
-    it('should refuse to record outside a transaction', async () => {
-      await expect(sut.record({ action: 'category.created' })).rejects.toThrow(
+    it('should refuse to record outside a transaction', () => {
+      expect(() => sut.record({ action: 'category.created' })).toThrow(
         'AuditLog.record() outside a transaction',
       );
-      expect(inserted).toEqual([]);
+      expect(ran).toEqual([]);
     });
   });
 });

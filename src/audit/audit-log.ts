@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import type { RequestOrigin } from '../common/http/request-origin.js';
-import { afterCommit, type TxHost } from '../database/transactions.js';
+import { afterCommit, GatheredStatements, type TxHost } from '../database/transactions.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import {
   redactSecrets,
@@ -39,20 +39,30 @@ export class AuditLog {
   constructor(
     private readonly entries: AuditRepository,
     private readonly metrics: MetricsService,
+    private readonly statements: GatheredStatements,
     @InjectTransactionHost() private readonly txHost: TxHost,
   ) {}
 
   /**
-   * Writes the entry in the current transaction: it commits with the change, and a change
-   * that rolls back leaves none. Outside a transaction, refused: the entry could outlive a
-   * change that failed, or be lost with one that succeeded.
+   * Makes the entry, of the request at hand, and writes it in the current transaction, with
+   * the transaction's other entries and outbox rows in one statement just before it commits
+   * (nothing in a transaction reads its entries back): it commits with the change, and a
+   * change that rolls back leaves none, while an entry that cannot be written fails the
+   * change. Outside a transaction, refused: the entry could outlive a change that failed, or
+   * be lost with one that succeeded.
    */
-  async record(record: AuditRecord): Promise<void> {
+  record(record: AuditRecord): void {
     if (!this.txHost.isTransactionActive()) {
       throw new Error('AuditLog.record() outside a transaction');
     }
     const entry = entryOf(record);
-    await this.entries.insert(entry);
+    this.statements
+      .gather<NewAuditEntry[]>(
+        this,
+        () => [],
+        (gathered) => this.entries.insertStatement(gathered),
+      )
+      .push(entry);
     afterCommit(() => this.metrics.countAuditEvent(entry.action, entry.outcome));
   }
 }

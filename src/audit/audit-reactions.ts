@@ -66,8 +66,8 @@ export class AuditReactions {
   constructor(private readonly audit: AuditLog) {}
 
   @OnDomainEvent('category.created', 'category.updated', 'category.deleted')
-  async onCategoryChanged(event: CategoryEvent): Promise<void> {
-    await this.audit.record({
+  onCategoryChanged(event: CategoryEvent): void {
+    this.audit.record({
       action: event.type,
       target: { type: 'category', id: event.categoryId },
       changes: changesBetween(event.before, event.after, ['name', 'description']),
@@ -75,7 +75,7 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated')
-  async onWebhookChanged(event: WebhookSubscriptionEvent): Promise<void> {
+  onWebhookChanged(event: WebhookSubscriptionEvent): void {
     const changes: AuditChanges = changesBetween(event.before, event.after, [
       'url',
       'events',
@@ -91,7 +91,7 @@ export class AuditReactions {
     // The secret is in no event: only that it was made or replaced is known, and recorded.
     if (event.type === 'webhook.created') changes.secret = { from: null, to: REDACTED };
     if (event.type === 'webhook.secret_rotated') changes.secret = { from: REDACTED, to: REDACTED };
-    await this.audit.record({
+    this.audit.record({
       action: event.type,
       target: { type: 'webhook', id: event.webhookId },
       changes,
@@ -108,10 +108,10 @@ export class AuditReactions {
     'adoption.returned',
     'adoption.extended',
   )
-  async onAdoptionMoved(event: AdoptionEvent): Promise<void> {
+  onAdoptionMoved(event: AdoptionEvent): void {
     if (!event.byStaff || event.move === 'expire') return;
     const { status, holdExpiresAt, reason } = event.adoption;
-    await this.audit.record({
+    this.audit.record({
       action: `adoption.${event.move ?? 'request'}`,
       target: { type: 'adoption', id: event.adoptionId },
       changes: changesBetween(null, { status, holdExpiresAt, reason }, [
@@ -123,9 +123,9 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('pet.deleted')
-  async onPetDeleted(event: PetEvent): Promise<void> {
+  onPetDeleted(event: PetEvent): void {
     const pet = { ...event.pet, tags: event.pet.tags.map((tag) => tag.name) };
-    await this.audit.record({
+    this.audit.record({
       action: 'pet.deleted',
       target: { type: 'pet', id: event.petId },
       changes: changesBetween(pet, null, PET_FIELDS),
@@ -138,9 +138,9 @@ export class AuditReactions {
    * admin.
    */
   @OnDomainEvent('user.created')
-  async onUserCreated(event: UserCreated): Promise<void> {
+  onUserCreated(event: UserCreated): void {
     const registered = event.origin === 'registration' || event.origin === 'sso';
-    await this.audit.record({
+    this.audit.record({
       action: registered ? 'auth.registered' : 'user.created',
       target: { type: 'user', id: event.userId },
       changes: changesBetween(null, event.after, USER_FIELDS),
@@ -155,13 +155,13 @@ export class AuditReactions {
    * account flow's action; each by its actor (actorOfUserUpdate).
    */
   @OnDomainEvent('user.updated')
-  async onUserUpdated(event: UserUpdated): Promise<void> {
+  onUserUpdated(event: UserUpdated): void {
     const changes = changesBetween(event.before, event.after, USER_FIELDS);
     // The hash is in no event: only that the password changed is known, and recorded.
     if (event.fields.includes('passwordHash')) {
       changes.password = { from: REDACTED, to: REDACTED };
     }
-    await this.audit.record({
+    this.audit.record({
       action: USER_UPDATE_ACTIONS[event.origin],
       target: { type: 'user', id: event.userId },
       changes,
@@ -170,8 +170,8 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('user.deleted')
-  async onUserDeleted(event: UserDeleted): Promise<void> {
-    await this.audit.record({
+  onUserDeleted(event: UserDeleted): void {
+    this.audit.record({
       action: 'user.deleted',
       target: { type: 'user', id: event.userId },
       changes: changesBetween(event.before, null, USER_FIELDS),
@@ -180,8 +180,8 @@ export class AuditReactions {
 
   /** The request carries no credential: the account logging in is the actor. */
   @OnDomainEvent('auth.logged_in')
-  async onLoggedIn(event: LoggedIn): Promise<void> {
-    await this.audit.record({
+  onLoggedIn(event: LoggedIn): void {
+    this.audit.record({
       action: 'auth.login',
       target: { type: 'session', id: event.sessionId },
       actor: { actorUserId: event.userId, actorUsername: event.username, actorCredential: 'none' },
@@ -190,8 +190,8 @@ export class AuditReactions {
 
   /** Like a login, by the account signed in; its first sign-in is also `auth.registered`. */
   @OnDomainEvent('auth.sso_logged_in')
-  async onSsoLoggedIn(event: SsoLoggedIn): Promise<void> {
-    await this.audit.record({
+  onSsoLoggedIn(event: SsoLoggedIn): void {
+    this.audit.record({
       action: 'auth.sso_login',
       target: { type: 'session', id: event.sessionId },
       actor: { actorUserId: event.userId, actorUsername: event.username, actorCredential: 'none' },
@@ -199,8 +199,8 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('auth.login_failed')
-  async onLoginFailed(event: LoginFailed): Promise<void> {
-    await this.audit.record({
+  onLoginFailed(event: LoginFailed): void {
+    this.audit.record({
       action: 'auth.login',
       outcome: 'failure',
       actor: {
@@ -213,8 +213,8 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('auth.logged_out')
-  async onLoggedOut(event: LoggedOut): Promise<void> {
-    await this.audit.record({
+  onLoggedOut(event: LoggedOut): void {
+    this.audit.record({
       action: 'auth.logout',
       target: { type: 'session', id: event.sessionId },
       actor: { actorUserId: event.userId },
@@ -223,8 +223,8 @@ export class AuditReactions {
 
   /** An admin's revocation of every session of a user is one entry, naming the user. */
   @OnDomainEvent('auth.session_revoked')
-  async onSessionRevoked(event: SessionRevoked): Promise<void> {
-    await this.audit.record({
+  onSessionRevoked(event: SessionRevoked): void {
+    this.audit.record({
       action: 'session.revoked',
       target:
         event.sessionId === null
@@ -235,9 +235,9 @@ export class AuditReactions {
   }
 
   @OnDomainEvent('auth.api_key_created', 'auth.api_key_revoked')
-  async onApiKeyChanged(event: ApiKeyChanged): Promise<void> {
+  onApiKeyChanged(event: ApiKeyChanged): void {
     const created = event.type === 'auth.api_key_created';
-    await this.audit.record({
+    this.audit.record({
       action: created ? 'api_key.created' : 'api_key.revoked',
       target: { type: 'api_key', id: event.apiKey.id },
       changes: created
@@ -249,8 +249,8 @@ export class AuditReactions {
 
   /** The request's principal acts: the owner, or (removal) an admin. */
   @OnDomainEvent('auth.mfa_enrolled', 'auth.mfa_removed')
-  async onMfaChanged(event: MfaEnrolled | MfaRemoved): Promise<void> {
-    await this.audit.record({
+  onMfaChanged(event: MfaEnrolled | MfaRemoved): void {
+    this.audit.record({
       action: event.type === 'auth.mfa_enrolled' ? 'auth.mfa_enrolled' : 'auth.mfa_removed',
       target: { type: 'user', id: event.userId },
     });
@@ -258,8 +258,8 @@ export class AuditReactions {
 
   /** The owner acts, with its bearer token. */
   @OnDomainEvent('auth.passkey_added', 'auth.passkey_removed')
-  async onPasskeyChanged(event: PasskeyAdded | PasskeyRemoved): Promise<void> {
-    await this.audit.record({
+  onPasskeyChanged(event: PasskeyAdded | PasskeyRemoved): void {
+    this.audit.record({
       action: event.type === 'auth.passkey_added' ? 'auth.passkey_added' : 'auth.passkey_removed',
       target: { type: 'user', id: event.userId },
       changes: {
@@ -273,8 +273,8 @@ export class AuditReactions {
 
   /** A login's second step (or a passkey's sign-in) carries no credential: its account is named. */
   @OnDomainEvent('auth.mfa_failed')
-  async onMfaFailed(event: MfaFailed): Promise<void> {
-    await this.audit.record({
+  onMfaFailed(event: MfaFailed): void {
+    this.audit.record({
       action: 'auth.mfa_failed',
       outcome: 'failure',
       target: { type: 'user', id: event.userId },
@@ -290,8 +290,8 @@ export class AuditReactions {
 
   /** Answered after the request: its origin comes with the event. */
   @OnDomainEvent('user.password_reset_requested')
-  async onPasswordResetRequested(event: PasswordResetRequested): Promise<void> {
-    await this.audit.record({
+  onPasswordResetRequested(event: PasswordResetRequested): void {
+    this.audit.record({
       action: 'auth.password_reset_requested',
       target: { type: 'user', id: event.userId },
       request: event.request,

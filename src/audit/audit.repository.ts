@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
-import type { TxHost } from '../database/transactions.js';
+import type { Statement, TxHost } from '../database/transactions.js';
 import type {
   AuditAction,
   AuditChanges,
@@ -62,28 +62,21 @@ const COLUMNS = `id, occurred_at AS "occurredAt", action, outcome,
   user_agent AS "userAgent", request_id AS "requestId",
   client_request_id AS "clientRequestId"`;
 
-// The actor's username is read as it is now (the entry keeps it as it was), unless given.
+// The actor's username is read as it is when the entries are written (each entry then keeps
+// it as it was), unless given.
 const INSERT = `INSERT INTO audit_events (action, outcome, actor_user_id, actor_username,
     actor_credential, actor_api_key_prefix, target_type, target_id, changes, ip, user_agent,
     request_id, client_request_id)
-  VALUES ($1, $2, $3::bigint, COALESCE($4, (SELECT username FROM users WHERE id = $3::bigint)),
-    $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
-
-const insertParams = (entry: NewAuditEntry) => [
-  entry.action,
-  entry.outcome,
-  entry.actorUserId,
-  entry.actorUsername,
-  entry.actorCredential,
-  entry.actorApiKeyPrefix,
-  entry.targetType,
-  entry.targetId,
-  entry.changes === null ? null : JSON.stringify(entry.changes),
-  entry.ip,
-  entry.userAgent,
-  entry.requestId,
-  entry.clientRequestId,
-];
+  SELECT e.action, e.outcome, e.actor_user_id,
+         COALESCE(e.actor_username, (SELECT username FROM users WHERE id = e.actor_user_id)),
+         e.actor_credential, e.actor_api_key_prefix, e.target_type, e.target_id, e.changes,
+         e.ip, e.user_agent, e.request_id, e.client_request_id
+    FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[],
+                $7::text[], $8::int8[], $9::jsonb[], $10::text[], $11::text[], $12::text[],
+                $13::text[])
+         AS e(action, outcome, actor_user_id, actor_username, actor_credential,
+              actor_api_key_prefix, target_type, target_id, changes, ip, user_agent,
+              request_id, client_request_id)`;
 
 /** `WHERE` conditions for `filters`, numbering parameters after `params`. */
 function whereOf(filters: AuditFilters, params: unknown[]): string[] {
@@ -106,9 +99,29 @@ function whereOf(filters: AuditFilters, params: unknown[]): string[] {
 export class AuditRepository {
   constructor(@InjectTransactionHost() private readonly txHost: TxHost) {}
 
-  /** In the current transaction: it commits, or rolls back, with the change. */
-  async insert(entry: NewAuditEntry): Promise<void> {
-    await this.txHost.tx.query(INSERT, insertParams(entry));
+  /**
+   * The statement that writes the entries, in order, in one INSERT; run in the transaction of
+   * their change, they commit, or roll back, with it.
+   */
+  insertStatement(entries: NewAuditEntry[]): Statement {
+    return {
+      sql: INSERT,
+      params: [
+        entries.map((entry) => entry.action),
+        entries.map((entry) => entry.outcome),
+        entries.map((entry) => entry.actorUserId),
+        entries.map((entry) => entry.actorUsername),
+        entries.map((entry) => entry.actorCredential),
+        entries.map((entry) => entry.actorApiKeyPrefix),
+        entries.map((entry) => entry.targetType),
+        entries.map((entry) => entry.targetId),
+        entries.map((entry) => (entry.changes === null ? null : JSON.stringify(entry.changes))),
+        entries.map((entry) => entry.ip),
+        entries.map((entry) => entry.userAgent),
+        entries.map((entry) => entry.requestId),
+        entries.map((entry) => entry.clientRequestId),
+      ],
+    };
   }
 
   /** Newest first: up to `limit` entries matching `filters`, below `beforeId` when given. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { afterCommit, gatherUntilCommit } from '../database/transactions.js';
+import { afterCommit, GatheredStatements } from '../database/transactions.js';
 import { OutboxWorker } from './outbox-worker.js';
-import { OutboxRepository, type NewMessage } from './outbox.repository.js';
+import { OutboxRepository, type NewMessage, type WrittenMessage } from './outbox.repository.js';
 
 /**
  * Rows gathered before they are written anyway: a transaction that makes many (a fan-out's
@@ -12,15 +12,17 @@ const GATHERED_MAX = 1000;
 /**
  * The outbox rows of a transaction, from `DomainEvents.publish` and `Jobs.enqueue` wherever
  * they are called in it, written in one statement, in the order they were added, once its
- * work has returned and before it commits (docs/jobs.md, "In the caller's transaction"): a
- * request that publishes two events and queues two jobs pays one INSERT, not four. After the
- * commit, the worker is nudged for the consumers of the rows that are due.
+ * work has returned and before it commits, with its audit entries (GatheredStatements;
+ * docs/jobs.md, "In the caller's transaction"): a request that publishes two events and
+ * queues two jobs pays one INSERT, not four. After the commit, the worker is nudged for the
+ * consumers of the rows that are due.
  */
 @Injectable()
 export class OutboxWrites {
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly worker: OutboxWorker,
+    private readonly statements: GatheredStatements,
   ) {}
 
   /** Adds `messages` to the current transaction's rows, after those added before. */
@@ -31,7 +33,7 @@ export class OutboxWrites {
   }
 
   /**
-   * Writes the current transaction's rows now, for a statement that must see them (a
+   * Writes the current transaction's rows now, alone, for a statement that must see them (a
    * cancel of their subject).
    */
   async flush(): Promise<void> {
@@ -39,16 +41,20 @@ export class OutboxWrites {
   }
 
   private gathered(): NewMessage[] {
-    return gatherUntilCommit<NewMessage[]>(
+    return this.statements.gather<NewMessage[], WrittenMessage>(
       this,
       () => [],
-      (gathered) => this.write(gathered),
+      (gathered) => (gathered.length > 0 ? this.outbox.addStatement(gathered) : undefined),
+      (written) => this.nudgeAfterCommit(written),
     );
   }
 
   private async write(gathered: NewMessage[]): Promise<void> {
     if (gathered.length === 0) return;
-    const written = await this.outbox.add(gathered.splice(0));
+    this.nudgeAfterCommit(await this.outbox.add(gathered.splice(0)));
+  }
+
+  private nudgeAfterCommit(written: WrittenMessage[]): void {
     // A row due later is claimed at a poll after its time: a nudge now would find nothing.
     const due = new Set(written.filter((row) => row.due).map((row) => row.consumer));
     if (due.size > 0) afterCommit(() => due.forEach((consumer) => this.worker.nudge(consumer)));

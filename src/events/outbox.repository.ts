@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectTransactionHost } from '@nestjs-cls/transactional';
 import { PreparedStatements } from '../database/prepared-statements.js';
-import type { TxHost } from '../database/transactions.js';
+import type { Statement, TxHost } from '../database/transactions.js';
 import type { DomainEventBase } from './domain-event.js';
 
 /** A message a worker holds, to hand to its consumer. */
@@ -41,6 +41,15 @@ export interface NewMessage {
   due?: Due;
 }
 
+/**
+ * A message written: its consumer, and whether it is due already (compared at the column's
+ * millisecond precision, which may round now() up).
+ */
+export interface WrittenMessage {
+  consumer: string;
+  due: boolean;
+}
+
 /** What a long job last said of its progress: `done` of `total`, when it knows the total. */
 export interface JobProgress {
   done: number;
@@ -75,17 +84,23 @@ export class OutboxRepository {
   ) {}
 
   /**
-   * The messages, in the caller's transaction, in one statement, in order; a `gated` one only
-   * when `outbox_interests` counts a subscriber of its consumer for its event's type
-   * (docs/events.md, "Interest"). The consumer of each message written, and whether it is due
-   * already (compared at the column's millisecond precision, which may round now() up). A
-   * named statement: every change that publishes runs it, and its plan, with the
-   * interest's look-up, cost more than its run.
+   * Writes the messages now, in the caller's transaction, in one statement (`addStatement`);
+   * those written. A named statement: every change that publishes runs it, and its plan, with
+   * the interest's look-up, cost more than its run.
    */
-  add(messages: NewMessage[]): Promise<{ consumer: string; due: boolean }[]> {
-    return this.prepared.query<{ consumer: string; due: boolean }[]>(
-      this.txHost.tx,
-      `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
+  add(messages: NewMessage[]): Promise<WrittenMessage[]> {
+    const { sql, params } = this.addStatement(messages);
+    return this.prepared.query<WrittenMessage[]>(this.txHost.tx, sql, params);
+  }
+
+  /**
+   * The statement that writes the messages, in order; a `gated` one only when
+   * `outbox_interests` counts a subscriber of its consumer for its event's type
+   * (docs/events.md, "Interest"). It answers a `WrittenMessage` per message written.
+   */
+  addStatement(messages: NewMessage[]): Statement {
+    return {
+      sql: `INSERT INTO outbox_messages (consumer, subject, event_type, event, next_attempt_at)
        SELECT m.consumer, m.subject, m.event_type, m.event,
               coalesce(m.run_at, now() + m.delay_ms * interval '1 millisecond')
          FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::float8[],
@@ -96,7 +111,7 @@ export class OutboxRepository {
                        WHERE i.consumer = m.consumer AND i.event_type = m.event_type
                          AND i.subscribers > 0)
        RETURNING consumer, next_attempt_at <= now()::timestamptz(3) AS due`,
-      [
+      params: [
         messages.map((m) => m.consumer),
         messages.map((m) => m.event.subject),
         messages.map((m) => m.event.type),
@@ -105,7 +120,7 @@ export class OutboxRepository {
         messages.map((m) => m.due?.runAt ?? null),
         messages.map((m) => m.gated ?? false),
       ],
-    );
+    };
   }
 
   /**

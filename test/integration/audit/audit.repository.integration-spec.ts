@@ -43,13 +43,18 @@ describe(AuditRepository.name, () => {
     await harness.query('TRUNCATE audit_events');
   });
 
-  const insert = (fields: NewAuditEntry) => harness.transaction(() => sut.insert(fields));
+  /** Runs the repository's INSERT of `entries` in the current transaction. */
+  const insertNow = async (...entries: NewAuditEntry[]) => {
+    const { sql, params } = sut.insertStatement(entries);
+    await harness.query(sql, params);
+  };
+  const insert = (...entries: NewAuditEntry[]) => harness.transaction(() => insertNow(...entries));
   const at = (id: number, time: string) =>
     harness.query('UPDATE audit_events SET occurred_at = $2 WHERE id = $1', [id, time]);
 
   describe('insert', () => {
-    it("should keep the actor's username as it is when the entry is made, unless one is given", async () => {
-      await harness.transaction(() => sut.insert(entry({ actorUserId: aliceId })));
+    it("should keep the actor's username as it is when the entry is written, unless one is given", async () => {
+      await insert(entry({ actorUserId: aliceId }));
       await insert(entry({ actorUserId: aliceId, actorUsername: 'tried-this' }));
       await insert(entry({ actorUserId: 999_999 }));
       await harness.query(`UPDATE users SET username = 'alice2' WHERE id = $1`, [aliceId]);
@@ -58,10 +63,32 @@ describe(AuditRepository.name, () => {
       expect(rows.map((row) => row.actorUsername)).toEqual([null, 'tried-this', 'alice']);
     });
 
+    it('should write many entries in one statement, in order, each with its own fields', async () => {
+      const [alice] = await harness.query<{ username: string }>(
+        'SELECT username FROM users WHERE id = $1',
+        [aliceId],
+      );
+      await insert(
+        entry({ action: 'category.created', actorUserId: aliceId, targetId: 1 }),
+        entry({ action: 'category.updated', changes: { name: { from: 'a', to: 'b' } } }),
+        entry({ action: 'category.deleted', actorUsername: 'bob', ip: null, targetId: null }),
+      );
+
+      const rows = (await sut.findPage({}, 10)).reverse();
+      expect(rows.map((row) => [row.action, row.actorUsername, row.targetId, row.changes])).toEqual(
+        [
+          ['category.created', alice.username, 1, null],
+          ['category.updated', null, 1, { name: { from: 'a', to: 'b' } }],
+          ['category.deleted', 'bob', null, null],
+        ],
+      );
+      expect(rows[2].ip).toBeNull();
+    });
+
     it('should roll back with the transaction', async () => {
       await expect(
         harness.transaction(async () => {
-          await sut.insert(entry({ action: 'category.deleted' }));
+          await insertNow(entry({ action: 'category.deleted' }));
           throw new Error('the change failed');
         }),
       ).rejects.toThrow('the change failed');
