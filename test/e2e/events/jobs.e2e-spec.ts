@@ -130,7 +130,7 @@ describe('Jobs (e2e)', () => {
   });
 
   it('should write the jobs of one transaction in one statement at its end, and cancel those queued before the cancel', async () => {
-    const add = jest.spyOn(t.app.get(OutboxRepository), 'add');
+    const add = jest.spyOn(t.app.get(OutboxRepository), 'addStatement');
     const subject = 'probe:gathered';
     try {
       await txHost.withTransaction(async () => {
