@@ -4,8 +4,10 @@ import { HOLD_EXPIRY_QUEUE } from '../../../src/adoptions/adoptions.service.js';
 import { MAIL_QUEUE } from '../../../src/mail/mail-queue.js';
 import { createUser, type CreatedUser } from '../../support/auth.js';
 import { createPet } from '../../support/pets.js';
+import { refuseInserts, REFUSED } from '../../support/refused-inserts.js';
 import { TestSmtpServer } from '../../support/smtp-server.js';
 import { createTestApp, type TestApp } from '../../support/test-app.js';
+import { expectInternalError } from '../../support/test-logs.js';
 import { waitFor } from '../../support/wait.js';
 
 /*
@@ -116,6 +118,44 @@ describe('Adoption mails (e2e)', () => {
       `Your adoption of ${petName} is complete`,
     ]);
     expect(mails[1].text).toContain(`adoption #${id} of ${petName} is complete`);
+  });
+
+  it('should write a completion’s mail and audit entry with it, and none of the three when the entry is refused', async () => {
+    const { id, petName, adopter } = await requested();
+    await move(id, 'approve');
+    const approvedMail = `Your adoption of ${petName} was approved`;
+    /** The adoption's audit entries, newest first. */
+    const audited = async () => {
+      const res = await t.http
+        .get('/v1/audit-events')
+        .query({ targetType: 'adoption', targetId: id })
+        .set(t.admin)
+        .expect(200);
+      return (res.body.auditEvents as { action: string }[]).map((entry) => entry.action);
+    };
+
+    const acceptEntries = await refuseInserts(t.dataSource, 'audit_events');
+    try {
+      await expectInternalError(
+        await t.http.post(`/v1/adoptions/${id}/complete`).set(t.user),
+        REFUSED,
+      );
+    } finally {
+      await acceptEntries();
+    }
+
+    const adoption = await t.http.get(`/v1/adoptions/${id}`).set(t.user).expect(200);
+    expect(adoption.body).toMatchObject({ status: 'approved', pet: { status: 'pending' } });
+    expect((await mailsOf(adopter)).map((mail) => mail.subject)).toEqual([approvedMail]);
+    expect(await audited()).toEqual(['adoption.approve']);
+
+    await move(id, 'complete');
+
+    expect((await mailsOf(adopter)).map((mail) => mail.subject)).toEqual([
+      approvedMail,
+      `Your adoption of ${petName} is complete`,
+    ]);
+    expect(await audited()).toEqual(['adoption.complete', 'adoption.approve']);
   });
 
   it('should mail the adopter once when the request is rejected, with the reason', async () => {
