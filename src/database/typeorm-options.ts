@@ -3,6 +3,7 @@ import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import { loadMigrations } from './migration-files.js';
+import { PgClient } from './pg-client.js';
 
 export interface ResolvedDatabase {
   options: DataSourceOptions;
@@ -46,6 +47,7 @@ export async function resolveDatabase(
     // Options of pg's Pool and Client. PGlite runs each statement to its end on this
     // process's thread, so the embedded database can have no statement timeouts.
     extra: {
+      Client: PgClient,
       max: embedded ? 1 : cfg.poolMax,
       connectionTimeoutMillis: cfg.connectTimeoutMs,
       idleTimeoutMillis: cfg.idleTimeoutMs,
