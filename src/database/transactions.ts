@@ -151,9 +151,10 @@ const cteName = (index: number) => `g${index + 1}`;
 /**
  * The statements as one: each a data-modifying CTE, its parameters numbered after those of
  * the ones before it, and one column per statement whose rows are wanted, those rows as a
- * JSON array (none at all when none is: a SELECT of no columns runs the CTEs all the same). The CTEs run on one snapshot and none sees the rows of another: right for
- * independent writes (the outbox's and the audit's INSERTs), wrong for one that reads what
- * another writes. A statement with a WITH of its own may not write in it (PostgreSQL allows
+ * JSON array (none at all when none is: a SELECT of no columns runs the CTEs all the same).
+ * The CTEs run on one snapshot and none sees the rows of another: right for independent
+ * writes (the outbox's and the audit's INSERTs), wrong for one that reads what another
+ * writes. A statement with a WITH of its own may not write in it (PostgreSQL allows
  * data-modifying CTEs at the top level only).
  */
 function combined(statements: { statement: Statement; written?: unknown }[]): Statement {
