@@ -36,9 +36,10 @@ export class PgClient extends pg.Client {
       return pgQuery.call(this, config, values, callback);
     }
     return new Promise((resolve, reject) => {
+      // Only bounds a wait: it keeps no process alive (a closed connection answers nothing).
       const timer =
         this.readTimeoutMs > 0
-          ? setTimeout(() => reject(new Error('Query read timeout')), this.readTimeoutMs)
+          ? setTimeout(() => reject(new Error('Query read timeout')), this.readTimeoutMs).unref()
           : undefined;
       pgQuery.call(this, config, values, (error: Error | null, result: pg.QueryResult) => {
         clearTimeout(timer);

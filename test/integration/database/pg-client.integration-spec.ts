@@ -52,8 +52,11 @@ withOwnServer(PgClient.name, () => {
   it('should hand a call with a callback to pg as it came', async () => {
     await connect();
     const rows = await new Promise<unknown[]>((resolve, reject) =>
-      client.query('SELECT $1::text AS word', ['cat'], (error: Error | null, result) =>
-        error ? reject(error) : resolve((result as pg.QueryResult).rows),
+      client.query(
+        'SELECT $1::text AS word',
+        ['cat'],
+        (error: Error | null, result: pg.QueryResult) =>
+          error ? reject(error) : resolve(result.rows),
       ),
     );
     expect(rows).toEqual([{ word: 'cat' }]);
