@@ -45,6 +45,11 @@ async function post<T>(app: AppProcess, path: string, body: object): Promise<T> 
   return (await res.json()) as T;
 }
 
+// The service keeps an idle connection longer than any pause between this file's requests
+// (they wait for spans and deliveries): the client then ends idle connections, and no request
+// goes out on one the service is closing, which fails a POST ("other side closed", once in CI).
+const SERVICE_ENV = { ...FAST_DELIVERY, HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' };
+
 /** A subscription to pet.created on `name`'s path, then a pet: one delivery to wait for. */
 async function deliverOnePet(app: AppProcess, receiver: WebhookReceiver, name: string) {
   await post(app, '/v1/webhooks', { url: receiver.url(name), events: ['pet.created'] });
@@ -92,7 +97,7 @@ describe('Tracing (e2e, the built service)', () => {
       spansFile = join(database.env.DATA_DIR, 'spans.jsonl');
       app = await AppProcess.start({
         ...database.env,
-        ...FAST_DELIVERY,
+        ...SERVICE_ENV,
         REDIS_URL: redisUrl,
         NODE_OPTIONS: `--import=${TRACING_PRELOAD}`,
         TRACING_TEST_SPANS_FILE: spansFile,
@@ -226,7 +231,7 @@ describe('Tracing (e2e, the built service)', () => {
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      app = await AppProcess.start({ ...database.env, ...FAST_DELIVERY }, 'start');
+      app = await AppProcess.start({ ...database.env, ...SERVICE_ENV }, 'start');
     });
     afterAll(async () => {
       await app?.stop();
@@ -254,7 +259,7 @@ describe('Tracing (e2e, the built service)', () => {
       database = await createTestDatabase();
       collector = await OtlpSink.start();
       app = await AppProcess.start(
-        { ...database.env, ...FAST_DELIVERY, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+        { ...database.env, ...SERVICE_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
         'start',
       );
     });
