@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { QUERY_READ_TIMEOUT } from '../common/errors/database-errors.js';
 
 // pg's own `query`, called with its client: pg takes forms its declared overloads do not list
 // (a config object with values and a callback, which TypeORM's calls become here).
@@ -15,8 +16,8 @@ const pgQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[
  * only a full collection frees: one export of a million pets grew the process by 250 MB.
  *
  * The read timeout (`query_timeout`: the server has not answered at all, stopped or frozen)
- * is kept here for the same reason, with pg's message, which database-errors.ts answers as
- * unavailable; as pg's, it leaves the connection to the pool.
+ * is kept here for the same reason, with pg's message (QUERY_READ_TIMEOUT), which
+ * database-errors.ts answers as unavailable; as pg's, it leaves the connection to the pool.
  */
 export class PgClient extends pg.Client {
   private readonly readTimeoutMs: number;
@@ -39,7 +40,7 @@ export class PgClient extends pg.Client {
       // Only bounds a wait: it keeps no process alive (a closed connection answers nothing).
       const timer =
         this.readTimeoutMs > 0
-          ? setTimeout(() => reject(new Error('Query read timeout')), this.readTimeoutMs).unref()
+          ? setTimeout(() => reject(new Error(QUERY_READ_TIMEOUT)), this.readTimeoutMs).unref()
           : undefined;
       pgQuery.call(this, config, values, (error: Error | null, result: pg.QueryResult) => {
         clearTimeout(timer);

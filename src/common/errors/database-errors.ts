@@ -19,13 +19,15 @@ const UNAVAILABLE_CODES = new Set([
   '57014', // query_canceled: our statement timeout fired
   '53300', // too_many_connections
 ]);
+/** The read timeout's message (`PgClient`): the server did not answer at all (stopped, frozen). */
+export const QUERY_READ_TIMEOUT = 'Query read timeout';
+
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'Connection is not established',
   'Client has encountered a connection error',
-  // pg's client-side query_timeout: the server did not answer at all (stopped, frozen).
-  'Query read timeout',
+  QUERY_READ_TIMEOUT,
 ];
 
 function driverErrorOf(error: unknown): DriverError | undefined {
