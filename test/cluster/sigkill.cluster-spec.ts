@@ -23,7 +23,7 @@ const CLEAN_FAILURES = [502, 503, 504];
 // by the dead instance's claim until the claim lapses: 409, "retry shortly", from a live one.
 const keyStillClaimed = (r: { status: number; detail?: string }) =>
   r.status === 409 && (r.detail ?? '').includes('IDEMPOTENCY_KEY_IN_PROGRESS');
-// A failed answer, but a retried create's 409 (a live instance answering as it should).
+// A failed answer, other than a retried create's 409 (a live instance answering as it should).
 const isFailure = (r: { status: number; detail?: string }) =>
   (r.status < 200 || r.status >= 300) && !keyStillClaimed(r);
 const isTakenOut = (change: { line: string }) =>
