@@ -92,6 +92,12 @@ const config = {
   projects: selected,
   // e2e files boot an app on a fresh database and log users in (argon2) before their tests.
   testTimeout: 60_000,
+  // ESM modules are not freed between test files: one process running them all grew by
+  // about 50 MB a file, to gigabytes whose full collections stopped it for seconds (long
+  // enough for an app's wait for its connection to time out). A worker whose heap is past
+  // this after a file is replaced by a fresh one; with it set, Jest always runs files in
+  // workers, never in its own process.
+  workerIdleMemoryLimit: '512MB',
   collectCoverageFrom: ['src/**/*.ts'],
   coverageDirectory: './coverage',
 };
