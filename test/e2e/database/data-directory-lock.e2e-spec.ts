@@ -92,9 +92,10 @@ embeddedOnly('The data directory lock (e2e, embedded database)', () => {
     const lock = join(dataDir, 'pgdata.lock');
     await writeFile(lock, `${await endedPid()}\n`);
 
-    const seeded = await seed(dataDir);
+    // The shortest command that opens the directory: the lock is the same for every one.
+    const gc = await runBuilt([join(DIST, 'cli/cli.js'), 'media-gc'], dataDir);
 
-    expect(seeded).toMatchObject({ code: 0, output: expect.stringContaining('seed: done') });
+    expect(gc).toMatchObject({ code: 0, output: expect.stringContaining('Done: 0 objects') });
     expect(existsSync(lock)).toBe(false);
-  }, 600_000);
+  });
 });
